@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Install the two reference Godot engines used to produce golden data (see tests/godot/README.md).
+#   - Godot 3.2.3: Debian bookworm's `godot3-server` package (apt).
+#   - Godot 4.x:   Debian unstable's `godot` package in a debootstrapped sid root at
+#                  ${GODOT4_ROOT:-$HOME/godot4-root}, run through the root's own ld-linux loader.
+# GODOT4_MIRROR overrides the Debian mirror (default: the machine's own apt mirror).
+# Idempotent: an engine that already works is left alone.
+# Exit status: 0 both installed; 1 Godot 3 failed; 2 Godot 4 failed; 3 both failed.
+# Failures print "WARNING: could not install Godot N: ..." to stderr so a caller can continue.
+set -u
+
+ROOT=${GODOT4_ROOT:-$HOME/godot4-root}
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+status=0
+apt_updated=0
+
+apt_update() {
+    if [ "$apt_updated" = 0 ]; then
+        $SUDO apt-get update >&2 && apt_updated=1
+    fi
+}
+
+install_godot3() {
+    if command -v godot3-server >/dev/null 2>&1; then
+        echo "Godot 3 already installed: $(godot3-server --version 2>/dev/null | tail -n1)" >&2
+        return 0
+    fi
+    apt_update || true
+    if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot3-server >&2; then
+        echo "WARNING: could not install Godot 3: apt-get install godot3-server failed" >&2
+        return 1
+    fi
+    if ! command -v godot3-server >/dev/null 2>&1; then
+        echo "WARNING: could not install Godot 3: godot3-server not on PATH after install" >&2
+        return 1
+    fi
+    echo "Godot 3 installed: $(godot3-server --version 2>/dev/null | tail -n1)" >&2
+}
+
+godot4_works() {
+    local L=$ROOT/usr/lib/x86_64-linux-gnu
+    [ -x "$ROOT/usr/bin/godot" ] && [ -x "$L/ld-linux-x86-64.so.2" ] &&
+        "$L/ld-linux-x86-64.so.2" --library-path "$L:$L/pulseaudio" "$ROOT/usr/bin/godot" --headless --version >/dev/null 2>&1
+}
+
+install_godot4() {
+    if godot4_works; then
+        echo "Godot 4 already installed in $ROOT" >&2
+        return 0
+    fi
+    if ! command -v debootstrap >/dev/null 2>&1; then
+        apt_update || true
+        if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2; then
+            echo "WARNING: could not install Godot 4: apt-get install debootstrap failed" >&2
+            return 1
+        fi
+    fi
+    local MIRROR=${GODOT4_MIRROR:-}
+    if [ -z "$MIRROR" ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        MIRROR=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources | head -n1)
+    fi
+    if [ -z "$MIRROR" ] && [ -f /etc/apt/sources.list ]; then
+        MIRROR=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list)
+    fi
+    MIRROR=${MIRROR:-http://deb.debian.org/debian}
+    if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+        # a half-finished earlier attempt is retried from scratch
+        if [ -e "$ROOT" ]; then $SUDO rm -rf --one-file-system "$ROOT"; fi
+        if ! $SUDO debootstrap --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+                sid "$ROOT" "$MIRROR" >&2; then
+            echo "WARNING: could not install Godot 4: debootstrap sid into $ROOT from $MIRROR failed" >&2
+            return 1
+        fi
+    fi
+    $SUDO chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false update >&2 || true
+    if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot >&2; then
+        echo "WARNING: could not install Godot 4: apt-get install godot inside $ROOT failed" >&2
+        return 1
+    fi
+    $SUDO chroot "$ROOT" apt-get clean >&2 || true
+    if ! godot4_works; then
+        echo "WARNING: could not install Godot 4: $ROOT/usr/bin/godot does not run via the root's loader" >&2
+        return 1
+    fi
+    echo "Godot 4 installed in $ROOT" >&2
+}
+
+install_godot3 || status=$((status | 1))
+install_godot4 || status=$((status | 2))
+exit $status
