@@ -1,0 +1,204 @@
+//! Dictionary views: pair count, typed-dictionary info, a lazy iterator and key lookup.
+
+use alloc::string::String;
+use core::iter::FusedIterator;
+
+use crate::array::{container_types, ContainerType};
+use crate::error::Result;
+use crate::reader::Reader;
+use crate::text::engine_text;
+use crate::types::{Options, VariantType};
+use crate::value::{head, read_value, skip_value, VariantRef};
+
+/// A key that dictionary lookups compare against encoded keys without decoding anything else.
+///
+/// Implemented for `&str` (matches String and StringName keys with that text), integers
+/// (matches int keys of equal value), `bool`, and [`VariantRef`] (matches keys of the same type
+/// and equal value for scalars and strings, equal encoded bytes for other types).
+pub trait Key {
+    /// Whether the encoded `key` equals this key.
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool>;
+}
+
+impl Key for &str {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        if !matches!(key.ty(), VariantType::String | VariantType::StringName) {
+            return Ok(false);
+        }
+        // Compare the engine text (after BOM strip and NUL cut) byte for byte: equal bytes are
+        // valid UTF-8 since `self` is, so no separate check is needed.
+        let mut r = Reader::new(key.raw()?, key.offset());
+        r.skip(4)?;
+        let (raw, _) = r.read_string_raw()?;
+        Ok(engine_text(raw).0 == self.as_bytes())
+    }
+}
+
+impl Key for String {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        Key::matches(&self.as_str(), key)
+    }
+}
+
+impl Key for i64 {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        Ok(key.ty() == VariantType::Int && key.as_i64()? == *self)
+    }
+}
+
+impl Key for i32 {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        i64::from(*self).matches(key)
+    }
+}
+
+impl Key for bool {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        Ok(key.ty() == VariantType::Bool && key.as_bool()? == *self)
+    }
+}
+
+impl Key for VariantRef<'_> {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        if key.ty() != self.ty() {
+            return Ok(false);
+        }
+        match self.ty() {
+            VariantType::Int => Ok(key.as_i64()? == self.as_i64()?),
+            VariantType::Float => Ok(key.as_f64()? == self.as_f64()?),
+            VariantType::Bool => Ok(key.as_bool()? == self.as_bool()?),
+            VariantType::String | VariantType::StringName => {
+                Ok(key.as_text()?.as_bytes() == self.as_text()?.as_bytes())
+            }
+            _ => Ok(key.raw()? == self.raw()?),
+        }
+    }
+}
+
+/// A lazy view of a Dictionary.
+#[derive(Clone, Copy, Debug)]
+pub struct DictionaryRef<'a> {
+    value: VariantRef<'a>,
+}
+
+impl<'a> DictionaryRef<'a> {
+    pub(crate) fn new(value: VariantRef<'a>) -> DictionaryRef<'a> {
+        DictionaryRef { value }
+    }
+
+    /// The Dictionary as a [`VariantRef`].
+    pub fn as_variant(&self) -> VariantRef<'a> {
+        self.value
+    }
+
+    /// The number of key/value pairs the Dictionary declares.
+    pub fn len(&self) -> usize {
+        self.value.count() as usize
+    }
+
+    /// Whether the Dictionary declares no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The key and value types of a typed Dictionary (`Dictionary[String, int]`).
+    pub fn key_value_types(&self) -> Result<(ContainerType<'a>, ContainerType<'a>)> {
+        container_types::<2>(&self.value).map(|[k, v]| (k, v))
+    }
+
+    /// An iterator over the `(key, value)` pairs in encoded (insertion) order; it yields `Err`
+    /// for the first malformed key or value and then ends.
+    pub fn iter(&self) -> DictIter<'a> {
+        DictIter {
+            r: self.value.body_reader(),
+            remaining: self.value.count(),
+            depth: self.value.depth() + 1,
+            opts: self.value.options(),
+        }
+    }
+
+    /// The value of the first pair whose key matches `key`, `Ok(None)` if none does. Keys are
+    /// compared in place; values of other pairs are skipped, not decoded; the returned value is
+    /// lazy. (Engines never write duplicate keys; for crafted input with duplicates the engine
+    /// keeps the last one, [`get_last`](DictionaryRef::get_last) does the same.)
+    pub fn get<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
+        self.find(&key, true)
+    }
+
+    /// Like [`get`](DictionaryRef::get), but the last matching pair wins, as when the engine
+    /// decodes a dictionary with duplicate keys. Walks the whole dictionary.
+    pub fn get_last<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
+        self.find(&key, false)
+    }
+
+    fn find<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
+        let mut r: Reader<'a> = self.value.body_reader();
+        let depth = self.value.depth() + 1;
+        let opts = self.value.options();
+        let mut found = None;
+        for _ in 0..self.value.count() {
+            let k = read_value(&mut r, depth, &opts)?;
+            if key.matches(&k)? {
+                let v = head(&mut r, depth, &opts, false)?;
+                if first {
+                    return Ok(Some(v));
+                }
+                found = Some(v);
+                if let Some(body) = v.body() {
+                    crate::validate::walk_body(&mut r, depth, body, v.count(), &opts, false)?;
+                }
+            } else {
+                skip_value(&mut r, depth, &opts)?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+impl<'a> IntoIterator for DictionaryRef<'a> {
+    type Item = Result<(VariantRef<'a>, VariantRef<'a>)>;
+    type IntoIter = DictIter<'a>;
+    fn into_iter(self) -> DictIter<'a> {
+        self.iter()
+    }
+}
+
+/// The pairs of a Dictionary; see [`DictionaryRef::iter`].
+#[derive(Clone, Debug)]
+pub struct DictIter<'a> {
+    r: Reader<'a>,
+    remaining: u32,
+    depth: u32,
+    opts: Options,
+}
+
+impl<'a> DictIter<'a> {
+    /// The next pair, `Ok(None)` at the end. After an error it returns `Ok(None)`.
+    pub fn try_next(&mut self) -> Result<Option<(VariantRef<'a>, VariantRef<'a>)>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        let pair = read_value(&mut self.r, self.depth, &self.opts)
+            .and_then(|k| Ok((k, read_value(&mut self.r, self.depth, &self.opts)?)));
+        if pair.is_err() {
+            self.remaining = 0;
+        }
+        pair.map(Some)
+    }
+}
+
+impl<'a> Iterator for DictIter<'a> {
+    type Item = Result<(VariantRef<'a>, VariantRef<'a>)>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.try_next().transpose()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining as usize))
+    }
+}
+
+impl FusedIterator for DictIter<'_> {}

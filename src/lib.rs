@@ -1,0 +1,89 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(rust_2018_idioms, unreachable_pub)]
+
+extern crate alloc;
+
+pub mod array;
+pub mod dict;
+pub mod error;
+pub mod math;
+pub mod object;
+pub mod packed;
+mod reader;
+pub mod text;
+pub mod types;
+mod validate;
+pub mod value;
+
+pub use array::{ArrayIter, ArrayRef, ContainerType};
+pub use dict::{DictIter, DictionaryRef, Key};
+pub use error::{Error, ErrorKind, Expected, Result};
+pub use math::*;
+pub use object::{FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter};
+pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
+pub use text::Text;
+pub use types::{Dialect, Options, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+pub use value::VariantRef;
+
+use reader::Reader;
+
+/// Reads the Godot 4 value at the start of `bytes` with the engine's default limits.
+///
+/// This is O(1): it reads the header and bounds-checks the payload of every type whose size is
+/// known from its header and length words. Containers stay lazy: their elements are read as you
+/// iterate them. Bytes after the value are ignored, as `bytes_to_var` ignores them; use
+/// [`parse_prefix`] to learn where the value ends, or [`validate`] to check everything.
+///
+/// ```
+/// // var_to_bytes(42) in Godot 4
+/// let v = gdvariant::parse(&[2, 0, 0, 0, 42, 0, 0, 0]).unwrap();
+/// assert_eq!(v.as_i64().unwrap(), 42);
+/// ```
+pub fn parse(bytes: &[u8]) -> Result<VariantRef<'_>> {
+    parse_with(bytes, &Options::new())
+}
+
+/// Reads the value at the start of `bytes` with the given options; see [`parse`].
+pub fn parse_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<VariantRef<'a>> {
+    value::head(&mut Reader::new(bytes, 0), 0, opts, false)
+}
+
+/// Reads the value at the start of `bytes` and returns it with the number of bytes it occupies,
+/// for buffers that carry more after it. A container is walked (without allocating) to find its
+/// end; strings are not UTF-8 checked until accessed.
+///
+/// ```
+/// let bytes = [2, 0, 0, 0, 7, 0, 0, 0, 0xAA, 0xBB];
+/// let (v, used) = gdvariant::parse_prefix(&bytes, &gdvariant::Options::new()).unwrap();
+/// assert_eq!((v.as_i64().unwrap(), used), (7, 8));
+/// ```
+pub fn parse_prefix<'a>(bytes: &'a [u8], opts: &Options) -> Result<(VariantRef<'a>, usize)> {
+    let v = parse_with(bytes, opts)?.sized()?;
+    let len = v.raw()?.len();
+    Ok((v, len))
+}
+
+/// Validates the Godot 4 value at the start of `bytes` with the engine's default limits and
+/// returns the number of bytes it occupies: every bound, every string's UTF-8, container type
+/// ids, depth and the object policy. Walks iteratively: nesting of any depth gives a depth
+/// error, never a stack overflow.
+///
+/// ```
+/// use gdvariant::ErrorKind;
+/// assert_eq!(gdvariant::validate(&[4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0]), Ok(12));
+/// let err = gdvariant::validate(&[4, 0, 0, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0]).unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (ErrorKind::InvalidUtf8, 8));
+/// ```
+pub fn validate(bytes: &[u8]) -> Result<usize> {
+    validate_with(bytes, &Options::new())
+}
+
+/// Validates the value at the start of `bytes` with the given options; see [`validate`].
+pub fn validate_with(bytes: &[u8], opts: &Options) -> Result<usize> {
+    let mut r = Reader::new(bytes, 0);
+    validate::validate_at(&mut r, opts)?;
+    Ok(r.pos())
+}

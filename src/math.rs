@@ -1,0 +1,376 @@
+//! The math types, as small `Copy` structs with components in the engine's order.
+//!
+//! Real-valued components are `f64`, which holds both wire widths exactly (f32 payloads are
+//! widened on read; whether a value was written with f64 components is
+//! [`VariantRef::is_wide`](crate::VariantRef::is_wide)). Integer vectors have `i32` components
+//! and [`Color`] has `f32` components, as on the wire. Every struct is `#[repr(C)]` without padding
+//! and implements [`bytemuck::Pod`], so slices of them cast to and from math-library types of the
+//! same layout.
+
+use bytemuck::{Pod, Zeroable};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+macro_rules! flat {
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, [$($f:ident),+]) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, FromBytes, IntoBytes, Immutable, KnownLayout)]
+        #[repr(C)]
+        pub struct $name {
+            $(
+                #[allow(missing_docs)]
+                pub $f: $t,
+            )+
+        }
+
+        impl $name {
+            /// Creates the value from its components.
+            #[inline]
+            pub const fn new($($f: $t),+) -> Self {
+                Self { $($f),+ }
+            }
+
+            /// The components in wire order.
+            #[inline]
+            pub const fn to_array(self) -> [$t; $n] {
+                [$(self.$f),+]
+            }
+
+            /// The value from components in wire order.
+            #[inline]
+            pub const fn from_array(a: [$t; $n]) -> Self {
+                let [$($f),+] = a;
+                Self { $($f),+ }
+            }
+        }
+
+        impl From<[$t; $n]> for $name {
+            fn from(a: [$t; $n]) -> Self {
+                Self::from_array(a)
+            }
+        }
+
+        impl From<$name> for [$t; $n] {
+            fn from(v: $name) -> Self {
+                v.to_array()
+            }
+        }
+    };
+}
+
+flat!(
+    /// A 2D vector (`Vector2`).
+    Vector2, f64, 2, [x, y]
+);
+flat!(
+    /// A 2D vector of integers (`Vector2i`, Godot 4).
+    Vector2i, i32, 2, [x, y]
+);
+flat!(
+    /// A 3D vector (`Vector3`).
+    Vector3, f64, 3, [x, y, z]
+);
+flat!(
+    /// A 3D vector of integers (`Vector3i`, Godot 4).
+    Vector3i, i32, 3, [x, y, z]
+);
+flat!(
+    /// A 4D vector (`Vector4`, Godot 4).
+    Vector4, f64, 4, [x, y, z, w]
+);
+flat!(
+    /// A 4D vector of integers (`Vector4i`, Godot 4).
+    Vector4i, i32, 4, [x, y, z, w]
+);
+flat!(
+    /// A rotation quaternion (`Quaternion`; `Quat` in Godot 3).
+    Quaternion, f64, 4, [x, y, z, w]
+);
+flat!(
+    /// A color: always four `f32` on the wire, whatever the precision flag says.
+    Color, f32, 4, [r, g, b, a]
+);
+
+macro_rules! nested {
+    ($name:ident, $n:literal, |$a:ident| $from:expr, |$s:ident| $to:expr) => {
+        impl $name {
+            /// The components in wire order.
+            #[inline]
+            pub fn to_array(self) -> [f64; $n] {
+                let $s = self;
+                $to
+            }
+
+            /// The value from components in wire order.
+            #[inline]
+            pub fn from_array($a: [f64; $n]) -> Self {
+                $from
+            }
+        }
+
+        impl From<[f64; $n]> for $name {
+            fn from(a: [f64; $n]) -> Self {
+                Self::from_array(a)
+            }
+        }
+
+        impl From<$name> for [f64; $n] {
+            fn from(v: $name) -> Self {
+                v.to_array()
+            }
+        }
+    };
+}
+
+/// A 2D rectangle (`Rect2`): position, then size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Rect2 {
+    /// The top-left corner.
+    pub position: Vector2,
+    /// The width and height.
+    pub size: Vector2,
+}
+nested!(
+    Rect2,
+    4,
+    |a| Rect2 {
+        position: Vector2::new(a[0], a[1]),
+        size: Vector2::new(a[2], a[3])
+    },
+    |s| [s.position.x, s.position.y, s.size.x, s.size.y]
+);
+
+/// A 2D rectangle of integers (`Rect2i`, Godot 4): position, then size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Rect2i {
+    /// The top-left corner.
+    pub position: Vector2i,
+    /// The width and height.
+    pub size: Vector2i,
+}
+
+impl Rect2i {
+    /// The components in wire order.
+    pub const fn to_array(self) -> [i32; 4] {
+        [self.position.x, self.position.y, self.size.x, self.size.y]
+    }
+
+    /// The value from components in wire order.
+    pub const fn from_array(a: [i32; 4]) -> Self {
+        Rect2i {
+            position: Vector2i::new(a[0], a[1]),
+            size: Vector2i::new(a[2], a[3]),
+        }
+    }
+}
+
+/// A 2D affine transform (`Transform2D`), column by column: the x axis, the y axis, the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Transform2D {
+    /// The first column (the basis x axis).
+    pub x: Vector2,
+    /// The second column (the basis y axis).
+    pub y: Vector2,
+    /// The translation.
+    pub origin: Vector2,
+}
+nested!(
+    Transform2D,
+    6,
+    |a| Transform2D {
+        x: Vector2::new(a[0], a[1]),
+        y: Vector2::new(a[2], a[3]),
+        origin: Vector2::new(a[4], a[5])
+    },
+    |s| [s.x.x, s.x.y, s.y.x, s.y.y, s.origin.x, s.origin.y]
+);
+
+/// A plane (`Plane`): the normal, then the distance from the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Plane {
+    /// The plane's normal.
+    pub normal: Vector3,
+    /// The distance from the origin along the normal.
+    pub d: f64,
+}
+nested!(
+    Plane,
+    4,
+    |a| Plane {
+        normal: Vector3::new(a[0], a[1], a[2]),
+        d: a[3]
+    },
+    |s| [s.normal.x, s.normal.y, s.normal.z, s.d]
+);
+
+/// An axis-aligned bounding box (`AABB`): position, then size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Aabb {
+    /// The minimum corner.
+    pub position: Vector3,
+    /// The extent.
+    pub size: Vector3,
+}
+nested!(
+    Aabb,
+    6,
+    |a| Aabb {
+        position: Vector3::new(a[0], a[1], a[2]),
+        size: Vector3::new(a[3], a[4], a[5])
+    },
+    |s| [
+        s.position.x,
+        s.position.y,
+        s.position.z,
+        s.size.x,
+        s.size.y,
+        s.size.z
+    ]
+);
+
+/// A 3×3 matrix (`Basis`), stored as the engine stores it and writes it: **row-major**.
+/// `rows[0]` is `(x.x, y.x, z.x)` in axis terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Basis {
+    /// The three rows.
+    pub rows: [Vector3; 3],
+}
+nested!(
+    Basis,
+    9,
+    |a| Basis {
+        rows: [
+            Vector3::new(a[0], a[1], a[2]),
+            Vector3::new(a[3], a[4], a[5]),
+            Vector3::new(a[6], a[7], a[8])
+        ]
+    },
+    |s| [
+        s.rows[0].x,
+        s.rows[0].y,
+        s.rows[0].z,
+        s.rows[1].x,
+        s.rows[1].y,
+        s.rows[1].z,
+        s.rows[2].x,
+        s.rows[2].y,
+        s.rows[2].z
+    ]
+);
+
+impl Basis {
+    /// The basis from its three axis (column) vectors, as GDScript's `Basis(x, y, z)`.
+    pub fn from_axes(x: Vector3, y: Vector3, z: Vector3) -> Basis {
+        Basis {
+            rows: [
+                Vector3::new(x.x, y.x, z.x),
+                Vector3::new(x.y, y.y, z.y),
+                Vector3::new(x.z, y.z, z.z),
+            ],
+        }
+    }
+
+    /// Axis (column) `i` (0 = x, 1 = y, 2 = z), or `None` past 2.
+    pub fn axis(&self, i: usize) -> Option<Vector3> {
+        let r = &self.rows;
+        Some(match i {
+            0 => Vector3::new(r[0].x, r[1].x, r[2].x),
+            1 => Vector3::new(r[0].y, r[1].y, r[2].y),
+            2 => Vector3::new(r[0].z, r[1].z, r[2].z),
+            _ => return None,
+        })
+    }
+}
+
+/// A 3D affine transform (`Transform3D`; `Transform` in Godot 3): the basis (row-major), then
+/// the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Transform3D {
+    /// The linear part.
+    pub basis: Basis,
+    /// The translation.
+    pub origin: Vector3,
+}
+
+impl Transform3D {
+    /// The components in wire order.
+    pub fn to_array(self) -> [f64; 12] {
+        let b = self.basis.to_array();
+        let o = self.origin;
+        [
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], o.x, o.y, o.z,
+        ]
+    }
+
+    /// The value from components in wire order.
+    pub fn from_array(a: [f64; 12]) -> Self {
+        let mut b = [0.0; 9];
+        b.copy_from_slice(&a[..9]);
+        Transform3D {
+            basis: Basis::from_array(b),
+            origin: Vector3::new(a[9], a[10], a[11]),
+        }
+    }
+}
+
+/// A 4×4 projection matrix (`Projection`, Godot 4), column by column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Projection {
+    /// The four columns x, y, z, w.
+    pub columns: [Vector4; 4],
+}
+
+impl Projection {
+    /// The components in wire order.
+    pub fn to_array(self) -> [f64; 16] {
+        let mut out = [0.0; 16];
+        for (chunk, col) in out.chunks_exact_mut(4).zip(self.columns) {
+            chunk.copy_from_slice(&col.to_array());
+        }
+        out
+    }
+
+    /// The value from components in wire order.
+    pub fn from_array(a: [f64; 16]) -> Self {
+        let col = |i: usize| Vector4::new(a[i * 4], a[i * 4 + 1], a[i * 4 + 2], a[i * 4 + 3]);
+        Projection {
+            columns: [col(0), col(1), col(2), col(3)],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basis_axes_are_columns() {
+        let b = Basis::from_axes(
+            Vector3::new(1.0, 2.0, 3.0),
+            Vector3::new(4.0, 5.0, 6.0),
+            Vector3::new(7.0, 8.0, 9.0),
+        );
+        assert_eq!(b.to_array(), [1.0, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0]);
+        assert_eq!(b.axis(1), Some(Vector3::new(4.0, 5.0, 6.0)));
+        assert_eq!(b.axis(3), None);
+    }
+
+    #[test]
+    fn round_trips_through_arrays() {
+        let t = Transform3D::from_array(core::array::from_fn(|i| i as f64));
+        assert_eq!(t.origin, Vector3::new(9.0, 10.0, 11.0));
+        assert_eq!(Transform3D::from_array(t.to_array()), t);
+        let p = Projection::from_array(core::array::from_fn(|i| i as f64));
+        assert_eq!(p.columns[3].w, 15.0);
+        assert_eq!(Projection::from_array(p.to_array()), p);
+        let bytes: &[u8] = bytemuck::bytes_of(&Color::new(1.0, 0.5, 0.0, 1.0));
+        assert_eq!(bytes.len(), 16);
+    }
+}

@@ -1,0 +1,297 @@
+//! NodePath, Object, Signal views, and the iterator over consecutive strings they share.
+
+use core::iter::FusedIterator;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::reader::Reader;
+use crate::text::Text;
+use crate::types::{Dialect, Options};
+use crate::validate::check_script;
+use crate::value::{read_string, read_text, read_value, VariantRef};
+
+/// An iterator over consecutive length-prefixed strings (NodePath names, PackedStringArray
+/// entries). As an [`Iterator`] it yields `&'a str`; [`try_next`](StrIter::try_next) yields the
+/// dialect-checked [`Text`], which also covers Godot 3 text that is not UTF-8. It ends after the
+/// first error.
+#[derive(Clone, Debug)]
+pub struct StrIter<'a> {
+    r: Reader<'a>,
+    remaining: u32,
+    dialect: Dialect,
+}
+
+impl<'a> StrIter<'a> {
+    pub(crate) fn new(r: Reader<'a>, count: u32, dialect: Dialect) -> StrIter<'a> {
+        StrIter {
+            r,
+            remaining: count,
+            dialect,
+        }
+    }
+
+    /// The next string's text, `Ok(None)` at the end.
+    pub fn try_next(&mut self) -> Result<Option<Text<'a>>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        match read_text(&mut self.r, self.dialect) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => {
+                self.remaining = 0;
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for StrIter<'a> {
+    type Item = Result<&'a str>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.r.offset();
+        match self.try_next() {
+            Ok(Some(t)) => Some(t.as_str().ok_or_else(|| {
+                self.remaining = 0;
+                Error::new(ErrorKind::NotRustUtf8, at)
+            })),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining as usize))
+    }
+}
+
+impl FusedIterator for StrIter<'_> {}
+
+/// A NodePath: names, subnames and whether it is absolute.
+///
+/// Text form: names joined by `/`, a leading `/` if absolute, each subname prefixed by `:`
+/// (`"a/b:c:d"` has 2 names and 2 subnames; `":prop"` has 0 names and 1 subname).
+#[derive(Clone, Copy, Debug)]
+pub struct NodePathRef<'a> {
+    strings: Reader<'a>,
+    names: u32,
+    subnames: u32,
+    flags: u32,
+    dialect: Dialect,
+}
+
+impl<'a> NodePathRef<'a> {
+    /// Reads the 12-byte NodePath head at `r` (after the Variant header).
+    fn read_head(r: &mut Reader<'a>) -> Result<(u32, u32, u32)> {
+        let at = r.offset();
+        let w = r.read_u32()?;
+        if w & 0x8000_0000 == 0 {
+            return Err(Error::new(ErrorKind::OldNodePathFormat, at));
+        }
+        let names = w & 0x7FFF_FFFF;
+        let mut subnames = r.read_u32()?;
+        let flags = r.read_u32()?;
+        if flags & 2 != 0 {
+            // The obsolete "property" flag: one more subname follows.
+            subnames = subnames.wrapping_add(1);
+        }
+        // The engine reads `names + subnames` strings (u32 arithmetic), the first `names` of
+        // them as names.
+        let total = names.wrapping_add(subnames);
+        let names = names.min(total);
+        Ok((names, total - names, flags))
+    }
+
+    pub(crate) fn read(mut r: Reader<'a>, dialect: Dialect) -> Result<NodePathRef<'a>> {
+        let (names, subnames, flags) = Self::read_head(&mut r)?;
+        Ok(NodePathRef {
+            strings: r,
+            names,
+            subnames,
+            flags,
+            dialect,
+        })
+    }
+
+    /// Skips a NodePath payload, checking its strings' text when `check` is set.
+    pub(crate) fn skip(r: &mut Reader<'a>, dialect: Dialect, check: bool) -> Result<()> {
+        let (names, subnames, _) = Self::read_head(r)?;
+        for _ in 0..u64::from(names) + u64::from(subnames) {
+            read_string(r, dialect, check)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the path is absolute (starts with `/`).
+    pub fn is_absolute(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    /// The number of names.
+    pub fn name_count(&self) -> usize {
+        self.names as usize
+    }
+
+    /// The number of subnames (property path).
+    pub fn subname_count(&self) -> usize {
+        self.subnames as usize
+    }
+
+    /// The names (node path components).
+    pub fn names(&self) -> StrIter<'a> {
+        StrIter::new(self.strings.clone(), self.names, self.dialect)
+    }
+
+    /// The subnames (property path components).
+    pub fn subnames(&self) -> Result<StrIter<'a>> {
+        let mut r = self.strings.clone();
+        for _ in 0..self.names {
+            r.read_string_raw()?;
+        }
+        Ok(StrIter::new(r, self.subnames, self.dialect))
+    }
+
+    /// Writes the path's text form (`/root/a:prop`) into `out`.
+    pub fn write_text(&self, out: &mut impl core::fmt::Write) -> Result<core::fmt::Result> {
+        let mut res = Ok(());
+        if self.is_absolute() {
+            res = res.and(out.write_char('/'));
+        }
+        let mut it = self.names();
+        let mut first = true;
+        while let Some(t) = it.try_next()? {
+            if !first {
+                res = res.and(out.write_char('/'));
+            }
+            first = false;
+            res = res.and(write!(out, "{t}"));
+        }
+        let mut it = self.subnames()?;
+        while let Some(t) = it.try_next()? {
+            res = res.and(out.write_char(':')).and(write!(out, "{t}"));
+        }
+        Ok(res)
+    }
+}
+
+/// An Object, as encoded: an instance id, or a full object.
+#[derive(Clone, Copy, Debug)]
+pub enum ObjectRef<'a> {
+    /// The "as id" form (header bit 16): an instance id, 0 for null. Always allowed.
+    Id(u64),
+    /// A full object: class name and properties (only read when objects are allowed).
+    Full(FullObjectRef<'a>),
+}
+
+impl<'a> ObjectRef<'a> {
+    pub(crate) fn full(value: VariantRef<'a>) -> Result<ObjectRef<'a>> {
+        let mut r = Reader::new(value.raw_head(), value.offset());
+        r.skip(4)?;
+        let class = read_text(&mut r, value.dialect())?;
+        Ok(ObjectRef::Full(FullObjectRef { value, class }))
+    }
+
+    /// Whether this is a null object (id 0, or a full object with an empty class name).
+    pub fn is_null(&self) -> bool {
+        match self {
+            ObjectRef::Id(id) => *id == 0,
+            ObjectRef::Full(f) => f.class.is_empty(),
+        }
+    }
+}
+
+/// A full object: its class name and `(name, value)` properties.
+#[derive(Clone, Copy, Debug)]
+pub struct FullObjectRef<'a> {
+    value: VariantRef<'a>,
+    class: Text<'a>,
+}
+
+impl<'a> FullObjectRef<'a> {
+    /// The class name; empty for a null object.
+    pub fn class_name(&self) -> Text<'a> {
+        self.class
+    }
+
+    /// The number of properties declared (a negative count reads as 0, as in the engine).
+    pub fn property_count(&self) -> usize {
+        self.value.count() as usize
+    }
+
+    /// The properties in encoded order.
+    pub fn properties(&self) -> Properties<'a> {
+        Properties {
+            r: self.value.body_reader(),
+            remaining: self.value.count(),
+            depth: self.value.depth() + 1,
+            opts: self.value.options(),
+        }
+    }
+}
+
+/// The properties of a full object; see [`FullObjectRef::properties`]. As an [`Iterator`] it
+/// yields `(&str, VariantRef)`; [`try_next`](Properties::try_next) yields the name as [`Text`].
+#[derive(Clone, Debug)]
+pub struct Properties<'a> {
+    r: Reader<'a>,
+    remaining: u32,
+    depth: u32,
+    opts: Options,
+}
+
+impl<'a> Properties<'a> {
+    /// The next property, `Ok(None)` at the end. In Godot 4, a `script` property must be Nil or
+    /// a `res://` path, as the engine requires.
+    pub fn try_next(&mut self) -> Result<Option<(Text<'a>, VariantRef<'a>)>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        let res = (|| {
+            let name = read_text(&mut self.r, self.opts.dialect)?;
+            let value = read_value(&mut self.r, self.depth, &self.opts)?;
+            if self.opts.dialect == Dialect::Godot4 && name.as_bytes() == b"script" {
+                check_script(&value)?;
+            }
+            Ok((name, value))
+        })();
+        if res.is_err() {
+            self.remaining = 0;
+        }
+        res.map(Some)
+    }
+}
+
+impl<'a> Iterator for Properties<'a> {
+    type Item = Result<(&'a str, VariantRef<'a>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.r.offset();
+        match self.try_next() {
+            Ok(Some((name, v))) => Some(match name.as_str() {
+                Some(s) => Ok((s, v)),
+                None => {
+                    self.remaining = 0;
+                    Err(Error::new(ErrorKind::NotRustUtf8, at))
+                }
+            }),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining as usize))
+    }
+}
+
+impl FusedIterator for Properties<'_> {}
+
+/// A Signal (Godot 4): the signal's name and the id of the object that owns it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalRef<'a> {
+    /// The signal's name.
+    pub name: Text<'a>,
+    /// The owning object's instance id.
+    pub object_id: u64,
+}

@@ -1,0 +1,179 @@
+//! Strings as the engine reads them: BOM stripped, cut at the first NUL, then UTF-8 checked by
+//! the dialect's rules (strict for Godot 4, Godot 3's lenient decoder for Godot 3).
+
+use core::fmt;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::types::Dialect;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Applies the engine's framing of string bytes: strips a leading UTF-8 BOM, then ends the text
+/// at the first NUL byte. Returns the text bytes and how many bytes were dropped at the front.
+#[inline]
+pub(crate) fn engine_text(raw: &[u8]) -> (&[u8], usize) {
+    let (body, skipped) = match raw.strip_prefix(BOM) {
+        Some(rest) => (rest, BOM.len()),
+        None => (raw, 0),
+    };
+    match memchr::memchr(0, body) {
+        Some(nul) => (&body[..nul], skipped),
+        None => (body, skipped),
+    }
+}
+
+/// Checks `text` (already BOM-stripped and NUL-cut) against the dialect's rules. `at` is the
+/// absolute offset of `text[0]`; an error points at the first offending byte.
+#[inline]
+pub(crate) fn check(text: &[u8], dialect: Dialect, at: usize) -> Result<()> {
+    if text.is_ascii() {
+        return Ok(());
+    }
+    match core::str::from_utf8(text) {
+        Ok(_) => Ok(()),
+        Err(e) => match dialect {
+            Dialect::Godot4 => Err(Error::new(ErrorKind::InvalidUtf8, at + e.valid_up_to())),
+            Dialect::Godot3 => check_godot3(text, at),
+        },
+    }
+}
+
+/// Godot 3's `String::parse_utf8`: lead bytes 0xC0–0xFD start sequences of 2–6 bytes, every
+/// continuation byte must be `10xxxxxx`, and only 2-byte overlong forms (lead 0xC0/0xC1) are
+/// rejected. Surrogates, overlong 3–6 byte forms and code points above U+10FFFF pass.
+#[cold]
+fn check_godot3(text: &[u8], at: usize) -> Result<()> {
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        let extra = if c & 0x80 == 0 {
+            0
+        } else if c & 0xE0 == 0xC0 {
+            if c & 0x1E == 0 {
+                return Err(Error::new(ErrorKind::InvalidUtf8, at + i));
+            }
+            1
+        } else if c & 0xF0 == 0xE0 {
+            2
+        } else if c & 0xF8 == 0xF0 {
+            3
+        } else if c & 0xFC == 0xF8 {
+            4
+        } else if c & 0xFE == 0xFC {
+            5
+        } else {
+            return Err(Error::new(ErrorKind::InvalidUtf8, at + i));
+        };
+        let Some(cont) = text.get(i + 1..i + 1 + extra) else {
+            return Err(Error::new(ErrorKind::InvalidUtf8, at + i));
+        };
+        if let Some(bad) = cont.iter().position(|&b| b & 0xC0 != 0x80) {
+            return Err(Error::new(ErrorKind::InvalidUtf8, at + i + 1 + bad));
+        }
+        i += 1 + extra;
+    }
+    Ok(())
+}
+
+/// A string's text as the engine reads it, checked by the dialect's rules.
+///
+/// In the Godot 4 dialect it is always valid UTF-8. In the Godot 3 dialect it may hold what
+/// Godot 3 accepts but UTF-8 does not (encoded surrogates, 5- and 6-byte forms): then
+/// [`as_str`](Text::as_str) is `None` and [`to_string_lossy`](Text::to_string_lossy) replaces
+/// those sequences.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Text<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Text<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Text<'a> {
+        Text { bytes }
+    }
+
+    /// The text's bytes (after BOM strip and NUL cut), borrowed from the input.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The text as `&str` when it is valid UTF-8 (always, in the Godot 4 dialect).
+    pub fn as_str(&self) -> Option<&'a str> {
+        core::str::from_utf8(self.bytes).ok()
+    }
+
+    /// The text with sequences that are not UTF-8 replaced by U+FFFD.
+    pub fn to_string_lossy(&self) -> alloc::borrow::Cow<'a, str> {
+        alloc::string::String::from_utf8_lossy(self.bytes)
+    }
+
+    /// The length of the text in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_str() {
+            Some(s) => fmt::Debug::fmt(s, f),
+            None => write!(f, "Text({:?})", self.bytes),
+        }
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.bytes.utf8_chunks() {
+            f.write_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                f.write_str("\u{FFFD}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_and_nul() {
+        assert_eq!(engine_text(b"\xEF\xBB\xBFab\0cd"), (&b"ab"[..], 3));
+        assert_eq!(engine_text(b"a\0\xFF"), (&b"a"[..], 0));
+        assert_eq!(engine_text(b""), (&b""[..], 0));
+        assert_eq!(engine_text(b"\xEF\xBB"), (&b"\xEF\xBB"[..], 0));
+    }
+
+    #[test]
+    fn dialect_rules() {
+        let surrogate = b"\xED\xA0\x80";
+        assert_eq!(
+            check(surrogate, Dialect::Godot4, 10).unwrap_err().offset(),
+            10
+        );
+        assert!(check(surrogate, Dialect::Godot3, 0).is_ok());
+        assert!(check(b"\xF8\x88\x80\x80\x80", Dialect::Godot3, 0).is_ok());
+        assert!(check(b"\xC0\x80", Dialect::Godot3, 0).is_err());
+        assert!(check(b"\xE0\x80\x80", Dialect::Godot3, 0).is_ok());
+        assert_eq!(
+            check(b"a\xE2\x82", Dialect::Godot3, 0)
+                .unwrap_err()
+                .offset(),
+            1
+        );
+        assert_eq!(
+            check(b"ab\xE2\x28\xA1", Dialect::Godot3, 5)
+                .unwrap_err()
+                .offset(),
+            8
+        );
+        assert!(check(b"\xFE", Dialect::Godot3, 0).is_err());
+        assert!(check("h\u{e9}llo \u{1F600}".as_bytes(), Dialect::Godot4, 0).is_ok());
+    }
+}

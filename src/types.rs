@@ -1,0 +1,369 @@
+//! Dialects, type ids and header bits: the one place that maps wire type ids to types.
+
+use core::fmt;
+
+/// Which engine's wire format: the two share the header layout but not the type ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// Godot 4.0 – 4.6: type ids 0..=38. The default.
+    #[default]
+    Godot4,
+    /// Godot 3.0 – 3.6: type ids 0..=26.
+    Godot3,
+}
+
+/// The header bit that selects 64-bit payloads (int, float, f64 math components), and on an
+/// Object, "instance id only".
+pub const FLAG_64: u32 = 1 << 16;
+
+/// The recursion limit of the engine (`Variant::MAX_RECURSION_DEPTH`): a container at a depth
+/// greater than this is an error. The top-level value is at depth 0.
+pub const ENGINE_MAX_DEPTH: u32 = 1024;
+
+/// The largest depth limit [`Options::max_depth`] accepts; larger requests are clamped to it.
+pub const MAX_DEPTH_LIMIT: u32 = 16 * 1024;
+
+/// The type of a Variant, with Godot 4's names. Godot 3 types map onto the same variants
+/// (`Quat` is [`Quaternion`](VariantType::Quaternion), `Transform` is
+/// [`Transform3D`](VariantType::Transform3D), `PoolRealArray` is
+/// [`PackedFloat32Array`](VariantType::PackedFloat32Array), and so on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum VariantType {
+    Nil,
+    Bool,
+    Int,
+    Float,
+    String,
+    Vector2,
+    Vector2i,
+    Rect2,
+    Rect2i,
+    Vector3,
+    Vector3i,
+    Transform2D,
+    Vector4,
+    Vector4i,
+    Plane,
+    Quaternion,
+    Aabb,
+    Basis,
+    Transform3D,
+    Projection,
+    Color,
+    StringName,
+    NodePath,
+    Rid,
+    Object,
+    Callable,
+    Signal,
+    Dictionary,
+    Array,
+    PackedByteArray,
+    PackedInt32Array,
+    PackedInt64Array,
+    PackedFloat32Array,
+    PackedFloat64Array,
+    PackedStringArray,
+    PackedVector2Array,
+    PackedVector3Array,
+    PackedColorArray,
+    PackedVector4Array,
+}
+
+use VariantType as T;
+
+/// Godot 4 type ids, indexed by id.
+const GODOT4: [VariantType; 39] = [
+    T::Nil,
+    T::Bool,
+    T::Int,
+    T::Float,
+    T::String,
+    T::Vector2,
+    T::Vector2i,
+    T::Rect2,
+    T::Rect2i,
+    T::Vector3,
+    T::Vector3i,
+    T::Transform2D,
+    T::Vector4,
+    T::Vector4i,
+    T::Plane,
+    T::Quaternion,
+    T::Aabb,
+    T::Basis,
+    T::Transform3D,
+    T::Projection,
+    T::Color,
+    T::StringName,
+    T::NodePath,
+    T::Rid,
+    T::Object,
+    T::Callable,
+    T::Signal,
+    T::Dictionary,
+    T::Array,
+    T::PackedByteArray,
+    T::PackedInt32Array,
+    T::PackedInt64Array,
+    T::PackedFloat32Array,
+    T::PackedFloat64Array,
+    T::PackedStringArray,
+    T::PackedVector2Array,
+    T::PackedVector3Array,
+    T::PackedColorArray,
+    T::PackedVector4Array,
+];
+
+/// Godot 3 type ids, indexed by id.
+const GODOT3: [VariantType; 27] = [
+    T::Nil,
+    T::Bool,
+    T::Int,
+    T::Float,
+    T::String,
+    T::Vector2,
+    T::Rect2,
+    T::Vector3,
+    T::Transform2D,
+    T::Plane,
+    T::Quaternion,
+    T::Aabb,
+    T::Basis,
+    T::Transform3D,
+    T::Color,
+    T::NodePath,
+    T::Rid,
+    T::Object,
+    T::Dictionary,
+    T::Array,
+    T::PackedByteArray,
+    T::PackedInt32Array,
+    T::PackedFloat32Array,
+    T::PackedStringArray,
+    T::PackedVector2Array,
+    T::PackedVector3Array,
+    T::PackedColorArray,
+];
+
+impl Dialect {
+    #[inline]
+    fn table(self) -> &'static [VariantType] {
+        match self {
+            Dialect::Godot4 => &GODOT4,
+            Dialect::Godot3 => &GODOT3,
+        }
+    }
+
+    /// The type a wire type id (the low byte of a header) stands for in this dialect.
+    #[inline]
+    pub fn type_of(self, id: u32) -> Option<VariantType> {
+        self.table().get(id as usize).copied()
+    }
+
+    /// The wire type id of `ty` in this dialect, or `None` when the dialect has no such type.
+    pub fn id_of(self, ty: VariantType) -> Option<u32> {
+        // The tables are tiny; a scan keeps this the one place that maps ids.
+        self.table().iter().position(|&t| t == ty).map(|i| i as u32)
+    }
+
+    /// The number of type ids of this dialect (39 for Godot 4, 27 for Godot 3).
+    pub fn type_count(self) -> u32 {
+        self.table().len() as u32
+    }
+
+    /// Every type of this dialect, in id order.
+    pub fn types(self) -> impl ExactSizeIterator<Item = VariantType> + Clone {
+        self.table().iter().copied()
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Godot4 => "Godot 4",
+            Dialect::Godot3 => "Godot 3",
+        })
+    }
+}
+
+impl VariantType {
+    /// The type's Godot 4 name (`"PackedFloat32Array"`, `"AABB"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            T::Nil => "Nil",
+            T::Bool => "bool",
+            T::Int => "int",
+            T::Float => "float",
+            T::String => "String",
+            T::Vector2 => "Vector2",
+            T::Vector2i => "Vector2i",
+            T::Rect2 => "Rect2",
+            T::Rect2i => "Rect2i",
+            T::Vector3 => "Vector3",
+            T::Vector3i => "Vector3i",
+            T::Transform2D => "Transform2D",
+            T::Vector4 => "Vector4",
+            T::Vector4i => "Vector4i",
+            T::Plane => "Plane",
+            T::Quaternion => "Quaternion",
+            T::Aabb => "AABB",
+            T::Basis => "Basis",
+            T::Transform3D => "Transform3D",
+            T::Projection => "Projection",
+            T::Color => "Color",
+            T::StringName => "StringName",
+            T::NodePath => "NodePath",
+            T::Rid => "RID",
+            T::Object => "Object",
+            T::Callable => "Callable",
+            T::Signal => "Signal",
+            T::Dictionary => "Dictionary",
+            T::Array => "Array",
+            T::PackedByteArray => "PackedByteArray",
+            T::PackedInt32Array => "PackedInt32Array",
+            T::PackedInt64Array => "PackedInt64Array",
+            T::PackedFloat32Array => "PackedFloat32Array",
+            T::PackedFloat64Array => "PackedFloat64Array",
+            T::PackedStringArray => "PackedStringArray",
+            T::PackedVector2Array => "PackedVector2Array",
+            T::PackedVector3Array => "PackedVector3Array",
+            T::PackedColorArray => "PackedColorArray",
+            T::PackedVector4Array => "PackedVector4Array",
+        }
+    }
+
+    /// The type's name in the given dialect (`Quat`, `Transform`, `PoolRealArray`, … in Godot 3).
+    pub fn name_in(self, dialect: Dialect) -> &'static str {
+        if dialect == Dialect::Godot4 {
+            return self.name();
+        }
+        match self {
+            T::Quaternion => "Quat",
+            T::Transform3D => "Transform",
+            T::PackedByteArray => "PoolByteArray",
+            T::PackedInt32Array => "PoolIntArray",
+            T::PackedFloat32Array => "PoolRealArray",
+            T::PackedStringArray => "PoolStringArray",
+            T::PackedVector2Array => "PoolVector2Array",
+            T::PackedVector3Array => "PoolVector3Array",
+            T::PackedColorArray => "PoolColorArray",
+            T::Float => "real",
+            other => other.name(),
+        }
+    }
+
+    /// Whether values of this type hold other Variants (Array, Dictionary, Object).
+    pub fn is_container(self) -> bool {
+        matches!(self, T::Array | T::Dictionary | T::Object)
+    }
+
+    /// Whether this is a packed (pool) array type.
+    pub fn is_packed_array(self) -> bool {
+        matches!(
+            self,
+            T::PackedByteArray
+                | T::PackedInt32Array
+                | T::PackedInt64Array
+                | T::PackedFloat32Array
+                | T::PackedFloat64Array
+                | T::PackedStringArray
+                | T::PackedVector2Array
+                | T::PackedVector3Array
+                | T::PackedColorArray
+                | T::PackedVector4Array
+        )
+    }
+}
+
+impl fmt::Display for VariantType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to read: the dialect, the depth limit and the object policy.
+///
+/// The defaults are the engine's: Godot 4, depth limit 1024, full objects refused.
+///
+/// ```
+/// use gdvariant::{Dialect, Options};
+/// let opts = Options::new().dialect(Dialect::Godot3).max_depth(64).allow_objects(true);
+/// assert_eq!(opts.get_dialect(), Dialect::Godot3);
+/// assert_eq!(opts.get_max_depth(), 64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub(crate) dialect: Dialect,
+    pub(crate) allow_objects: bool,
+    pub(crate) max_depth: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// The engine's defaults: Godot 4, depth limit 1024, no full objects.
+    pub const fn new() -> Options {
+        Options {
+            dialect: Dialect::Godot4,
+            allow_objects: false,
+            max_depth: ENGINE_MAX_DEPTH,
+        }
+    }
+
+    /// The defaults with the Godot 3 dialect.
+    pub const fn godot3() -> Options {
+        Options {
+            dialect: Dialect::Godot3,
+            allow_objects: false,
+            max_depth: ENGINE_MAX_DEPTH,
+        }
+    }
+
+    /// Chooses the dialect.
+    #[must_use]
+    pub const fn dialect(mut self, dialect: Dialect) -> Options {
+        self.dialect = dialect;
+        self
+    }
+
+    /// Sets the depth limit: a container at a depth greater than `depth` is an error (the
+    /// top-level value is at depth 0). Values above [`MAX_DEPTH_LIMIT`] are clamped to it.
+    #[must_use]
+    pub const fn max_depth(mut self, depth: u32) -> Options {
+        self.max_depth = if depth > MAX_DEPTH_LIMIT {
+            MAX_DEPTH_LIMIT
+        } else {
+            depth
+        };
+        self
+    }
+
+    /// Allows full objects (class name and properties), as `bytes_to_var_with_objects` does.
+    /// Object instance ids are always allowed.
+    #[must_use]
+    pub const fn allow_objects(mut self, allow: bool) -> Options {
+        self.allow_objects = allow;
+        self
+    }
+
+    /// The dialect in force.
+    pub const fn get_dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The depth limit in force.
+    pub const fn get_max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// Whether full objects are allowed.
+    pub const fn get_allow_objects(&self) -> bool {
+        self.allow_objects
+    }
+}

@@ -1,0 +1,107 @@
+//! Shared helpers of the integration tests: golden files and the full lazy walk.
+#![allow(dead_code)]
+
+pub mod walk;
+
+use std::path::PathBuf;
+
+/// Decodes lowercase or uppercase hex; panics on malformed test data.
+pub fn unhex(s: &str) -> Vec<u8> {
+    assert!(s.len() % 2 == 0, "odd hex length: {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Encodes bytes as lowercase hex.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The repository's `tests/data` folder.
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
+}
+
+/// One encode case of an engine: `var_to_bytes` output and `var_to_str` text.
+#[derive(Debug, Clone)]
+pub struct EncodeCase {
+    pub name: String,
+    pub objects: bool,
+    pub bytes: Vec<u8>,
+    pub text: String,
+}
+
+/// The engine version line and the cases of `tests/data/<engine>/encode.tsv`.
+pub fn encode_cases(engine: &str) -> (String, Vec<EncodeCase>) {
+    let path = data_dir().join(engine).join("encode.tsv");
+    let content =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut version = String::new();
+    let mut cases = Vec::new();
+    for line in content.lines() {
+        if let Some(rest) = line.strip_prefix("# engine\t") {
+            version = rest.to_string();
+            continue;
+        }
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 4, "bad line in {}: {line}", path.display());
+        cases.push(EncodeCase {
+            name: f[0].to_string(),
+            objects: f[1] == "objects",
+            bytes: unhex(f[2]),
+            text: String::from_utf8(unhex(f[3])).expect("utf-8 text"),
+        });
+    }
+    (version, cases)
+}
+
+/// One engine decode result: input name, mode, accepted, consumed length, value text.
+#[derive(Debug, Clone)]
+pub struct DecodeResult {
+    pub name: String,
+    pub objects: bool,
+    pub ok: bool,
+    pub consumed: Option<usize>,
+    pub text: Option<String>,
+}
+
+/// The inputs of the decode corpus by name.
+pub fn decode_inputs() -> Vec<(String, Vec<u8>)> {
+    let content =
+        std::fs::read_to_string(data_dir().join("decode_inputs.tsv")).expect("decode_inputs.tsv");
+    content
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, h) = l.split_once('\t').unwrap_or((l, ""));
+            (name.to_string(), unhex(h.trim()))
+        })
+        .collect()
+}
+
+/// The engine's decode results of `tests/data/<engine>/decode.tsv`.
+pub fn decode_results(engine: &str) -> Vec<DecodeResult> {
+    let content =
+        std::fs::read_to_string(data_dir().join(engine).join("decode.tsv")).expect("decode.tsv");
+    content
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            DecodeResult {
+                name: f[0].to_string(),
+                objects: f[1] == "objects",
+                ok: f[2] == "ok",
+                consumed: f[3].parse().ok(),
+                text: (f[4] != "-").then(|| String::from_utf8_lossy(&unhex(f[4])).into_owned()),
+            }
+        })
+        .collect()
+}
