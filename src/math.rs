@@ -370,7 +370,8 @@ mod tests {
         let p = Projection::from_array(core::array::from_fn(|i| i as f64));
         assert_eq!(p.columns[3].w, 15.0);
         assert_eq!(Projection::from_array(p.to_array()), p);
-        let bytes: &[u8] = bytemuck::bytes_of(&Color::new(1.0, 0.5, 0.0, 1.0));
+        let color = Color::new(1.0, 0.5, 0.0, 1.0);
+        let bytes: &[u8] = bytemuck::bytes_of(&color);
         assert_eq!(bytes.len(), 16);
     }
 }
