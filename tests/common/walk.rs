@@ -1,6 +1,7 @@
 // The full lazy walk: visits every value through the lazy API, calling every accessor that
 // applies, and returns the first error. Shared by the tests and the fuzz target (which
-// `include!`s this file), so that both compare the same thing against `validate`.
+// `include!`s this file), so that both compare the same thing against `validate`. It never
+// allocates (packed arrays are iterated, not copied): tests/no_alloc.rs relies on that.
 
 use gdvariant::{ContainerType, ObjectRef, Result, VariantRef, VariantType};
 
@@ -86,13 +87,13 @@ pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
             let mut it = v.as_string_array()?.iter();
             while it.try_next()?.is_some() {}
         }
-        T::PackedVector2Array if v.is_wide() => drop(v.as_packed::<[f64; 2]>()?.to_vec()),
-        T::PackedVector2Array => drop(v.as_packed::<[f32; 2]>()?.to_vec()),
-        T::PackedVector3Array if v.is_wide() => drop(v.as_packed::<[f64; 3]>()?.to_vec()),
-        T::PackedVector3Array => drop(v.as_packed::<[f32; 3]>()?.to_vec()),
-        T::PackedVector4Array if v.is_wide() => drop(v.as_packed::<[f64; 4]>()?.to_vec()),
-        T::PackedVector4Array => drop(v.as_packed::<[f32; 4]>()?.to_vec()),
-        T::PackedColorArray => drop(v.as_packed::<gdvariant::Color>()?.to_vec()),
+        T::PackedVector2Array if v.is_wide() => drop(v.as_packed::<[f64; 2]>()?.iter().count()),
+        T::PackedVector2Array => drop(v.as_packed::<[f32; 2]>()?.iter().count()),
+        T::PackedVector3Array if v.is_wide() => drop(v.as_packed::<[f64; 3]>()?.iter().count()),
+        T::PackedVector3Array => drop(v.as_packed::<[f32; 3]>()?.iter().count()),
+        T::PackedVector4Array if v.is_wide() => drop(v.as_packed::<[f64; 4]>()?.iter().count()),
+        T::PackedVector4Array => drop(v.as_packed::<[f32; 4]>()?.iter().count()),
+        T::PackedColorArray => drop(v.as_packed::<gdvariant::Color>()?.iter().count()),
     }
     Ok(n)
 }

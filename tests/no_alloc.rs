@@ -1,0 +1,294 @@
+//! Reading never allocates: parse, validate, parse_prefix, raw, lookups and a full lazy walk of
+//! a nested game-state packet (the engine's own sample and the generated 10 000-entity one) run
+//! under a counting global allocator that must see zero allocations.
+
+mod common;
+#[path = "../benches/common/mod.rs"]
+mod gen;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use common::walk::{lazy_accept, lazy_walk};
+use gdvariant::{ErrorKind, Options, VariantRef, VariantType};
+
+/// Wraps the system allocator and counts the allocations of threads that enabled counting.
+struct Counting;
+
+thread_local! {
+    static ENABLED: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: thread-locals may be gone while a thread shuts down.
+    let _ = ENABLED.try_with(|on| {
+        if on.get() {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        }
+    });
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; counting only touches const-initialised
+// thread-locals of `Cell` type, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` with counting on and returns its result and the number of allocations it made.
+fn count_allocs<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    COUNT.with(|c| c.set(0));
+    ENABLED.with(|on| on.set(true));
+    let r = f();
+    ENABLED.with(|on| on.set(false));
+    (r, COUNT.with(Cell::get))
+}
+
+#[test]
+fn the_counter_counts() {
+    let (v, n) = count_allocs(|| vec![1u8; 100]);
+    assert_eq!(v.len(), 100);
+    assert_eq!(n, 1);
+    let (_, n) = count_allocs(|| "x".repeat(3));
+    assert_eq!(n, 1);
+}
+
+fn engine_sample() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/game_state.bin"
+    ))
+    .unwrap()
+}
+
+fn f3(v: VariantRef<'_>) -> [f32; 3] {
+    let p = v.as_vector3().unwrap();
+    [p.x as f32, p.y as f32, p.z as f32]
+}
+
+/// Reads entity dictionary `e` back into the generator's struct.
+fn read_entity(e: VariantRef<'_>) -> gen::Entity {
+    let d = e.as_dictionary().unwrap();
+    let get = |k: &str| d.get(k).unwrap().unwrap_or_else(|| panic!("no key {k}"));
+    gen::Entity {
+        id: get("id").as_i64().unwrap(),
+        name: get("name").as_str().unwrap().to_string(),
+        pos: f3(get("pos")),
+        vel: f3(get("vel")),
+        hp: get("hp").as_f64().unwrap() as f32,
+        tags: get("tags")
+            .as_string_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap().to_string())
+            .collect(),
+    }
+}
+
+/// The local byte builder of benches/common writes exactly what the engine wrote for the
+/// engine's own game-state sample: it mimics canonical engine encoding.
+#[test]
+fn generator_matches_engine_encoding() {
+    let bytes = engine_sample();
+    let root = gdvariant::parse(&bytes).unwrap();
+    assert_eq!(
+        root.path("tick").unwrap().unwrap().as_i64().unwrap(),
+        123_456
+    );
+    let entities = root.path("entities").unwrap().unwrap().as_array().unwrap();
+    assert_eq!(entities.len(), 8);
+    let mut b = gen::Builder::new();
+    b.dict(2);
+    b.string("tick").int(gen::TICK);
+    b.string("entities").array(8);
+    for e in entities.iter() {
+        let e = e.unwrap();
+        let ent = read_entity(e);
+        let mut one = gen::Builder::new();
+        gen::push_entity(&mut one, &ent);
+        assert_eq!(one.bytes, e.raw().unwrap(), "entity {}", ent.id);
+        gen::push_entity(&mut b, &ent);
+    }
+    assert_eq!(b.bytes, bytes);
+}
+
+#[test]
+fn generated_packet_has_the_expected_shape() {
+    let bytes = gen::game_state_packet();
+    assert!(
+        (1_650_000..1_850_000).contains(&bytes.len()),
+        "{} bytes",
+        bytes.len()
+    );
+    assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+    assert_eq!(lazy_accept(&bytes, &Options::new()), Ok(bytes.len()));
+    let root = gdvariant::parse(&bytes).unwrap();
+    let d = root.as_dictionary().unwrap();
+    assert_eq!(d.len(), 2);
+    assert_eq!(d.get("tick").unwrap().unwrap().as_i64().unwrap(), gen::TICK);
+    let entities = d.get("entities").unwrap().unwrap().as_array().unwrap();
+    assert_eq!(entities.len(), gen::ENTITIES);
+    let mut n = 0;
+    for (i, e) in entities.iter().enumerate() {
+        let e = e.unwrap();
+        assert_eq!(e.ty(), VariantType::Dictionary);
+        if i % 997 == 0 || i == gen::ENTITIES - 1 {
+            assert_eq!(read_entity(e), gen::entity(i));
+        }
+        n += 1;
+    }
+    assert_eq!(n, gen::ENTITIES);
+    // Every hp is exact in f32, so written in 4 bytes; spot-check one encoding.
+    let hp = root.path("entities/9999/hp").unwrap().unwrap();
+    assert_eq!(hp.raw().unwrap().len(), 8);
+    assert!(!hp.is_wide());
+    assert_eq!(
+        f3(root.path("entities/9999/pos").unwrap().unwrap()),
+        gen::entity(9999).pos
+    );
+    // The walk visits root + 2 keys + tick + array + 10 000 × (dict + 6 keys + 6 values).
+    assert_eq!(lazy_walk(root).unwrap(), 1 + 2 * 2 + gen::ENTITIES * 13);
+}
+
+#[test]
+fn packed_f32_generator() {
+    let bytes = gen::packed_f32_array(4000);
+    assert_eq!(bytes.len(), 4008);
+    let a = gdvariant::parse(&bytes)
+        .unwrap()
+        .as_packed::<f32>()
+        .unwrap();
+    assert_eq!(a.len(), 1000);
+    assert_eq!(a.get(999), Some(gen::packed_f32_element(999)));
+    assert_eq!(gdvariant::validate(&bytes), Ok(4008));
+}
+
+/// Everything a reader does to a packet, returning a checksum so nothing is optimised away.
+fn read_everything(bytes: &[u8], last: usize) -> f64 {
+    let opts = Options::new();
+    let mut sum = 0.0;
+    let root = gdvariant::parse(bytes).unwrap();
+    assert_eq!(gdvariant::validate(bytes).unwrap(), bytes.len());
+    assert_eq!(root.validate().unwrap(), bytes.len());
+    let (v, used) = gdvariant::parse_prefix(bytes, &opts).unwrap();
+    assert_eq!(used, bytes.len());
+    assert_eq!(v.raw().unwrap().len(), bytes.len());
+    assert_eq!(root.raw().unwrap().len(), bytes.len());
+    assert_eq!(root.byte_len().unwrap(), bytes.len());
+    let n = lazy_walk(root).unwrap();
+    assert!(n > 10);
+    assert_eq!(lazy_accept(bytes, &opts).unwrap(), bytes.len());
+
+    // Lookups: by key, by path, by get chains, by index.
+    let d = root.as_dictionary().unwrap();
+    sum += d.get("tick").unwrap().unwrap().as_i64().unwrap() as f64;
+    let entities = d.get("entities").unwrap().unwrap();
+    assert!(d.get("missing").unwrap().is_none());
+    let arr = entities.as_array().unwrap();
+    let pos = root.path("entities/7/pos").unwrap().unwrap();
+    sum += pos.as_vector3().unwrap().x;
+    let mut buf = [0u8; 24];
+    let path = {
+        use std::io::Write;
+        let mut w = &mut buf[..];
+        write!(w, "entities/{last}/pos").unwrap();
+        let used = 24 - w.len();
+        std::str::from_utf8(&buf[..used]).unwrap()
+    };
+    let far = root.path(path).unwrap().unwrap();
+    let chain = arr
+        .get(last)
+        .unwrap()
+        .unwrap()
+        .as_dictionary()
+        .unwrap()
+        .get("pos")
+        .unwrap()
+        .unwrap();
+    assert_eq!(far.raw().unwrap(), chain.raw().unwrap());
+    sum += chain.as_vector3().unwrap().z;
+    assert!(arr.get(last + 1).unwrap().is_none());
+
+    // Iterate every entity and every field through the typed accessors.
+    for e in arr.iter() {
+        let e = e.unwrap();
+        for pair in e.as_dictionary().unwrap().iter() {
+            let (k, v) = pair.unwrap();
+            let key = k.as_str().unwrap();
+            sum += key.len() as f64;
+            match key {
+                "id" => sum += v.as_i64().unwrap() as f64,
+                "name" => sum += v.as_str().unwrap().len() as f64,
+                "pos" | "vel" => sum += v.as_vector3().unwrap().y,
+                "hp" => sum += v.as_f64().unwrap(),
+                "tags" => {
+                    let tags = v.as_string_array().unwrap();
+                    for t in tags.iter() {
+                        sum += t.unwrap().len() as f64;
+                    }
+                    sum += tags.get(0).unwrap().unwrap().len() as f64;
+                }
+                other => panic!("unexpected key {other}"),
+            }
+        }
+    }
+
+    // Errors do not allocate either.
+    let cut = &bytes[..bytes.len() - 1];
+    let e = gdvariant::validate(cut).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnexpectedEof { .. }));
+    assert!(gdvariant::parse_prefix(cut, &opts).is_err());
+    assert!(lazy_accept(cut, &opts).is_err());
+    sum
+}
+
+#[test]
+fn reading_the_engine_sample_allocates_nothing() {
+    let bytes = engine_sample();
+    let (sum, allocs) = count_allocs(|| read_everything(&bytes, 7));
+    assert!(sum.is_finite());
+    assert_eq!(allocs, 0, "allocations while reading");
+}
+
+#[test]
+fn reading_the_generated_packet_allocates_nothing() {
+    let bytes = gen::game_state_packet();
+    let (sum, allocs) = count_allocs(|| read_everything(&bytes, gen::ENTITIES - 1));
+    assert!(sum.is_finite());
+    assert_eq!(allocs, 0, "allocations while reading");
+}
+
+#[test]
+fn packed_views_allocate_nothing() {
+    let bytes = gen::packed_f32_array(1 << 20);
+    let (sum, allocs) = count_allocs(|| {
+        let v = gdvariant::parse(&bytes).unwrap();
+        let a = v.as_packed::<f32>().unwrap();
+        let mut s: f32 = a.iter().sum();
+        s += a.as_le_slice().iter().map(|x| x.get()).sum::<f32>();
+        if let Some(sl) = a.as_slice() {
+            s += sl.iter().sum::<f32>();
+        }
+        assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+        s
+    });
+    assert!(sum.is_finite());
+    assert_eq!(allocs, 0);
+}
