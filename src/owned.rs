@@ -1,0 +1,1082 @@
+//! [`Variant`]: an owned Variant tree, built by hand or from a [`VariantRef`].
+//!
+//! The owned types mirror the borrowed views: [`Array`] / [`ArrayRef`](crate::ArrayRef),
+//! [`Dictionary`] / [`DictionaryRef`](crate::DictionaryRef), [`Object`] /
+//! [`ObjectRef`](crate::ObjectRef), [`NodePath`] / [`NodePathRef`](crate::NodePathRef),
+//! [`TypeInfo`] / [`ContainerType`](crate::ContainerType). Math types are shared with the
+//! reader ([`crate::math`]).
+//!
+//! # Equality
+//!
+//! `Variant`'s [`PartialEq`] is structural and compares floats **by their bits**: a NaN equals
+//! the same NaN, and `-0.0 != 0.0`. That makes it an equivalence relation (`Eq` holds), and makes
+//! round-trip tests meaningful: `encode` then `to_owned` gives back an equal tree. Dictionaries
+//! compare their entries in order. [`Variant::Raw`] values compare by dialect and bytes.
+//!
+//! # Deep trees
+//!
+//! Conversion from a [`VariantRef`], encoding, equality and dropping never recurse on the native
+//! stack, so trees nested far deeper than the engine's limit of 1024 are safe to build, compare
+//! and drop. `Clone` and `Debug` are the derived, recursive ones.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::array::ContainerType;
+use crate::error::{Error, ErrorKind, Result};
+use crate::math::*;
+use crate::object::ObjectRef;
+use crate::text::Text;
+use crate::types::{Dialect, VariantType};
+use crate::value::VariantRef;
+
+/// An owned Variant of either dialect.
+///
+/// Build it by hand (`Variant::from(42)`, `Variant::from("text")`, `vec![...].into()`), or from
+/// a received value with [`VariantRef::to_owned`]; write it with [`encode`](crate::encode).
+///
+/// ```
+/// use gdvariant::{Variant, Vector3};
+/// let v = Variant::from(vec![Variant::from(1), "two".into(), Vector3::new(1.0, 2.0, 3.0).into()]);
+/// assert_eq!(v.as_array().unwrap().items[1].as_str(), Some("two"));
+/// ```
+#[derive(Clone, Debug, Default)]
+#[allow(missing_docs)]
+pub enum Variant {
+    /// `null`.
+    #[default]
+    Nil,
+    Bool(bool),
+    /// A 64-bit integer (written in 32 bits when it fits, as the engine does).
+    Int(i64),
+    /// A float (written as f32 when that is exact, as the engine does).
+    Float(f64),
+    String(String),
+    Vector2(Vector2),
+    Vector2i(Vector2i),
+    Rect2(Rect2),
+    Rect2i(Rect2i),
+    Vector3(Vector3),
+    Vector3i(Vector3i),
+    Transform2D(Transform2D),
+    Vector4(Vector4),
+    Vector4i(Vector4i),
+    Plane(Plane),
+    Quaternion(Quaternion),
+    Aabb(Aabb),
+    Basis(Basis),
+    Transform3D(Transform3D),
+    Projection(Projection),
+    Color(Color),
+    /// A StringName (Godot 4), by its text.
+    StringName(String),
+    NodePath(NodePath),
+    /// A RID by its id. Godot 3 RIDs carry no id on the wire (they read as 0).
+    Rid(u64),
+    Object(Object),
+    /// A Callable: always empty on the wire.
+    Callable,
+    Signal(Signal),
+    Dictionary(Dictionary),
+    Array(Array),
+    PackedByteArray(Vec<u8>),
+    PackedInt32Array(Vec<i32>),
+    PackedInt64Array(Vec<i64>),
+    PackedFloat32Array(Vec<f32>),
+    PackedFloat64Array(Vec<f64>),
+    PackedStringArray(Vec<String>),
+    PackedVector2Array(Vec<Vector2>),
+    PackedVector3Array(Vec<Vector3>),
+    PackedColorArray(Vec<Color>),
+    PackedVector4Array(Vec<Vector4>),
+    /// An already-encoded value (a sub-tree of a received packet), written unchanged.
+    Raw(RawValue),
+}
+
+/// A NodePath: names, subnames (the property path) and whether it is absolute.
+///
+/// `"/root/a:prop"` is `names = ["root", "a"]`, `subnames = ["prop"]`, `absolute = true`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NodePath {
+    /// The node names.
+    pub names: Vec<String>,
+    /// The subnames (property path).
+    pub subnames: Vec<String>,
+    /// Whether the path starts with `/`.
+    pub absolute: bool,
+}
+
+/// An Object: an instance id, or a full object (class name and properties).
+#[derive(Clone, Debug)]
+pub enum Object {
+    /// The "as id" form: an instance id; 0 is the null object.
+    Id(u64),
+    /// A full object, as `var_to_bytes_with_objects` writes it. An empty class name is the null
+    /// object.
+    Full {
+        /// The class name.
+        class: String,
+        /// The properties in order.
+        properties: Vec<(String, Variant)>,
+    },
+}
+
+/// A Signal (Godot 4): a name and the instance id of the object that owns it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Signal {
+    /// The signal's name.
+    pub name: String,
+    /// The owning object's instance id.
+    pub object_id: u64,
+}
+
+/// The element, key or value type of a typed container: the owned counterpart of
+/// [`ContainerType`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TypeInfo {
+    /// Untyped.
+    #[default]
+    None,
+    /// A builtin type (`Array[int]`).
+    Builtin(VariantType),
+    /// A native class name (`Array[Node]`).
+    ClassName(String),
+    /// A script by its `res://` path.
+    Script(String),
+}
+
+/// An Array: an optional element type and the elements.
+#[derive(Clone, Debug, Default)]
+pub struct Array {
+    /// The element type (Godot 4.3+ typed arrays); [`TypeInfo::None`] when untyped.
+    pub element_type: TypeInfo,
+    /// The elements.
+    pub items: Vec<Variant>,
+}
+
+/// A Dictionary: optional key and value types and the entries in insertion order.
+///
+/// Keys may be of any type. [`insert`](Dictionary::insert) replaces the value of an equal key in
+/// place (keeping its position), as the engine does; keys compare with `Variant`'s bitwise
+/// equality. Lookups are linear scans.
+#[derive(Clone, Debug, Default)]
+pub struct Dictionary {
+    /// The key type (Godot 4.4+ typed dictionaries).
+    pub key_type: TypeInfo,
+    /// The value type (Godot 4.4+ typed dictionaries).
+    pub value_type: TypeInfo,
+    /// The entries in insertion order.
+    pub entries: Vec<(Variant, Variant)>,
+}
+
+/// The encoded bytes of one value in a given dialect, kept and written unchanged.
+///
+/// Obtained from a [`VariantRef`] with [`RawValue::from_ref`]. Its contents are trusted: the
+/// encoder checks only the dialect.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawValue {
+    bytes: Vec<u8>,
+    dialect: Dialect,
+}
+
+impl RawValue {
+    /// Copies the exact bytes of `v` (walking it if its size is not yet known) without decoding
+    /// it.
+    pub fn from_ref(v: &VariantRef<'_>) -> Result<RawValue> {
+        Ok(RawValue {
+            bytes: v.raw()?.to_vec(),
+            dialect: v.dialect(),
+        })
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The dialect the bytes are written in.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The value's type, from its header (`None` if the header is missing or unknown).
+    pub fn ty(&self) -> Option<VariantType> {
+        let h = self.bytes.get(..4)?;
+        self.dialect.type_of(u32::from(h[0]))
+    }
+}
+
+impl Array {
+    /// An untyped array of `items`.
+    pub fn new(items: Vec<Variant>) -> Array {
+        Array {
+            element_type: TypeInfo::None,
+            items,
+        }
+    }
+
+    /// A typed array.
+    pub fn typed(element_type: TypeInfo, items: Vec<Variant>) -> Array {
+        Array {
+            element_type,
+            items,
+        }
+    }
+
+    /// Takes the elements out, leaving the array empty.
+    pub fn take_items(&mut self) -> Vec<Variant> {
+        core::mem::take(&mut self.items)
+    }
+}
+
+impl Dictionary {
+    /// An empty, untyped dictionary.
+    pub fn new() -> Dictionary {
+        Dictionary::default()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value of the entry whose key equals `key`.
+    ///
+    /// ```
+    /// use gdvariant::{Dictionary, Variant};
+    /// let mut d = Dictionary::new();
+    /// d.insert("a", 1);
+    /// assert_eq!(d.get(&"a".into()), Some(&Variant::Int(1)));
+    /// assert_eq!(d.get_str("a"), Some(&Variant::Int(1)));
+    /// ```
+    pub fn get(&self, key: &Variant) -> Option<&Variant> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value of the entry whose key is the String (or StringName) `key`.
+    pub fn get_str(&self, key: &str) -> Option<&Variant> {
+        self.entries
+            .iter()
+            .find(|(k, _)| matches!(k, Variant::String(s) | Variant::StringName(s) if s == key))
+            .map(|(_, v)| v)
+    }
+
+    /// A mutable reference to the value of the entry whose key equals `key`.
+    pub fn get_mut(&mut self, key: &Variant) -> Option<&mut Variant> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// Inserts `value` under `key`. An entry with an equal key keeps its position and gets the
+    /// new value (the old one is returned), as in the engine; otherwise the entry is appended.
+    ///
+    /// ```
+    /// use gdvariant::{Dictionary, Variant};
+    /// let mut d = Dictionary::new();
+    /// d.insert("a", 1);
+    /// d.insert("b", 2);
+    /// assert_eq!(d.insert("a", 3), Some(Variant::Int(1)));
+    /// assert_eq!(d.entries[0], ("a".into(), Variant::Int(3)));
+    /// ```
+    pub fn insert(
+        &mut self,
+        key: impl Into<Variant>,
+        value: impl Into<Variant>,
+    ) -> Option<Variant> {
+        let key = key.into();
+        let value = value.into();
+        match self.get_mut(&key) {
+            Some(slot) => Some(core::mem::replace(slot, value)),
+            None => {
+                self.entries.push((key, value));
+                None
+            }
+        }
+    }
+
+    /// Removes the entry whose key equals `key`, keeping the order of the others.
+    pub fn remove(&mut self, key: &Variant) -> Option<Variant> {
+        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(i).1)
+    }
+}
+
+impl<K: Into<Variant>, V: Into<Variant>> FromIterator<(K, V)> for Dictionary {
+    /// Collects pairs with [`insert`](Dictionary::insert) semantics (later duplicates replace).
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut d = Dictionary::new();
+        for (k, v) in iter {
+            d.insert(k, v);
+        }
+        d
+    }
+}
+
+impl FromIterator<Variant> for Array {
+    fn from_iter<I: IntoIterator<Item = Variant>>(iter: I) -> Self {
+        Array::new(iter.into_iter().collect())
+    }
+}
+
+impl Variant {
+    /// The value's type. For [`Variant::Raw`], the type its header names (Nil if unreadable).
+    pub fn ty(&self) -> VariantType {
+        use VariantType as T;
+        match self {
+            Variant::Nil => T::Nil,
+            Variant::Bool(_) => T::Bool,
+            Variant::Int(_) => T::Int,
+            Variant::Float(_) => T::Float,
+            Variant::String(_) => T::String,
+            Variant::Vector2(_) => T::Vector2,
+            Variant::Vector2i(_) => T::Vector2i,
+            Variant::Rect2(_) => T::Rect2,
+            Variant::Rect2i(_) => T::Rect2i,
+            Variant::Vector3(_) => T::Vector3,
+            Variant::Vector3i(_) => T::Vector3i,
+            Variant::Transform2D(_) => T::Transform2D,
+            Variant::Vector4(_) => T::Vector4,
+            Variant::Vector4i(_) => T::Vector4i,
+            Variant::Plane(_) => T::Plane,
+            Variant::Quaternion(_) => T::Quaternion,
+            Variant::Aabb(_) => T::Aabb,
+            Variant::Basis(_) => T::Basis,
+            Variant::Transform3D(_) => T::Transform3D,
+            Variant::Projection(_) => T::Projection,
+            Variant::Color(_) => T::Color,
+            Variant::StringName(_) => T::StringName,
+            Variant::NodePath(_) => T::NodePath,
+            Variant::Rid(_) => T::Rid,
+            Variant::Object(_) => T::Object,
+            Variant::Callable => T::Callable,
+            Variant::Signal(_) => T::Signal,
+            Variant::Dictionary(_) => T::Dictionary,
+            Variant::Array(_) => T::Array,
+            Variant::PackedByteArray(_) => T::PackedByteArray,
+            Variant::PackedInt32Array(_) => T::PackedInt32Array,
+            Variant::PackedInt64Array(_) => T::PackedInt64Array,
+            Variant::PackedFloat32Array(_) => T::PackedFloat32Array,
+            Variant::PackedFloat64Array(_) => T::PackedFloat64Array,
+            Variant::PackedStringArray(_) => T::PackedStringArray,
+            Variant::PackedVector2Array(_) => T::PackedVector2Array,
+            Variant::PackedVector3Array(_) => T::PackedVector3Array,
+            Variant::PackedColorArray(_) => T::PackedColorArray,
+            Variant::PackedVector4Array(_) => T::PackedVector4Array,
+            Variant::Raw(r) => r.ty().unwrap_or(T::Nil),
+        }
+    }
+
+    /// Whether the value is Nil.
+    pub fn is_nil(&self) -> bool {
+        matches!(self, Variant::Nil)
+    }
+
+    /// The int, if this is one.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Variant::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The float, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Variant::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The bool, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Variant::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The text of a String or StringName.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Variant::String(s) | Variant::StringName(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The Array, if this is one.
+    pub fn as_array(&self) -> Option<&Array> {
+        match self {
+            Variant::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The Dictionary, if this is one.
+    pub fn as_dictionary(&self) -> Option<&Dictionary> {
+        match self {
+            Variant::Dictionary(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Whether the value holds other Variants (a non-empty Array, Dictionary or full Object).
+    #[inline]
+    fn has_children(&self) -> bool {
+        match self {
+            Variant::Array(a) => !a.items.is_empty(),
+            Variant::Dictionary(d) => !d.entries.is_empty(),
+            Variant::Object(Object::Full { properties, .. }) => !properties.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Moves the children of a container onto `stack`, leaving it empty.
+    fn drain_children_into(&mut self, stack: &mut Vec<Variant>) {
+        match self {
+            Variant::Array(a) => stack.append(&mut a.items),
+            Variant::Dictionary(d) => {
+                for (k, v) in d.entries.drain(..) {
+                    stack.push(k);
+                    stack.push(v);
+                }
+            }
+            Variant::Object(Object::Full { properties, .. }) => {
+                stack.extend(properties.drain(..).map(|(_, v)| v));
+            }
+            _ => {}
+        }
+    }
+}
+
+// ----- dropping deep trees without recursion -----
+
+/// Drops `items` without native recursion when some of them hold containers: grandchildren are
+/// moved onto a heap stack first, so every container is dropped empty.
+fn drop_flat(items: &mut Vec<Variant>) {
+    if !items.iter().any(Variant::has_children) {
+        return; // dropped normally, one level deep
+    }
+    let mut stack = core::mem::take(items);
+    while let Some(mut v) = stack.pop() {
+        v.drain_children_into(&mut stack);
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        drop_flat(&mut self.items);
+    }
+}
+
+impl Drop for Dictionary {
+    fn drop(&mut self) {
+        if !self
+            .entries
+            .iter()
+            .any(|(k, v)| k.has_children() || v.has_children())
+        {
+            return;
+        }
+        let mut stack = Vec::with_capacity(self.entries.len() * 2);
+        for (k, v) in self.entries.drain(..) {
+            stack.push(k);
+            stack.push(v);
+        }
+        drop_flat(&mut stack);
+    }
+}
+
+impl Drop for Object {
+    fn drop(&mut self) {
+        if let Object::Full { properties, .. } = self {
+            if properties.iter().any(|(_, v)| v.has_children()) {
+                let mut stack: Vec<Variant> = properties.drain(..).map(|(_, v)| v).collect();
+                drop_flat(&mut stack);
+            }
+        }
+    }
+}
+
+// ----- equality: floats by bits, iterative -----
+
+#[inline]
+fn bits_eq<const N: usize>(a: [f64; N], b: [f64; N]) -> bool {
+    a.iter()
+        .zip(b.iter())
+        .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+#[inline]
+fn f32s_eq(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+#[inline]
+fn f64s_eq(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+fn colors_eq(a: &[Color], b: &[Color]) -> bool {
+    f32s_eq(bytemuck::cast_slice(a), bytemuck::cast_slice(b))
+}
+
+/// Compares two values shallowly (floats by bits); for containers compares the type info and
+/// lengths and pushes the children pairs onto `stack`.
+fn shallow_eq<'a>(
+    a: &'a Variant,
+    b: &'a Variant,
+    stack: &mut Vec<(&'a Variant, &'a Variant)>,
+) -> bool {
+    use Variant as V;
+    match (a, b) {
+        (V::Nil, V::Nil) | (V::Callable, V::Callable) => true,
+        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::Int(x), V::Int(y)) => x == y,
+        (V::Float(x), V::Float(y)) => x.to_bits() == y.to_bits(),
+        (V::String(x), V::String(y)) | (V::StringName(x), V::StringName(y)) => x == y,
+        (V::Vector2(x), V::Vector2(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Vector2i(x), V::Vector2i(y)) => x == y,
+        (V::Rect2(x), V::Rect2(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Rect2i(x), V::Rect2i(y)) => x == y,
+        (V::Vector3(x), V::Vector3(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Vector3i(x), V::Vector3i(y)) => x == y,
+        (V::Transform2D(x), V::Transform2D(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Vector4(x), V::Vector4(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Vector4i(x), V::Vector4i(y)) => x == y,
+        (V::Plane(x), V::Plane(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Quaternion(x), V::Quaternion(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Aabb(x), V::Aabb(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Basis(x), V::Basis(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Transform3D(x), V::Transform3D(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Projection(x), V::Projection(y)) => bits_eq(x.to_array(), y.to_array()),
+        (V::Color(x), V::Color(y)) => f32s_eq(&x.to_array(), &y.to_array()),
+        (V::NodePath(x), V::NodePath(y)) => x == y,
+        (V::Rid(x), V::Rid(y)) => x == y,
+        (V::Signal(x), V::Signal(y)) => x == y,
+        (V::Object(Object::Id(x)), V::Object(Object::Id(y))) => x == y,
+        (
+            V::Object(Object::Full {
+                class: c1,
+                properties: p1,
+            }),
+            V::Object(Object::Full {
+                class: c2,
+                properties: p2,
+            }),
+        ) => {
+            if c1 != c2 || p1.len() != p2.len() {
+                return false;
+            }
+            for ((n1, v1), (n2, v2)) in p1.iter().zip(p2) {
+                if n1 != n2 {
+                    return false;
+                }
+                stack.push((v1, v2));
+            }
+            true
+        }
+        (V::Array(x), V::Array(y)) => {
+            if x.element_type != y.element_type || x.items.len() != y.items.len() {
+                return false;
+            }
+            stack.extend(x.items.iter().zip(&y.items));
+            true
+        }
+        (V::Dictionary(x), V::Dictionary(y)) => {
+            if x.key_type != y.key_type
+                || x.value_type != y.value_type
+                || x.entries.len() != y.entries.len()
+            {
+                return false;
+            }
+            for ((k1, v1), (k2, v2)) in x.entries.iter().zip(&y.entries) {
+                stack.push((k1, k2));
+                stack.push((v1, v2));
+            }
+            true
+        }
+        (V::PackedByteArray(x), V::PackedByteArray(y)) => x == y,
+        (V::PackedInt32Array(x), V::PackedInt32Array(y)) => x == y,
+        (V::PackedInt64Array(x), V::PackedInt64Array(y)) => x == y,
+        (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => f32s_eq(x, y),
+        (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => f64s_eq(x, y),
+        (V::PackedStringArray(x), V::PackedStringArray(y)) => x == y,
+        (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
+            f64s_eq(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
+            f64s_eq(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
+            f64s_eq(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedColorArray(x), V::PackedColorArray(y)) => colors_eq(x, y),
+        (V::Raw(x), V::Raw(y)) => x == y,
+        _ => false,
+    }
+}
+
+impl PartialEq for Variant {
+    /// Structural equality with floats compared by bits (see the [module docs](self)).
+    fn eq(&self, other: &Variant) -> bool {
+        let mut stack = Vec::new();
+        if !shallow_eq(self, other, &mut stack) {
+            return false;
+        }
+        while let Some((a, b)) = stack.pop() {
+            if !shallow_eq(a, b, &mut stack) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Eq for Variant {}
+
+impl PartialEq for Array {
+    fn eq(&self, other: &Array) -> bool {
+        self.element_type == other.element_type
+            && self.items.len() == other.items.len()
+            && self.items.iter().zip(&other.items).all(|(a, b)| a == b)
+    }
+}
+impl Eq for Array {}
+
+impl PartialEq for Dictionary {
+    fn eq(&self, other: &Dictionary) -> bool {
+        self.key_type == other.key_type
+            && self.value_type == other.value_type
+            && self.entries == other.entries
+    }
+}
+impl Eq for Dictionary {}
+
+impl PartialEq for Object {
+    fn eq(&self, other: &Object) -> bool {
+        match (self, other) {
+            (Object::Id(a), Object::Id(b)) => a == b,
+            (
+                Object::Full {
+                    class: c1,
+                    properties: p1,
+                },
+                Object::Full {
+                    class: c2,
+                    properties: p2,
+                },
+            ) => c1 == c2 && p1 == p2,
+            _ => false,
+        }
+    }
+}
+impl Eq for Object {}
+
+// ----- conversions from Rust values -----
+
+macro_rules! from_into {
+    ($($t:ty => $variant:ident via $conv:expr),* $(,)?) => {$(
+        impl From<$t> for Variant {
+            #[inline]
+            fn from(v: $t) -> Variant {
+                #[allow(clippy::redundant_closure_call)]
+                Variant::$variant(($conv)(v))
+            }
+        }
+    )*};
+}
+
+from_into!(
+    bool => Bool via |v| v,
+    i64 => Int via |v| v,
+    i32 => Int via i64::from,
+    i16 => Int via i64::from,
+    i8 => Int via i64::from,
+    u32 => Int via i64::from,
+    u16 => Int via i64::from,
+    u8 => Int via i64::from,
+    f64 => Float via |v| v,
+    f32 => Float via f64::from,
+    String => String via |v| v,
+    &str => String via String::from,
+    Vector2 => Vector2 via |v| v,
+    Vector2i => Vector2i via |v| v,
+    Rect2 => Rect2 via |v| v,
+    Rect2i => Rect2i via |v| v,
+    Vector3 => Vector3 via |v| v,
+    Vector3i => Vector3i via |v| v,
+    Transform2D => Transform2D via |v| v,
+    Vector4 => Vector4 via |v| v,
+    Vector4i => Vector4i via |v| v,
+    Plane => Plane via |v| v,
+    Quaternion => Quaternion via |v| v,
+    Aabb => Aabb via |v| v,
+    Basis => Basis via |v| v,
+    Transform3D => Transform3D via |v| v,
+    Projection => Projection via |v| v,
+    Color => Color via |v| v,
+    NodePath => NodePath via |v| v,
+    Object => Object via |v| v,
+    Signal => Signal via |v| v,
+    Dictionary => Dictionary via |v| v,
+    Array => Array via |v| v,
+    RawValue => Raw via |v| v,
+    Vec<Variant> => Array via Array::new,
+    Vec<u8> => PackedByteArray via |v| v,
+    &[u8] => PackedByteArray via <[u8]>::to_vec,
+    Vec<i32> => PackedInt32Array via |v| v,
+    &[i32] => PackedInt32Array via <[i32]>::to_vec,
+    Vec<i64> => PackedInt64Array via |v| v,
+    &[i64] => PackedInt64Array via <[i64]>::to_vec,
+    Vec<f32> => PackedFloat32Array via |v| v,
+    &[f32] => PackedFloat32Array via <[f32]>::to_vec,
+    Vec<f64> => PackedFloat64Array via |v| v,
+    &[f64] => PackedFloat64Array via <[f64]>::to_vec,
+    Vec<String> => PackedStringArray via |v| v,
+    &[&str] => PackedStringArray via |v: &[&str]| v.iter().map(|s| String::from(*s)).collect(),
+    Vec<Vector2> => PackedVector2Array via |v| v,
+    &[Vector2] => PackedVector2Array via <[Vector2]>::to_vec,
+    Vec<Vector3> => PackedVector3Array via |v| v,
+    &[Vector3] => PackedVector3Array via <[Vector3]>::to_vec,
+    Vec<Color> => PackedColorArray via |v| v,
+    &[Color] => PackedColorArray via <[Color]>::to_vec,
+    Vec<Vector4> => PackedVector4Array via |v| v,
+    &[Vector4] => PackedVector4Array via <[Vector4]>::to_vec,
+);
+
+impl<T: Into<Variant>> From<Option<T>> for Variant {
+    /// `None` is Nil.
+    fn from(v: Option<T>) -> Variant {
+        v.map_or(Variant::Nil, Into::into)
+    }
+}
+
+impl From<()> for Variant {
+    /// `()` is Nil.
+    fn from(_: ()) -> Variant {
+        Variant::Nil
+    }
+}
+
+// ----- from borrowed views -----
+
+impl TypeInfo {
+    /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at
+    /// `offset`.
+    pub fn from_ref(t: &ContainerType<'_>, offset: usize) -> Result<TypeInfo> {
+        Ok(match t {
+            ContainerType::None => TypeInfo::None,
+            ContainerType::Builtin(ty) => TypeInfo::Builtin(*ty),
+            ContainerType::ClassName(s) => TypeInfo::ClassName(text_string(s, offset)?),
+            ContainerType::Script(s) => TypeInfo::Script(text_string(s, offset)?),
+        })
+    }
+
+    /// The kind as written in a container header: 0 none, 1 builtin, 2 class name, 3 script.
+    pub fn kind(&self) -> u32 {
+        match self {
+            TypeInfo::None => 0,
+            TypeInfo::Builtin(_) => 1,
+            TypeInfo::ClassName(_) => 2,
+            TypeInfo::Script(_) => 3,
+        }
+    }
+}
+
+#[inline]
+fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
+    match t.as_str() {
+        Some(s) => Ok(String::from(s)),
+        None => Err(Error::new(ErrorKind::NotRustUtf8, offset)),
+    }
+}
+
+/// A container being converted: its finished children and where the rest come from.
+#[allow(clippy::large_enum_variant)]
+enum Building<'a> {
+    Array {
+        ty: TypeInfo,
+        items: Vec<Variant>,
+        it: crate::array::ArrayIter<'a>,
+    },
+    Dict {
+        kt: TypeInfo,
+        vt: TypeInfo,
+        entries: Vec<(Variant, Variant)>,
+        key: Option<Variant>,
+        pending: Option<VariantRef<'a>>,
+        it: crate::dict::DictIter<'a>,
+    },
+    Object {
+        class: String,
+        props: Vec<(String, Variant)>,
+        it: crate::object::Properties<'a>,
+    },
+}
+
+impl<'a> Building<'a> {
+    /// The next child value to convert, `Ok(None)` when the container is complete.
+    fn next_child(&mut self) -> Result<Option<VariantRef<'a>>> {
+        match self {
+            Building::Array { it, .. } => it.try_next(),
+            Building::Dict { pending, it, .. } => {
+                if let Some(v) = pending.take() {
+                    return Ok(Some(v));
+                }
+                match it.try_next()? {
+                    Some((k, v)) => {
+                        *pending = Some(v);
+                        Ok(Some(k))
+                    }
+                    None => Ok(None),
+                }
+            }
+            Building::Object { props, it, .. } => match it.next().transpose()? {
+                Some((name, v)) => {
+                    props.push((String::from(name), Variant::Nil));
+                    Ok(Some(v))
+                }
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// Stores a converted child.
+    fn push(&mut self, v: Variant) {
+        match self {
+            Building::Array { items, .. } => items.push(v),
+            Building::Dict { entries, key, .. } => match key.take() {
+                Some(k) => entries.push((k, v)),
+                None => *key = Some(v),
+            },
+            Building::Object { props, .. } => {
+                if let Some(last) = props.last_mut() {
+                    last.1 = v;
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Variant {
+        match self {
+            Building::Array { ty, items, .. } => Variant::Array(Array {
+                element_type: ty,
+                items,
+            }),
+            Building::Dict {
+                kt, vt, entries, ..
+            } => Variant::Dictionary(Dictionary {
+                key_type: kt,
+                value_type: vt,
+                entries,
+            }),
+            Building::Object { class, props, .. } => Variant::Object(Object::Full {
+                class,
+                properties: props,
+            }),
+        }
+    }
+}
+
+/// Either a finished value or the start of a container to fill.
+enum Step<'a> {
+    Leaf(Variant),
+    Open(Building<'a>),
+}
+
+fn step<'a>(v: &VariantRef<'a>) -> Result<Step<'a>> {
+    use VariantType as T;
+    let at = v.offset();
+    Ok(Step::Leaf(match v.ty() {
+        T::Nil => Variant::Nil,
+        T::Bool => Variant::Bool(v.as_bool()?),
+        T::Int => Variant::Int(v.as_i64()?),
+        T::Float => Variant::Float(v.as_f64()?),
+        T::String => Variant::String(String::from(v.as_str()?)),
+        T::StringName => Variant::StringName(String::from(v.as_str()?)),
+        T::Vector2 => Variant::Vector2(v.as_vector2()?),
+        T::Vector2i => Variant::Vector2i(v.as_vector2i()?),
+        T::Rect2 => Variant::Rect2(v.as_rect2()?),
+        T::Rect2i => Variant::Rect2i(v.as_rect2i()?),
+        T::Vector3 => Variant::Vector3(v.as_vector3()?),
+        T::Vector3i => Variant::Vector3i(v.as_vector3i()?),
+        T::Transform2D => Variant::Transform2D(v.as_transform2d()?),
+        T::Vector4 => Variant::Vector4(v.as_vector4()?),
+        T::Vector4i => Variant::Vector4i(v.as_vector4i()?),
+        T::Plane => Variant::Plane(v.as_plane()?),
+        T::Quaternion => Variant::Quaternion(v.as_quaternion()?),
+        T::Aabb => Variant::Aabb(v.as_aabb()?),
+        T::Basis => Variant::Basis(v.as_basis()?),
+        T::Transform3D => Variant::Transform3D(v.as_transform3d()?),
+        T::Projection => Variant::Projection(v.as_projection()?),
+        T::Color => Variant::Color(v.as_color()?),
+        T::NodePath => {
+            let np = v.as_node_path()?;
+            let mut names = Vec::new();
+            for s in np.names() {
+                names.push(String::from(s?));
+            }
+            let mut subnames = Vec::new();
+            for s in np.subnames()? {
+                subnames.push(String::from(s?));
+            }
+            Variant::NodePath(NodePath {
+                names,
+                subnames,
+                absolute: np.is_absolute(),
+            })
+        }
+        T::Rid => Variant::Rid(v.as_rid()?),
+        T::Callable => Variant::Callable,
+        T::Signal => {
+            let s = v.as_signal()?;
+            Variant::Signal(Signal {
+                name: text_string(&s.name, at + 8)?,
+                object_id: s.object_id,
+            })
+        }
+        T::Object => match v.as_object()? {
+            ObjectRef::Id(id) => Variant::Object(Object::Id(id)),
+            ObjectRef::Full(f) => {
+                return Ok(Step::Open(Building::Object {
+                    class: text_string(&f.class_name(), at + 8)?,
+                    props: Vec::new(),
+                    it: f.properties(),
+                }))
+            }
+        },
+        T::Array => {
+            let a = v.as_array()?;
+            return Ok(Step::Open(Building::Array {
+                ty: TypeInfo::from_ref(&a.element_type()?, at + 4)?,
+                items: Vec::new(),
+                it: a.iter(),
+            }));
+        }
+        T::Dictionary => {
+            let d = v.as_dictionary()?;
+            let (k, t) = d.key_value_types()?;
+            return Ok(Step::Open(Building::Dict {
+                kt: TypeInfo::from_ref(&k, at + 4)?,
+                vt: TypeInfo::from_ref(&t, at + 4)?,
+                entries: Vec::new(),
+                key: None,
+                pending: None,
+                it: d.iter(),
+            }));
+        }
+        T::PackedByteArray => Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
+        T::PackedInt32Array => Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
+        T::PackedInt64Array => Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
+        T::PackedFloat32Array => Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
+        T::PackedFloat64Array => Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
+        T::PackedStringArray => {
+            let a = v.as_string_array()?;
+            let mut out = Vec::new();
+            for s in a.iter() {
+                out.push(String::from(s?));
+            }
+            Variant::PackedStringArray(out)
+        }
+        T::PackedVector2Array => Variant::PackedVector2Array(if v.is_wide() {
+            v.as_packed::<[f64; 2]>()?
+                .iter()
+                .map(Vector2::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 2]>()?
+                .iter()
+                .map(|a| Vector2::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedVector3Array => Variant::PackedVector3Array(if v.is_wide() {
+            v.as_packed::<[f64; 3]>()?
+                .iter()
+                .map(Vector3::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 3]>()?
+                .iter()
+                .map(|a| Vector3::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedVector4Array => Variant::PackedVector4Array(if v.is_wide() {
+            v.as_packed::<[f64; 4]>()?
+                .iter()
+                .map(Vector4::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 4]>()?
+                .iter()
+                .map(|a| Vector4::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedColorArray => Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
+    }))
+}
+
+impl VariantRef<'_> {
+    /// Decodes the whole value into an owned [`Variant`].
+    ///
+    /// Strings are the engine's text (a leading BOM stripped, cut at the first NUL); Godot 3 text
+    /// that is not valid UTF-8 is an [`ErrorKind::NotRustUtf8`] error. Reals are widened to
+    /// `f64` exactly. Works iteratively: the reader's depth limit bounds the heap stack and the
+    /// native stack is not used for nesting.
+    ///
+    /// ```
+    /// use gdvariant::Variant;
+    /// // var_to_bytes([1, "a"]) in Godot 4
+    /// let bytes = [28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0];
+    /// let v = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
+    /// assert_eq!(v, Variant::from(vec![Variant::Int(1), "a".into()]));
+    /// ```
+    #[allow(clippy::wrong_self_convention)]
+    pub fn to_owned(&self) -> Result<Variant> {
+        let mut stack: Vec<Building<'_>> = match step(self)? {
+            Step::Leaf(v) => return Ok(v),
+            Step::Open(b) => alloc::vec![b],
+        };
+        loop {
+            let Some(top) = stack.last_mut() else {
+                // Unreachable: the loop returns when the outermost container completes.
+                return Ok(Variant::Nil);
+            };
+            match top.next_child()? {
+                Some(child) => match step(&child)? {
+                    Step::Leaf(v) => top.push(v),
+                    Step::Open(b) => stack.push(b),
+                },
+                None => {
+                    let done = stack.pop().map_or(Variant::Nil, Building::finish);
+                    match stack.last_mut() {
+                        Some(parent) => parent.push(done),
+                        None => return Ok(done),
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl TryFrom<VariantRef<'_>> for Variant {
+    type Error = Error;
+    /// See [`VariantRef::to_owned`].
+    fn try_from(v: VariantRef<'_>) -> Result<Variant> {
+        v.to_owned()
+    }
+}
+
+impl TryFrom<&VariantRef<'_>> for Variant {
+    type Error = Error;
+    /// See [`VariantRef::to_owned`].
+    fn try_from(v: &VariantRef<'_>) -> Result<Variant> {
+        v.to_owned()
+    }
+}
