@@ -7,6 +7,8 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod dict;
 pub mod error;
 pub mod math;

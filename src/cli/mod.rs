@@ -1,0 +1,3 @@
+//! The `gdvariant` command-line tool as a library (feature `cli`).
+//!
+//! Work in progress.
