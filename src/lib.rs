@@ -10,6 +10,7 @@ pub mod array;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod dict;
+pub mod encode;
 pub mod error;
 pub mod math;
 pub mod object;
@@ -23,6 +24,7 @@ pub mod value;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
 pub use dict::{DictIter, DictionaryRef, Key};
+pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};
 pub use math::*;
 pub use object::{FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter};

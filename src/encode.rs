@@ -1,0 +1,897 @@
+//! The encoder: byte-exact with the engine's `var_to_bytes` / `var_to_bytes_with_objects`.
+//!
+//! [`encode`] writes a [`Variant`] with the Godot 4 defaults, [`encode_with`] and
+//! [`encode_into`] take [`EncodeOptions`]. The streaming [`Writer`](crate::Writer) shares the
+//! code below, so both produce identical bytes.
+//!
+//! Canonical choices, as the engine makes them (see the crate's format notes): header bits 8–15
+//! zero; an int in 32 bits when it fits, else 64 bits with the flag; a float as f32 when
+//! `(f64)(f32)d == d` (so NaN is always f64); Color always f32; zero padding after strings,
+//! byte arrays and NodePath strings; PackedStringArray entries with a NUL; dictionaries in
+//! insertion order; a null object as a bare Nil header; a Godot 3 RID as a bare header.
+
+use alloc::vec::Vec;
+
+use zerocopy::IntoBytes;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::math::*;
+use crate::owned::{Array, Dictionary, NodePath, Object, TypeInfo, Variant};
+use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+
+/// How to write: the dialect, the precision of real numbers, the object policy and the depth
+/// limit.
+///
+/// The defaults are the engine's `var_to_bytes`: Godot 4, single precision, no full objects,
+/// depth limit 1024.
+///
+/// ```
+/// use gdvariant::{Dialect, EncodeOptions};
+/// let opts = EncodeOptions::new().dialect(Dialect::Godot4).double_precision(true).full_objects(true);
+/// assert!(opts.get_double_precision());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EncodeOptions {
+    pub(crate) dialect: Dialect,
+    pub(crate) double: bool,
+    pub(crate) full_objects: bool,
+    pub(crate) max_depth: u32,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions::new()
+    }
+}
+
+impl EncodeOptions {
+    /// The engine's `var_to_bytes` defaults: Godot 4, single precision, no full objects.
+    pub const fn new() -> EncodeOptions {
+        EncodeOptions {
+            dialect: Dialect::Godot4,
+            double: false,
+            full_objects: false,
+            max_depth: ENGINE_MAX_DEPTH,
+        }
+    }
+
+    /// The defaults with the Godot 3 dialect.
+    pub const fn godot3() -> EncodeOptions {
+        EncodeOptions::new().dialect(Dialect::Godot3)
+    }
+
+    /// Chooses the dialect.
+    #[must_use]
+    pub const fn dialect(mut self, dialect: Dialect) -> EncodeOptions {
+        self.dialect = dialect;
+        self
+    }
+
+    /// Writes real-valued math types (Vector2/3/4, Rect2, Transform2D, Plane, Quaternion, AABB,
+    /// Basis, Transform3D, Projection) and PackedVector2/3/4Array with f64 components and the
+    /// 64-bit flag, as a `precision=double` Godot 4 build does. Ignored in Godot 3, which has no
+    /// double-precision form. Off by default (official builds are single precision: components
+    /// are rounded to f32).
+    #[must_use]
+    pub const fn double_precision(mut self, double: bool) -> EncodeOptions {
+        self.double = double;
+        self
+    }
+
+    /// Writes [`Object::Full`] values as full objects, as `var_to_bytes_with_objects` does, and
+    /// class- or script-typed containers with their class name or script path. Without it a
+    /// non-null full object is an [`ErrorKind::ObjectsNotAllowed`] error (the engine would write
+    /// the instance id, which an owned tree does not have), and class- or script-typed
+    /// containers are written as class `EncodedObjectAsID`, as `var_to_bytes` does.
+    #[must_use]
+    pub const fn full_objects(mut self, full: bool) -> EncodeOptions {
+        self.full_objects = full;
+        self
+    }
+
+    /// Sets the depth limit: a value at a depth greater than `depth` is an error (the top-level
+    /// value is at depth 0). Clamped to [`MAX_DEPTH_LIMIT`]. Default 1024, the engine's.
+    #[must_use]
+    pub const fn max_depth(mut self, depth: u32) -> EncodeOptions {
+        self.max_depth = if depth > MAX_DEPTH_LIMIT {
+            MAX_DEPTH_LIMIT
+        } else {
+            depth
+        };
+        self
+    }
+
+    /// The dialect in force.
+    pub const fn get_dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Whether real-valued math types are written with f64 components (Godot 4 only).
+    pub const fn get_double_precision(&self) -> bool {
+        self.double
+    }
+
+    /// Whether full objects are written.
+    pub const fn get_full_objects(&self) -> bool {
+        self.full_objects
+    }
+
+    /// The depth limit in force.
+    pub const fn get_max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// Whether f64 components are written (double precision in Godot 4).
+    #[inline]
+    pub(crate) fn wide(&self) -> bool {
+        self.double && self.dialect == Dialect::Godot4
+    }
+}
+
+/// Encodes `v` as Godot 4's `var_to_bytes` does.
+///
+/// Errors (never panics) for what the format cannot hold: a string longer than 2^31 - 1 bytes,
+/// a full object (see [`EncodeOptions::full_objects`]), nesting deeper than 1024, a
+/// [`Variant::Raw`] of the other dialect.
+///
+/// ```
+/// use gdvariant::Variant;
+/// assert_eq!(gdvariant::encode(&Variant::Int(42)).unwrap(), [2, 0, 0, 0, 42, 0, 0, 0]);
+/// assert_eq!(gdvariant::encode(&Variant::Float(0.1)).unwrap().len(), 12); // needs f64
+/// ```
+pub fn encode(v: &Variant) -> Result<Vec<u8>> {
+    encode_with(v, &EncodeOptions::new())
+}
+
+/// Encodes `v` with the given options into a new buffer; see [`encode`].
+///
+/// ```
+/// use gdvariant::{EncodeOptions, Variant, ErrorKind};
+/// let v = Variant::Vector4(Default::default());
+/// let err = gdvariant::encode_with(&v, &EncodeOptions::godot3()).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::UnsupportedInDialect { .. }));
+/// ```
+pub fn encode_with(v: &Variant, opts: &EncodeOptions) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(64);
+    encode_into(v, &mut out, opts)?;
+    Ok(out)
+}
+
+/// Appends the encoding of `v` to `out`. On error `out` is left as it was, and the error's
+/// offset is relative to where the value would have started.
+///
+/// ```
+/// use gdvariant::{EncodeOptions, Variant};
+/// let mut buf = vec![0xAA];
+/// gdvariant::encode_into(&Variant::Bool(true), &mut buf, &EncodeOptions::new()).unwrap();
+/// assert_eq!(buf, [0xAA, 1, 0, 0, 0, 1, 0, 0, 0]);
+/// ```
+pub fn encode_into(v: &Variant, out: &mut Vec<u8>, opts: &EncodeOptions) -> Result<()> {
+    let start = out.len();
+    let mut ids = IdCache::new();
+    let mut e = Enc {
+        out,
+        base: start,
+        opts,
+        ids: &mut ids,
+    };
+    let res = e.tree(v, 0);
+    if res.is_err() {
+        out.truncate(start);
+    }
+    res
+}
+
+/// Type ids of the dialect, looked up once per type through [`Dialect::id_of`].
+#[derive(Clone, Debug)]
+pub(crate) struct IdCache {
+    /// Indexed by `VariantType as usize`: `UNKNOWN` until looked up, `ABSENT` if the dialect has
+    /// no such type.
+    ids: [u8; 39],
+}
+
+const UNKNOWN: u8 = 0xFE;
+const ABSENT: u8 = 0xFF;
+
+impl IdCache {
+    pub(crate) const fn new() -> IdCache {
+        IdCache { ids: [UNKNOWN; 39] }
+    }
+
+    #[inline]
+    fn get(&mut self, dialect: Dialect, ty: VariantType) -> Option<u32> {
+        let slot = self.ids.get_mut(ty as usize)?;
+        if *slot == UNKNOWN {
+            *slot = dialect.id_of(ty).map_or(ABSENT, |id| id as u8);
+        }
+        (*slot != ABSENT).then_some(u32::from(*slot))
+    }
+}
+
+/// A container being written by [`Enc::tree`]: the children still to write.
+enum Frame<'v> {
+    Items(core::slice::Iter<'v, Variant>),
+    Entries(
+        core::slice::Iter<'v, (Variant, Variant)>,
+        Option<&'v Variant>,
+    ),
+    Props(core::slice::Iter<'v, (alloc::string::String, Variant)>),
+}
+
+/// The encoding primitives, appending to `out`; offsets in errors are relative to `base`.
+pub(crate) struct Enc<'o> {
+    pub(crate) out: &'o mut Vec<u8>,
+    pub(crate) base: usize,
+    pub(crate) opts: &'o EncodeOptions,
+    pub(crate) ids: &'o mut IdCache,
+}
+
+#[cold]
+pub(crate) fn too_long(at: usize) -> Error {
+    Error::new(ErrorKind::TooLong, at)
+}
+
+/// The largest length or count the format holds.
+const MAX_LEN: usize = i32::MAX as usize;
+
+impl Enc<'_> {
+    /// The offset of the next byte, relative to the start of the encoding.
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.out.len() - self.base
+    }
+
+    #[inline]
+    pub(crate) fn u32(&mut self, v: u32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    #[inline]
+    fn u64(&mut self, v: u64) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    #[inline]
+    fn f32(&mut self, v: f32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    #[inline]
+    fn f64(&mut self, v: f64) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    #[inline]
+    fn pad(&mut self, n: usize) {
+        let pad = (4 - n % 4) % 4;
+        self.out.extend_from_slice(&[0u8; 3][..pad]);
+    }
+
+    /// The wire id of `ty`, or an [`ErrorKind::UnsupportedInDialect`] error.
+    #[inline]
+    pub(crate) fn id(&mut self, ty: VariantType) -> Result<u32> {
+        match self.ids.get(self.opts.dialect, ty) {
+            Some(id) => Ok(id),
+            None => Err(Error::new(
+                ErrorKind::UnsupportedInDialect { ty },
+                self.pos(),
+            )),
+        }
+    }
+
+    /// Writes the header of `ty` with `flags` (bits 16+).
+    #[inline]
+    pub(crate) fn header(&mut self, ty: VariantType, flags: u32) -> Result<()> {
+        let id = self.id(ty)?;
+        self.u32(id | flags);
+        Ok(())
+    }
+
+    /// A length or count as the format's `i32`, or [`ErrorKind::TooLong`].
+    #[inline]
+    pub(crate) fn len32(&self, n: usize) -> Result<u32> {
+        if n > MAX_LEN {
+            return Err(too_long(self.pos()));
+        }
+        Ok(n as u32)
+    }
+
+    /// A §5 string payload: length, bytes, zero padding.
+    #[inline]
+    pub(crate) fn string(&mut self, s: &str) -> Result<()> {
+        let n = self.len32(s.len())?;
+        self.out.reserve(s.len() + 7);
+        self.u32(n);
+        self.out.extend_from_slice(s.as_bytes());
+        self.pad(s.len());
+        Ok(())
+    }
+
+    #[inline]
+    fn reals(&mut self, a: &[f64]) {
+        if self.opts.wide() {
+            for &x in a {
+                self.f64(x);
+            }
+        } else {
+            for &x in a {
+                self.f32(x as f32);
+            }
+        }
+    }
+
+    /// A real-valued math type: header (with the flag in double precision) and components.
+    #[inline]
+    fn math<const N: usize>(&mut self, ty: VariantType, a: [f64; N]) -> Result<()> {
+        let flag = if self.opts.wide() { FLAG_64 } else { 0 };
+        self.header(ty, flag)?;
+        self.reals(&a);
+        Ok(())
+    }
+
+    #[inline]
+    fn ints<const N: usize>(&mut self, ty: VariantType, a: [i32; N]) -> Result<()> {
+        self.header(ty, 0)?;
+        for x in a {
+            self.out.extend_from_slice(&x.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn int(&mut self, i: i64) -> Result<()> {
+        let id = self.id(VariantType::Int)?;
+        match i32::try_from(i) {
+            Ok(small) => {
+                self.u32(id);
+                self.out.extend_from_slice(&small.to_le_bytes());
+            }
+            Err(_) => {
+                self.u32(id | FLAG_64);
+                self.out.extend_from_slice(&i.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn float(&mut self, d: f64) -> Result<()> {
+        let id = self.id(VariantType::Float)?;
+        let f = d as f32;
+        if f64::from(f) == d {
+            self.u32(id);
+            self.f32(f);
+        } else {
+            self.u32(id | FLAG_64);
+            self.f64(d);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn color(&mut self, c: Color) -> Result<()> {
+        self.header(VariantType::Color, 0)?;
+        self.out.extend_from_slice(c.as_bytes_le().as_slice());
+        Ok(())
+    }
+
+    pub(crate) fn node_path(&mut self, np: &NodePath) -> Result<()> {
+        self.node_path_parts(&np.names, &np.subnames, np.absolute)
+    }
+
+    pub(crate) fn node_path_parts<S: AsRef<str>>(
+        &mut self,
+        names: &[S],
+        subnames: &[S],
+        absolute: bool,
+    ) -> Result<()> {
+        let start = self.out.len();
+        self.header(VariantType::NodePath, 0)?;
+        let n = self.len32(names.len())?;
+        let s = self.len32(subnames.len())?;
+        if names.len() + subnames.len() > MAX_LEN {
+            return Err(too_long(self.pos()));
+        }
+        self.u32(n | 0x8000_0000);
+        self.u32(s);
+        self.u32(u32::from(absolute));
+        for x in names.iter().chain(subnames) {
+            if let Err(e) = self.string(x.as_ref()) {
+                self.out.truncate(start);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn rid(&mut self, id: u64) -> Result<()> {
+        self.header(VariantType::Rid, 0)?;
+        if self.opts.dialect == Dialect::Godot4 {
+            self.u64(id);
+        }
+        Ok(())
+    }
+
+    /// An object by instance id; 0 is written as Nil, as the engine writes a null object.
+    pub(crate) fn object_id(&mut self, id: u64) -> Result<()> {
+        if id == 0 {
+            return self.header(VariantType::Nil, 0);
+        }
+        self.header(VariantType::Object, FLAG_64)?;
+        self.u64(id);
+        Ok(())
+    }
+
+    pub(crate) fn signal(&mut self, name: &str, object_id: u64) -> Result<()> {
+        let start = self.out.len();
+        self.header(VariantType::Signal, 0)?;
+        if let Err(e) = self.string(name) {
+            self.out.truncate(start);
+            return Err(e);
+        }
+        self.u64(object_id);
+        Ok(())
+    }
+
+    pub(crate) fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        let n = self.len32(b.len())?;
+        self.header(VariantType::PackedByteArray, 0)?;
+        self.out.reserve(b.len() + 7);
+        self.u32(n);
+        self.out.extend_from_slice(b);
+        self.pad(b.len());
+        Ok(())
+    }
+
+    /// Header and count of a packed array of `n` elements of `size` bytes each.
+    #[inline]
+    fn packed_head(&mut self, ty: VariantType, flags: u32, n: usize, size: usize) -> Result<()> {
+        let total = n.checked_mul(size).filter(|&t| t <= MAX_LEN);
+        let Some(total) = total else {
+            return Err(too_long(self.pos()));
+        };
+        self.header(ty, flags)?;
+        self.out.reserve(total + 4);
+        self.u32(n as u32);
+        Ok(())
+    }
+
+    pub(crate) fn packed_i32(&mut self, a: &[i32]) -> Result<()> {
+        self.packed_head(VariantType::PackedInt32Array, 0, a.len(), 4)?;
+        self.plain(a);
+        Ok(())
+    }
+
+    pub(crate) fn packed_i64(&mut self, a: &[i64]) -> Result<()> {
+        self.packed_head(VariantType::PackedInt64Array, 0, a.len(), 8)?;
+        self.plain(a);
+        Ok(())
+    }
+
+    pub(crate) fn packed_f32(&mut self, a: &[f32]) -> Result<()> {
+        self.packed_head(VariantType::PackedFloat32Array, 0, a.len(), 4)?;
+        self.plain(a);
+        Ok(())
+    }
+
+    pub(crate) fn packed_f64(&mut self, a: &[f64]) -> Result<()> {
+        self.packed_head(VariantType::PackedFloat64Array, 0, a.len(), 8)?;
+        self.plain(a);
+        Ok(())
+    }
+
+    pub(crate) fn packed_colors(&mut self, a: &[Color]) -> Result<()> {
+        self.packed_head(VariantType::PackedColorArray, 0, a.len(), 16)?;
+        self.plain(a);
+        Ok(())
+    }
+
+    /// Appends the elements' little-endian bytes: one copy on little-endian hosts.
+    #[inline]
+    fn plain<T: IntoBytes + zerocopy::Immutable + LeBytes>(&mut self, a: &[T]) {
+        if cfg!(target_endian = "little") {
+            self.out.extend_from_slice(a.as_bytes());
+        } else {
+            for x in a {
+                x.put_le(self.out);
+            }
+        }
+    }
+
+    /// A packed Vector2/3/4 array: f64 components with the flag in double precision, else f32.
+    fn packed_reals<T, const N: usize>(&mut self, ty: VariantType, a: &[T]) -> Result<()>
+    where
+        T: IntoBytes + zerocopy::Immutable + Copy + Into<[f64; N]>,
+    {
+        if self.opts.wide() {
+            self.packed_head(ty, FLAG_64, a.len(), 8 * N)?;
+            if cfg!(target_endian = "little") {
+                self.out.extend_from_slice(a.as_bytes());
+                return Ok(());
+            }
+            for &v in a {
+                for x in v.into() {
+                    self.f64(x);
+                }
+            }
+        } else {
+            self.packed_head(ty, 0, a.len(), 4 * N)?;
+            for &v in a {
+                let c: [f64; N] = v.into();
+                let mut buf = [0u8; 32];
+                for (chunk, x) in buf.chunks_exact_mut(4).zip(c) {
+                    chunk.copy_from_slice(&(x as f32).to_le_bytes());
+                }
+                self.out.extend_from_slice(&buf[..4 * N]);
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn packed_vector2(&mut self, a: &[Vector2]) -> Result<()> {
+        self.packed_reals::<_, 2>(VariantType::PackedVector2Array, a)
+    }
+
+    pub(crate) fn packed_vector3(&mut self, a: &[Vector3]) -> Result<()> {
+        self.packed_reals::<_, 3>(VariantType::PackedVector3Array, a)
+    }
+
+    pub(crate) fn packed_vector4(&mut self, a: &[Vector4]) -> Result<()> {
+        self.packed_reals::<_, 4>(VariantType::PackedVector4Array, a)
+    }
+
+    /// Single-precision vectors given as f32 arrays: one copy on little-endian hosts. In double
+    /// precision they are widened.
+    pub(crate) fn packed_vectors_f32<const N: usize>(
+        &mut self,
+        ty: VariantType,
+        a: &[[f32; N]],
+    ) -> Result<()>
+    where
+        [f32; N]: IntoBytes + zerocopy::Immutable,
+    {
+        if self.opts.wide() {
+            self.packed_head(ty, FLAG_64, a.len(), 8 * N)?;
+            for v in a {
+                for &x in v {
+                    self.f64(f64::from(x));
+                }
+            }
+        } else {
+            self.packed_head(ty, 0, a.len(), 4 * N)?;
+            if cfg!(target_endian = "little") {
+                self.out.extend_from_slice(a.as_bytes());
+            } else {
+                for v in a {
+                    for &x in v {
+                        self.f32(x);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn packed_strings<S: AsRef<str>>(&mut self, a: &[S]) -> Result<()> {
+        let start = self.out.len();
+        let n = self.len32(a.len())?;
+        self.header(VariantType::PackedStringArray, 0)?;
+        self.u32(n);
+        for s in a {
+            let s = s.as_ref().as_bytes();
+            // The entry's length counts the NUL the engine appends.
+            if s.len() >= MAX_LEN {
+                let e = too_long(self.pos());
+                self.out.truncate(start);
+                return Err(e);
+            }
+            self.out.reserve(s.len() + 8);
+            self.u32(s.len() as u32 + 1);
+            self.out.extend_from_slice(s);
+            self.out.push(0);
+            self.pad(s.len() + 1);
+        }
+        Ok(())
+    }
+
+    /// A container's type info entry (kind already in the header).
+    fn type_info(&mut self, t: &TypeInfo) -> Result<()> {
+        match t {
+            TypeInfo::None => Ok(()),
+            TypeInfo::Builtin(ty) => {
+                // Container type ids are Godot 4 ids (typed containers exist only there).
+                let id = Dialect::Godot4.id_of(*ty).unwrap_or(0);
+                self.u32(id);
+                Ok(())
+            }
+            TypeInfo::ClassName(s) | TypeInfo::Script(s) => {
+                if self.opts.full_objects {
+                    self.string(s)
+                } else {
+                    self.string(ENCODED_OBJECT_AS_ID)
+                }
+            }
+        }
+    }
+
+    /// The kind bits of a type info as written: class and script typing become class
+    /// `EncodedObjectAsID` without full objects, as the engine writes them.
+    #[inline]
+    fn kind(&self, t: &TypeInfo) -> u32 {
+        match t {
+            TypeInfo::Script(_) if !self.opts.full_objects => 2,
+            t => t.kind(),
+        }
+    }
+
+    #[cold]
+    fn untyped_only(&self, ty: VariantType) -> Error {
+        Error::new(ErrorKind::UnsupportedInDialect { ty }, self.pos())
+    }
+
+    /// Header, type info and count of an Array.
+    pub(crate) fn array_head(&mut self, t: &TypeInfo, count: usize) -> Result<usize> {
+        let start = self.out.len();
+        if self.opts.dialect == Dialect::Godot3 && *t != TypeInfo::None {
+            return Err(self.untyped_only(VariantType::Array));
+        }
+        let n = self.len32(count)?;
+        let res = (|| {
+            self.header(VariantType::Array, self.kind(t) << 16)?;
+            self.type_info(t)?;
+            Ok(())
+        })();
+        if let Err(e) = res {
+            self.out.truncate(start);
+            return Err(e);
+        }
+        let at = self.out.len();
+        self.u32(n);
+        Ok(at)
+    }
+
+    /// Header, type info and count of a Dictionary; returns where the count sits in `out`.
+    pub(crate) fn dict_head(
+        &mut self,
+        kt: &TypeInfo,
+        vt: &TypeInfo,
+        count: usize,
+    ) -> Result<usize> {
+        let start = self.out.len();
+        if self.opts.dialect == Dialect::Godot3 && (*kt != TypeInfo::None || *vt != TypeInfo::None)
+        {
+            return Err(self.untyped_only(VariantType::Dictionary));
+        }
+        let n = self.len32(count)?;
+        let res = (|| {
+            let flags = (self.kind(kt) << 16) | (self.kind(vt) << 18);
+            self.header(VariantType::Dictionary, flags)?;
+            self.type_info(kt)?;
+            self.type_info(vt)?;
+            Ok(())
+        })();
+        if let Err(e) = res {
+            self.out.truncate(start);
+            return Err(e);
+        }
+        let at = self.out.len();
+        self.u32(n);
+        Ok(at)
+    }
+
+    /// Header, class name and property count of a full object (the class is not empty);
+    /// returns where the count sits in `out`.
+    pub(crate) fn object_head(&mut self, class: &str, count: usize) -> Result<usize> {
+        if !self.opts.full_objects {
+            return Err(Error::new(ErrorKind::ObjectsNotAllowed, self.pos()));
+        }
+        let start = self.out.len();
+        let n = self.len32(count)?;
+        let res = (|| {
+            self.header(VariantType::Object, 0)?;
+            self.string(class)
+        })();
+        if let Err(e) = res {
+            self.out.truncate(start);
+            return Err(e);
+        }
+        let at = self.out.len();
+        self.u32(n);
+        Ok(at)
+    }
+
+    /// Checks the depth of a value about to be written.
+    #[inline]
+    pub(crate) fn check_depth(&self, depth: usize) -> Result<()> {
+        if depth > self.opts.max_depth as usize {
+            return Err(Error::new(
+                ErrorKind::DepthExceeded {
+                    limit: self.opts.max_depth,
+                },
+                self.pos(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Appends already-encoded bytes of the dialect `dialect`.
+    pub(crate) fn raw(&mut self, bytes: &[u8], dialect: Dialect) -> Result<()> {
+        if dialect != self.opts.dialect {
+            return Err(Error::new(
+                ErrorKind::WriterMisuse {
+                    what: "raw value encoded in the other dialect",
+                },
+                self.pos(),
+            ));
+        }
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Writes a value that holds no other values (everything but a non-empty container).
+    /// Containers are written by [`tree`](Enc::tree).
+    pub(crate) fn leaf(&mut self, v: &Variant) -> Result<()> {
+        use VariantType as T;
+        match v {
+            Variant::Nil => self.header(T::Nil, 0),
+            Variant::Bool(b) => {
+                self.header(T::Bool, 0)?;
+                self.u32(u32::from(*b));
+                Ok(())
+            }
+            Variant::Int(i) => self.int(*i),
+            Variant::Float(f) => self.float(*f),
+            Variant::String(s) => {
+                self.header(T::String, 0)?;
+                self.string(s)
+            }
+            Variant::StringName(s) => {
+                self.header(T::StringName, 0)?;
+                self.string(s)
+            }
+            Variant::Vector2(x) => self.math(T::Vector2, x.to_array()),
+            Variant::Vector2i(x) => self.ints(T::Vector2i, x.to_array()),
+            Variant::Rect2(x) => self.math(T::Rect2, x.to_array()),
+            Variant::Rect2i(x) => self.ints(T::Rect2i, x.to_array()),
+            Variant::Vector3(x) => self.math(T::Vector3, x.to_array()),
+            Variant::Vector3i(x) => self.ints(T::Vector3i, x.to_array()),
+            Variant::Transform2D(x) => self.math(T::Transform2D, x.to_array()),
+            Variant::Vector4(x) => self.math(T::Vector4, x.to_array()),
+            Variant::Vector4i(x) => self.ints(T::Vector4i, x.to_array()),
+            Variant::Plane(x) => self.math(T::Plane, x.to_array()),
+            Variant::Quaternion(x) => self.math(T::Quaternion, x.to_array()),
+            Variant::Aabb(x) => self.math(T::Aabb, x.to_array()),
+            Variant::Basis(x) => self.math(T::Basis, x.to_array()),
+            Variant::Transform3D(x) => self.math(T::Transform3D, x.to_array()),
+            Variant::Projection(x) => self.math(T::Projection, x.to_array()),
+            Variant::Color(c) => self.color(*c),
+            Variant::NodePath(np) => self.node_path(np),
+            Variant::Rid(id) => self.rid(*id),
+            Variant::Object(Object::Id(id)) => self.object_id(*id),
+            Variant::Object(Object::Full { class, properties }) => {
+                if class.is_empty() {
+                    // A null object: the engine writes Nil.
+                    return self.header(T::Nil, 0);
+                }
+                self.object_head(class, properties.len()).map(drop)
+            }
+            Variant::Callable => self.header(T::Callable, 0),
+            Variant::Signal(s) => self.signal(&s.name, s.object_id),
+            Variant::Dictionary(d) => self
+                .dict_head(&d.key_type, &d.value_type, d.entries.len())
+                .map(drop),
+            Variant::Array(a) => self.array_head(&a.element_type, a.items.len()).map(drop),
+            Variant::PackedByteArray(a) => self.bytes(a),
+            Variant::PackedInt32Array(a) => self.packed_i32(a),
+            Variant::PackedInt64Array(a) => self.packed_i64(a),
+            Variant::PackedFloat32Array(a) => self.packed_f32(a),
+            Variant::PackedFloat64Array(a) => self.packed_f64(a),
+            Variant::PackedStringArray(a) => self.packed_strings(a),
+            Variant::PackedVector2Array(a) => self.packed_vector2(a),
+            Variant::PackedVector3Array(a) => self.packed_vector3(a),
+            Variant::PackedVector4Array(a) => self.packed_vector4(a),
+            Variant::PackedColorArray(a) => self.packed_colors(a),
+            Variant::Raw(r) => self.raw(r.as_bytes(), r.dialect()),
+        }
+    }
+
+    /// Writes `v` and everything in it, `v` being at `depth`. Iterative: nesting uses a heap
+    /// stack bounded by the depth limit. On error the caller truncates `out`.
+    pub(crate) fn tree(&mut self, v: &Variant, depth: usize) -> Result<()> {
+        self.check_depth(depth)?;
+        self.leaf(v)?;
+        let Some(first) = frame_of(v) else {
+            return Ok(());
+        };
+        let mut stack = Vec::with_capacity(8);
+        stack.push(first);
+        while let Some(top) = stack.last_mut() {
+            let child = match top {
+                Frame::Items(it) => it.next(),
+                Frame::Entries(it, pending) => match pending.take() {
+                    Some(v) => Some(v),
+                    None => it.next().map(|(k, v)| {
+                        *pending = Some(v);
+                        k
+                    }),
+                },
+                Frame::Props(it) => match it.next() {
+                    Some((name, v)) => {
+                        self.string(name)?;
+                        Some(v)
+                    }
+                    None => None,
+                },
+            };
+            let Some(child) = child else {
+                stack.pop();
+                continue;
+            };
+            self.check_depth(depth + stack.len())?;
+            self.leaf(child)?;
+            if let Some(f) = frame_of(child) {
+                stack.push(f);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The children of a non-empty container, to be written after its head.
+#[inline]
+fn frame_of(v: &Variant) -> Option<Frame<'_>> {
+    match v {
+        Variant::Array(Array { items, .. }) if !items.is_empty() => {
+            Some(Frame::Items(items.iter()))
+        }
+        Variant::Dictionary(Dictionary { entries, .. }) if !entries.is_empty() => {
+            Some(Frame::Entries(entries.iter(), None))
+        }
+        Variant::Object(Object::Full { class, properties })
+            if !class.is_empty() && !properties.is_empty() =>
+        {
+            Some(Frame::Props(properties.iter()))
+        }
+        _ => None,
+    }
+}
+
+/// The class name `var_to_bytes` writes for class- and script-typed containers.
+pub(crate) const ENCODED_OBJECT_AS_ID: &str = "EncodedObjectAsID";
+
+/// Little-endian bytes of packed-array elements on big-endian hosts.
+pub(crate) trait LeBytes {
+    /// Appends the element's little-endian bytes.
+    fn put_le(&self, out: &mut Vec<u8>);
+}
+
+macro_rules! le_bytes {
+    ($($t:ty),*) => {$(
+        impl LeBytes for $t {
+            #[inline]
+            fn put_le(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+le_bytes!(i32, i64, f32, f64);
+
+impl LeBytes for Color {
+    #[inline]
+    fn put_le(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes_le().as_slice());
+    }
+}
+
+trait ColorLe {
+    fn as_bytes_le(&self) -> [u8; 16];
+}
+
+impl ColorLe for Color {
+    #[inline]
+    fn as_bytes_le(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        for (chunk, x) in b.chunks_exact_mut(4).zip(self.to_array()) {
+            chunk.copy_from_slice(&x.to_le_bytes());
+        }
+        b
+    }
+}

@@ -1,0 +1,473 @@
+//! Golden round trips: every value the real engines wrote is parsed, converted to an owned
+//! `Variant`, encoded again and compared with the engine's bytes; plus targeted encoder checks.
+
+mod common;
+
+use common::{encode_cases, hex};
+use gdvariant::{
+    encode, encode_with, parse, parse_with, Array, Dialect, Dictionary, EncodeOptions, ErrorKind,
+    NodePath, Object, ObjectRef, Options, RawValue, Signal, TypeInfo, Variant, VariantRef,
+    VariantType, Vector2, Vector3,
+};
+
+/// Zeroes the padding bytes of every NodePath string inside `v` (Godot 3 leaves garbage there).
+fn mask_node_path_padding(v: VariantRef<'_>, bytes: &mut [u8], base: usize) {
+    match v.ty() {
+        VariantType::NodePath => {
+            let raw = v.raw().unwrap();
+            let at = v.offset() - base;
+            let w = u32::from_le_bytes(raw[4..8].try_into().unwrap()) & 0x7FFF_FFFF;
+            let mut subs = u32::from_le_bytes(raw[8..12].try_into().unwrap());
+            let flags = u32::from_le_bytes(raw[12..16].try_into().unwrap());
+            if flags & 2 != 0 {
+                subs += 1;
+            }
+            let mut p = 16;
+            for _ in 0..w + subs {
+                let len = u32::from_le_bytes(raw[p..p + 4].try_into().unwrap()) as usize;
+                p += 4 + len;
+                while p % 4 != 0 {
+                    bytes[at + p] = 0;
+                    p += 1;
+                }
+            }
+        }
+        VariantType::Array => {
+            for e in v.as_array().unwrap().iter() {
+                mask_node_path_padding(e.unwrap(), bytes, base);
+            }
+        }
+        VariantType::Dictionary => {
+            for kv in v.as_dictionary().unwrap().iter() {
+                let (k, val) = kv.unwrap();
+                mask_node_path_padding(k, bytes, base);
+                mask_node_path_padding(val, bytes, base);
+            }
+        }
+        VariantType::Object => {
+            if let ObjectRef::Full(f) = v.as_object().unwrap() {
+                let mut props = f.properties();
+                while let Some((_, val)) = props.try_next().unwrap() {
+                    mask_node_path_padding(val, bytes, base);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// parse → to_owned → encode gives back the engine's bytes (NodePath padding masked).
+fn golden(engine: &str, dialect: Dialect) -> (usize, usize) {
+    let (_, cases) = encode_cases(engine);
+    assert!(cases.len() > 100, "too few cases in {engine}");
+    let mut failures = Vec::new();
+    let mut masked = 0;
+    for case in &cases {
+        let ropts = Options::new().dialect(dialect).allow_objects(case.objects);
+        let wopts = EncodeOptions::new()
+            .dialect(dialect)
+            .full_objects(case.objects);
+        let v = parse_with(&case.bytes, &ropts).unwrap();
+        let mut expected = case.bytes.clone();
+        mask_node_path_padding(v, &mut expected, 0);
+        masked += usize::from(expected != case.bytes);
+        let owned = match v.to_owned() {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(format!("{}: to_owned: {e}", case.name));
+                continue;
+            }
+        };
+        // Variant::try_from is the same conversion.
+        assert_eq!(Variant::try_from(v).unwrap(), owned, "{}", case.name);
+        match encode_with(&owned, &wopts) {
+            Ok(bytes) if bytes == expected => {}
+            Ok(bytes) => failures.push(format!(
+                "{}:\n  engine {}\n  ours   {}",
+                case.name,
+                hex(&expected),
+                hex(&bytes)
+            )),
+            Err(e) => failures.push(format!("{}: encode: {e}", case.name)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    (cases.len(), masked)
+}
+
+#[test]
+fn godot4_golden_bytes_reencode_exactly() {
+    let (n, masked) = golden("godot4", Dialect::Godot4);
+    assert!(n > 200);
+    // Godot 4 happened to write zero NodePath padding.
+    assert_eq!(masked, 0);
+}
+
+#[test]
+fn godot3_golden_bytes_reencode_exactly() {
+    let (n, masked) = golden("godot3", Dialect::Godot3);
+    assert!(n > 150);
+    // Godot 3 left garbage in some NodePath padding: masking was needed.
+    assert!(masked > 0);
+}
+
+#[test]
+fn game_state_example_reencodes_exactly() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/game_state.bin"
+    ))
+    .unwrap();
+    let owned = parse(&bytes).unwrap().to_owned().unwrap();
+    assert_eq!(encode(&owned).unwrap(), bytes);
+    let d = owned.as_dictionary().unwrap();
+    assert_eq!(d.get_str("tick"), Some(&Variant::Int(123456)));
+}
+
+#[test]
+fn canonical_scalars() {
+    let e = |v: Variant| encode(&v).unwrap();
+    assert_eq!(e(Variant::Nil), [0, 0, 0, 0]);
+    assert_eq!(e(Variant::Int(-1)), [2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+    assert_eq!(
+        e(Variant::Int(1 << 31)),
+        [2, 0, 1, 0, 0, 0, 0, 0x80, 0, 0, 0, 0]
+    );
+    assert_eq!(e(Variant::Float(-0.0)), [3, 0, 0, 0, 0, 0, 0, 0x80]);
+    assert_eq!(e(Variant::Float(f64::INFINITY)).len(), 8);
+    assert_eq!(e(Variant::Float(1e39)).len(), 12);
+    let nan = e(Variant::Float(f64::NAN));
+    assert_eq!(nan.len(), 12);
+    assert_eq!(&nan[..4], &[3, 0, 1, 0]);
+    assert_eq!(
+        e(Variant::String("abcde".into())),
+        [4, 0, 0, 0, 5, 0, 0, 0, b'a', b'b', b'c', b'd', b'e', 0, 0, 0]
+    );
+    assert_eq!(
+        e(Variant::PackedStringArray(vec![String::new()])),
+        [34, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+    );
+    assert_eq!(
+        e(Variant::PackedByteArray(vec![7])),
+        [29, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0]
+    );
+    // Null objects are a bare Nil header.
+    assert_eq!(e(Variant::Object(Object::Id(0))), [0, 0, 0, 0]);
+    let null_full = Variant::Object(Object::Full {
+        class: String::new(),
+        properties: vec![],
+    });
+    assert_eq!(e(null_full), [0, 0, 0, 0]);
+}
+
+#[test]
+fn godot3_specifics() {
+    let g3 = EncodeOptions::godot3();
+    assert_eq!(encode_with(&Variant::Rid(77), &g3).unwrap(), [16, 0, 0, 0]);
+    for v in [
+        Variant::Vector4(Default::default()),
+        Variant::Vector2i(Default::default()),
+        Variant::StringName("x".into()),
+        Variant::Callable,
+        Variant::Signal(Signal::default()),
+        Variant::PackedInt64Array(vec![]),
+        Variant::PackedVector4Array(vec![]),
+        Variant::Projection(Default::default()),
+    ] {
+        let ty = v.ty();
+        let err = encode_with(&v, &g3).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnsupportedInDialect { ty }, "{ty}");
+        assert_eq!(err.offset(), 0);
+    }
+    // Nested: the error offset is where the value would start.
+    let v = Variant::from(vec![Variant::Int(1), Variant::Vector4(Default::default())]);
+    let err = encode_with(&v, &g3).unwrap_err();
+    assert_eq!(
+        (err.offset(), err.kind()),
+        (
+            16,
+            ErrorKind::UnsupportedInDialect {
+                ty: VariantType::Vector4
+            }
+        )
+    );
+    // Typed containers do not exist in Godot 3.
+    let typed = Variant::Array(Array::typed(TypeInfo::Builtin(VariantType::Int), vec![]));
+    assert!(encode_with(&typed, &g3).is_err());
+    // Double precision is ignored: Godot 3 has no f64 math.
+    let v = Variant::Vector2(Vector2::new(0.1, 2.0));
+    let bytes = encode_with(&v, &g3.double_precision(true)).unwrap();
+    assert_eq!(bytes.len(), 12);
+    assert_eq!(&bytes[..4], &[5, 0, 0, 0]);
+}
+
+#[test]
+fn full_objects_need_the_option() {
+    let obj = Variant::Object(Object::Full {
+        class: "Node".into(),
+        properties: vec![("name".into(), Variant::from("n"))],
+    });
+    let wrapped = Variant::from(vec![Variant::Nil, obj.clone()]);
+    let err = encode(&wrapped).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (ErrorKind::ObjectsNotAllowed, 12)
+    );
+    let bytes = encode_with(&obj, &EncodeOptions::new().full_objects(true)).unwrap();
+    let back = parse_with(&bytes, &Options::new().allow_objects(true))
+        .unwrap()
+        .to_owned()
+        .unwrap();
+    assert_eq!(back, obj);
+    // Instance ids need no option.
+    let id = Variant::Object(Object::Id(0x8000_0000_0000_0042));
+    let bytes = encode(&id).unwrap();
+    assert_eq!(&bytes[..4], &[24, 0, 1, 0]);
+    assert_eq!(parse(&bytes).unwrap().to_owned().unwrap(), id);
+}
+
+#[test]
+fn typed_containers_without_objects_use_encoded_object_as_id() {
+    let a = Variant::Array(Array::typed(
+        TypeInfo::Script("res://thing.gd".into()),
+        vec![],
+    ));
+    let bytes = encode(&a).unwrap();
+    let back = parse(&bytes).unwrap().to_owned().unwrap();
+    assert_eq!(
+        back,
+        Variant::Array(Array::typed(
+            TypeInfo::ClassName("EncodedObjectAsID".into()),
+            vec![]
+        ))
+    );
+    let with = encode_with(&a, &EncodeOptions::new().full_objects(true)).unwrap();
+    let back = parse_with(&with, &Options::new().allow_objects(true))
+        .unwrap()
+        .to_owned()
+        .unwrap();
+    assert_eq!(back, a);
+}
+
+#[test]
+fn double_precision_round_trips_every_real_type() {
+    let r = |i: usize| 0.1 + i as f64 / 3.0; // not representable in f32
+    let reals: Vec<Variant> = vec![
+        Variant::Vector2(Vector2::from_array(core::array::from_fn(r))),
+        Variant::Rect2(gdvariant::Rect2::from_array(core::array::from_fn(r))),
+        Variant::Vector3(Vector3::from_array(core::array::from_fn(r))),
+        Variant::Transform2D(gdvariant::Transform2D::from_array(core::array::from_fn(r))),
+        Variant::Vector4(gdvariant::Vector4::from_array(core::array::from_fn(r))),
+        Variant::Plane(gdvariant::Plane::from_array(core::array::from_fn(r))),
+        Variant::Quaternion(gdvariant::Quaternion::from_array(core::array::from_fn(r))),
+        Variant::Aabb(gdvariant::Aabb::from_array(core::array::from_fn(r))),
+        Variant::Basis(gdvariant::Basis::from_array(core::array::from_fn(r))),
+        Variant::Transform3D(gdvariant::Transform3D::from_array(core::array::from_fn(r))),
+        Variant::Projection(gdvariant::Projection::from_array(core::array::from_fn(r))),
+        Variant::PackedVector2Array((0..5).map(|i| Vector2::new(r(i), -r(i))).collect()),
+        Variant::PackedVector3Array((0..5).map(|i| Vector3::new(r(i), -r(i), 1e300)).collect()),
+        Variant::PackedVector4Array(
+            (0..5)
+                .map(|i| gdvariant::Vector4::new(r(i), -r(i), f64::NAN, -0.0))
+                .collect(),
+        ),
+    ];
+    let double = EncodeOptions::new().double_precision(true);
+    for v in &reals {
+        let bytes = encode_with(v, &double).unwrap();
+        let p = parse(&bytes).unwrap();
+        assert!(p.is_wide(), "{:?}", v.ty());
+        assert_eq!(
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()) & 0x10000,
+            0x10000
+        );
+        assert_eq!(&p.to_owned().unwrap(), v, "{:?}", v.ty());
+        assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+        // Single precision rounds the components to f32 and does not round-trip these.
+        let single = encode(v).unwrap();
+        assert!(single.len() < bytes.len());
+        assert_ne!(&parse(&single).unwrap().to_owned().unwrap(), v);
+    }
+    // Color ignores the precision.
+    let c = Variant::Color(gdvariant::Color::new(0.1, 0.2, 0.3, 1.0));
+    assert_eq!(encode_with(&c, &double).unwrap(), encode(&c).unwrap());
+}
+
+#[test]
+fn node_path_and_signal() {
+    let np = Variant::NodePath(NodePath {
+        names: vec!["root".into(), "a".into()],
+        subnames: vec!["prop".into()],
+        absolute: true,
+    });
+    let bytes = encode(&np).unwrap();
+    assert_eq!(
+        hex(&bytes),
+        "1600000002000080010000000100000004000000726f6f740100000061000000040000007072 6f70"
+            .replace(' ', "")
+    );
+    assert_eq!(parse(&bytes).unwrap().to_owned().unwrap(), np);
+    let s = Variant::Signal(Signal {
+        name: "changed".into(),
+        object_id: 99,
+    });
+    assert_eq!(parse(&encode(&s).unwrap()).unwrap().to_owned().unwrap(), s);
+}
+
+#[test]
+fn encode_into_appends_and_restores_on_error() {
+    let mut buf = vec![1, 2, 3];
+    let bad = Variant::from(vec![Variant::Int(5), Variant::Vector4(Default::default())]);
+    let err = gdvariant::encode_into(&bad, &mut buf, &EncodeOptions::godot3()).unwrap_err();
+    assert_eq!(err.offset(), 16);
+    assert_eq!(buf, [1, 2, 3]);
+    gdvariant::encode_into(&Variant::Int(5), &mut buf, &EncodeOptions::new()).unwrap();
+    assert_eq!(buf, [1, 2, 3, 2, 0, 0, 0, 5, 0, 0, 0]);
+}
+
+fn nested_arrays(depth: usize) -> Variant {
+    let mut v = Variant::Array(Array::default());
+    for _ in 0..depth {
+        v = Variant::Array(Array::new(vec![v]));
+    }
+    v
+}
+
+#[test]
+fn depth_limit_on_encode() {
+    // 1025 nested arrays (depths 0..=1024) are what the engine accepts.
+    let ok = nested_arrays(1024);
+    let bytes = encode(&ok).unwrap();
+    assert_eq!(bytes.len(), 1025 * 8);
+    assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+    let back = parse(&bytes).unwrap().to_owned().unwrap();
+    assert_eq!(back, ok);
+    let err = encode(&nested_arrays(1025)).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (ErrorKind::DepthExceeded { limit: 1024 }, 1025 * 8)
+    );
+}
+
+#[test]
+fn very_deep_trees_error_compare_and_drop_without_overflow() {
+    // Built, encoded, compared and dropped on a test thread's small stack.
+    let deep = nested_arrays(100_000);
+    let err = encode(&deep).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DepthExceeded { limit: 1024 });
+    let same = nested_arrays(100_000);
+    assert_eq!(deep, same);
+    assert_ne!(deep, nested_arrays(99_999));
+    drop(deep);
+    drop(same);
+    // Dictionaries and objects too.
+    let mut d = Variant::Nil;
+    for i in 0..100_000 {
+        let mut dict = Dictionary::new();
+        dict.insert(i, d);
+        d = Variant::Object(Object::Full {
+            class: "C".into(),
+            properties: vec![("p".into(), Variant::Dictionary(dict))],
+        });
+    }
+    let err = encode_with(&d, &EncodeOptions::new().full_objects(true)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DepthExceeded { limit: 1024 });
+    drop(d);
+}
+
+#[test]
+fn raw_pass_through() {
+    let inner = encode(&Variant::from(vec![Variant::from(1.5), "x".into()])).unwrap();
+    let raw = RawValue::from_ref(&parse(&inner).unwrap()).unwrap();
+    assert_eq!(raw.as_bytes(), &inner[..]);
+    let outer = Variant::from(vec![Variant::Raw(raw.clone()), Variant::Int(2)]);
+    let bytes = encode(&outer).unwrap();
+    let expected = encode(&Variant::from(vec![
+        Variant::from(vec![Variant::from(1.5), "x".into()]),
+        Variant::Int(2),
+    ]))
+    .unwrap();
+    assert_eq!(bytes, expected);
+    // A raw value keeps its dialect.
+    let err = encode_with(&outer, &EncodeOptions::godot3()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::WriterMisuse { .. }));
+}
+
+#[test]
+fn dictionary_insert_replaces_in_place() {
+    let mut d = Dictionary::new();
+    d.insert("a", 1);
+    d.insert(2, "b");
+    d.insert(Variant::Float(f64::NAN), 3);
+    assert_eq!(d.insert("a", 10), Some(Variant::Int(1)));
+    assert_eq!(
+        d.insert(Variant::Float(f64::NAN), 30),
+        Some(Variant::Int(3))
+    );
+    assert_eq!(d.len(), 3);
+    assert_eq!(d.entries[0].1, Variant::Int(10));
+    assert_eq!(d.get(&Variant::Int(2)), Some(&Variant::from("b")));
+    assert_eq!(d.get(&Variant::Float(0.0)), None);
+    assert_eq!(d.remove(&Variant::Int(2)), Some(Variant::from("b")));
+    assert_eq!(d.len(), 2);
+}
+
+#[test]
+fn equality_compares_floats_by_bits() {
+    assert_eq!(Variant::Float(f64::NAN), Variant::Float(f64::NAN));
+    assert_ne!(Variant::Float(0.0), Variant::Float(-0.0));
+    assert_ne!(Variant::Int(1), Variant::Float(1.0));
+    assert_ne!(Variant::String("a".into()), Variant::StringName("a".into()));
+    let v = Variant::PackedVector3Array(vec![Vector3::new(f64::NAN, -0.0, 1.0)]);
+    assert_eq!(v, v.clone());
+    assert_ne!(
+        v,
+        Variant::PackedVector3Array(vec![Vector3::new(f64::NAN, 0.0, 1.0)])
+    );
+}
+
+#[test]
+fn conversions_from_rust_values() {
+    assert_eq!(Variant::from(7u8), Variant::Int(7));
+    assert_eq!(Variant::from(-7i32), Variant::Int(-7));
+    assert_eq!(Variant::from(1.5f32), Variant::Float(1.5));
+    assert_eq!(Variant::from(true), Variant::Bool(true));
+    assert_eq!(Variant::from("s"), Variant::String("s".into()));
+    assert_eq!(Variant::from(None::<i32>), Variant::Nil);
+    assert_eq!(
+        Variant::from(&[1.0f32, 2.0][..]),
+        Variant::PackedFloat32Array(vec![1.0, 2.0])
+    );
+    assert_eq!(
+        Variant::from(vec![1i64]),
+        Variant::PackedInt64Array(vec![1])
+    );
+    assert_eq!(
+        Variant::from(&["a", "b"][..]),
+        Variant::PackedStringArray(vec!["a".into(), "b".into()])
+    );
+    assert_eq!(
+        Variant::from(vec![1u8, 2]).ty(),
+        VariantType::PackedByteArray
+    );
+    let d: Dictionary = [("a", 1), ("b", 2), ("a", 3)].into_iter().collect();
+    assert_eq!(d.len(), 2);
+    assert_eq!(d.get_str("a"), Some(&Variant::Int(3)));
+}
+
+#[test]
+fn to_owned_uses_engine_text() {
+    // BOM stripped and cut at the NUL, as the engine reads it.
+    let bytes = [
+        4, 0, 0, 0, 7, 0, 0, 0, 0xEF, 0xBB, 0xBF, b'h', b'i', 0, b'x', 0,
+    ];
+    assert_eq!(
+        parse(&bytes).unwrap().to_owned().unwrap(),
+        Variant::from("hi")
+    );
+    // Godot 3 accepts an encoded surrogate; it is not UTF-8, so it cannot be owned as a String.
+    let bytes = [4, 0, 0, 0, 3, 0, 0, 0, 0xED, 0xA0, 0x80, 0];
+    let v = parse_with(&bytes, &Options::godot3()).unwrap();
+    let err = v.to_owned().unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (ErrorKind::NotRustUtf8, 8));
+}
