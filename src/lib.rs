@@ -12,6 +12,7 @@ pub mod cli;
 pub mod dict;
 pub mod encode;
 pub mod error;
+pub mod framing;
 pub mod math;
 pub mod object;
 pub mod owned;
@@ -20,6 +21,7 @@ mod reader;
 pub mod text;
 pub mod types;
 mod validate;
+pub mod writer;
 pub mod value;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
@@ -33,6 +35,7 @@ pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use text::Text;
 pub use types::{Dialect, Options, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
 pub use value::VariantRef;
+pub use writer::Writer;
 
 use reader::Reader;
 
