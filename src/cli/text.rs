@@ -1,0 +1,627 @@
+//! The engine's own text form of a value: what Godot 4's `var_to_str` and Godot 3's `var2str`
+//! print, produced straight from a lazy [`VariantRef`] (nothing is decoded into an owned tree).
+//!
+//! Byte for byte the engine's output for every value that is not an Object, including its
+//! quirks: floats in the engine's number format ([`num`](super::num)), `-0.0` as `0.0`,
+//! dictionary keys **sorted** the way the engine sorts them (with its own introsort, so even
+//! keys the engine cannot order come out in the engine's order), one key per line, typed
+//! containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so on.
+//!
+//! Objects print in the engine's layout (`Object(Class,"prop":value,...)` and a newline), but
+//! the engine prints the *live* object's property list, which bytes cannot tell; an object sent
+//! as an instance id prints as the `EncodedObjectAsID` the engine decodes it to.
+//!
+//! ```
+//! let bytes = [27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 3, 0, 0, 0, 0, 0, 0xC0, 0x3F];
+//! let v = gdvariant::parse(&bytes).unwrap();
+//! assert_eq!(gdvariant::cli::text::to_text(&v).unwrap(), "{\n\"a\": 1.5\n}");
+//! ```
+
+use std::string::String;
+use std::vec::Vec;
+
+use super::num;
+use super::sink::Sink;
+use crate::array::ContainerType;
+use crate::error::Result;
+use crate::object::ObjectRef;
+use crate::types::{Dialect, VariantType as T};
+use crate::value::VariantRef;
+
+/// The engine text of `v` (see the [module docs](self)).
+pub fn to_text(v: &VariantRef<'_>) -> Result<String> {
+    let mut sink = Sink::memory();
+    write(v, &mut sink)?;
+    Ok(sink.buf)
+}
+
+/// Writes the engine text of `v` to `out` in bounded memory. Data errors come first; a write
+/// error is reported as `Ok(Err(_))`.
+pub fn write_text(v: &VariantRef<'_>, out: &mut dyn std::io::Write) -> Result<std::io::Result<()>> {
+    let mut sink = Sink::writer(out);
+    write(v, &mut sink)?;
+    Ok(sink.finish())
+}
+
+pub(crate) fn write(v: &VariantRef<'_>, s: &mut Sink<'_>) -> Result<()> {
+    let d = v.dialect();
+    let g3 = d == Dialect::Godot3;
+    let (open, close) = if g3 { ("( ", " )") } else { ("(", ")") };
+    let name = v.ty().name_in(d);
+    macro_rules! reals {
+        ($arr:expr) => {{
+            s.push(name);
+            s.push(open);
+            for (i, x) in $arr.into_iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.push(&num::real(x as f64, d));
+            }
+            s.push(close);
+        }};
+    }
+    macro_rules! ints {
+        ($arr:expr) => {{
+            s.push(name);
+            s.push(open);
+            for (i, x) in $arr.into_iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.push(&x.to_string());
+            }
+            s.push(close);
+        }};
+    }
+    match v.ty() {
+        T::Nil => s.push("null"),
+        T::Bool => s.push(if v.as_bool()? { "true" } else { "false" }),
+        T::Int => s.push(&v.as_i64()?.to_string()),
+        T::Float => s.push(&num::float(v.as_f64()?, d)),
+        T::String => {
+            s.ch('"');
+            escape_multiline(&v.as_text()?.to_string_lossy(), s);
+            s.ch('"');
+        }
+        T::StringName => {
+            s.push("&\"");
+            c_escape(&v.as_text()?.to_string_lossy(), d, s);
+            s.ch('"');
+        }
+        T::Vector2 => reals!(v.as_vector2()?.to_array()),
+        T::Vector2i => ints!(v.as_vector2i()?.to_array()),
+        T::Rect2 => reals!(v.as_rect2()?.to_array()),
+        T::Rect2i => ints!(v.as_rect2i()?.to_array()),
+        T::Vector3 => reals!(v.as_vector3()?.to_array()),
+        T::Vector3i => ints!(v.as_vector3i()?.to_array()),
+        T::Transform2D => reals!(v.as_transform2d()?.to_array()),
+        T::Vector4 => reals!(v.as_vector4()?.to_array()),
+        T::Vector4i => ints!(v.as_vector4i()?.to_array()),
+        T::Plane => reals!(v.as_plane()?.to_array()),
+        T::Quaternion => reals!(v.as_quaternion()?.to_array()),
+        T::Aabb => reals!(v.as_aabb()?.to_array()),
+        T::Basis => reals!(v.as_basis()?.to_array()),
+        T::Transform3D => reals!(v.as_transform3d()?.to_array()),
+        T::Projection => reals!(v.as_projection()?.to_array()),
+        T::Color => reals!(v.as_color()?.to_array()),
+        T::NodePath => {
+            let mut path = String::new();
+            let _ = v.as_node_path()?.write_text(&mut path)?;
+            s.push("NodePath(\"");
+            c_escape(&path, d, s);
+            s.push("\")");
+        }
+        T::Rid => {
+            if !g3 {
+                match v.as_rid()? {
+                    0 => s.push("RID()"),
+                    id => {
+                        s.push("RID(");
+                        s.push(&id.to_string());
+                        s.ch(')');
+                    }
+                }
+            }
+        }
+        T::Object => write_object(v, s)?,
+        T::Callable => s.push("Callable()"),
+        T::Signal => s.push("Signal()"),
+        T::Dictionary => write_dictionary(v, s)?,
+        T::Array => {
+            let a = v.as_array()?;
+            let ty = a.element_type()?;
+            if ty.is_typed() {
+                s.push("Array[");
+                type_name(&ty, s);
+                s.push("](");
+            }
+            s.push(if g3 { "[ " } else { "[" });
+            for (i, e) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                write(&e?, s)?;
+            }
+            s.push(if g3 { " ]" } else { "]" });
+            if ty.is_typed() {
+                s.ch(')');
+            }
+        }
+        T::PackedByteArray => ints!(v.as_byte_array()?.iter()),
+        T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
+        T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
+        T::PackedFloat32Array => reals!(v.as_packed::<f32>()?.iter()),
+        T::PackedFloat64Array => reals!(v.as_packed::<f64>()?.iter()),
+        T::PackedStringArray => {
+            s.push(name);
+            s.push(open);
+            let mut it = v.as_string_array()?.iter();
+            let mut first = true;
+            while let Some(t) = it.try_next()? {
+                if !first {
+                    s.push(", ");
+                }
+                first = false;
+                s.ch('"');
+                c_escape(&t.to_string_lossy(), d, s);
+                s.ch('"');
+            }
+            s.push(close);
+        }
+        T::PackedVector2Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 2]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 2]>()?.iter().flatten())
+            }
+        }
+        T::PackedVector3Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 3]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 3]>()?.iter().flatten())
+            }
+        }
+        T::PackedVector4Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 4]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 4]>()?.iter().flatten())
+            }
+        }
+        T::PackedColorArray => reals!(v
+            .as_packed::<crate::math::Color>()?
+            .iter()
+            .flat_map(|c| c.to_array())),
+    }
+    Ok(())
+}
+
+fn write_object(v: &VariantRef<'_>, s: &mut Sink<'_>) -> Result<()> {
+    match v.as_object()? {
+        ObjectRef::Id(0) => s.push("null"),
+        ObjectRef::Id(id) => {
+            s.push("Object(EncodedObjectAsID,\"object_id\":");
+            s.push(&id.to_string());
+            s.push(",\"script\":null)\n");
+        }
+        ObjectRef::Full(f) => {
+            if f.class_name().is_empty() {
+                s.push("null");
+                return Ok(());
+            }
+            s.push("Object(");
+            s.push(&f.class_name().to_string_lossy());
+            let mut props = f.properties();
+            while let Some((name, value)) = props.try_next()? {
+                s.push(",\"");
+                s.push(&name.to_string_lossy());
+                s.push("\":");
+                if name.as_bytes() == b"script" && value.ty() == T::String {
+                    let path = value.as_text()?.to_string_lossy();
+                    s.push(if v.dialect() == Dialect::Godot3 {
+                        "Resource( \""
+                    } else {
+                        "Resource(\""
+                    });
+                    s.push(&path);
+                    s.push("\")");
+                } else {
+                    write(&value, s)?;
+                }
+            }
+            s.push(")\n");
+        }
+    }
+    Ok(())
+}
+
+fn write_dictionary(v: &VariantRef<'_>, s: &mut Sink<'_>) -> Result<()> {
+    let d = v.as_dictionary()?;
+    let dialect = v.dialect();
+    let (kt, vt) = d.key_value_types()?;
+    let typed = kt.is_typed() || vt.is_typed();
+    if typed {
+        s.push("Dictionary[");
+        type_name(&kt, s);
+        s.push(", ");
+        type_name(&vt, s);
+        s.push("](");
+    }
+    let mut pairs = Vec::new();
+    for p in d.iter() {
+        pairs.push(p?);
+    }
+    if pairs.is_empty() {
+        s.push(if dialect == Dialect::Godot3 {
+            "{\n\n}"
+        } else {
+            "{}"
+        });
+    } else {
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        godot_sort(&mut order, |&a, &b| less(&pairs[a].0, &pairs[b].0));
+        s.push("{\n");
+        for (i, &k) in order.iter().enumerate() {
+            if i > 0 {
+                s.push(",\n");
+            }
+            write(&pairs[k].0, s)?;
+            s.push(": ");
+            write(&pairs[k].1, s)?;
+        }
+        s.push("\n}");
+    }
+    if typed {
+        s.ch(')');
+    }
+    Ok(())
+}
+
+/// The name of a container's element / key / value type as the engine prints it.
+fn type_name(t: &ContainerType<'_>, s: &mut Sink<'_>) {
+    match t {
+        ContainerType::None => s.push("Variant"),
+        ContainerType::Builtin(ty) => s.push(ty.name()),
+        ContainerType::ClassName(c) => s.push(&c.to_string_lossy()),
+        ContainerType::Script(p) => {
+            s.push("Resource(\"");
+            s.push(&p.to_string_lossy());
+            s.push("\")");
+        }
+    }
+}
+
+/// `String::c_escape_multiline`: only `\` and `"` are escaped (Strings).
+fn escape_multiline(t: &str, s: &mut Sink<'_>) {
+    for c in t.chars() {
+        match c {
+            '\\' => s.push("\\\\"),
+            '"' => s.push("\\\""),
+            c => s.ch(c),
+        }
+    }
+}
+
+/// `String::c_escape` (StringName, NodePath, PackedStringArray entries). Godot 3 also escapes
+/// `?`.
+fn c_escape(t: &str, d: Dialect, s: &mut Sink<'_>) {
+    for c in t.chars() {
+        match c {
+            '\\' => s.push("\\\\"),
+            '\u{7}' => s.push("\\a"),
+            '\u{8}' => s.push("\\b"),
+            '\u{c}' => s.push("\\f"),
+            '\n' => s.push("\\n"),
+            '\r' => s.push("\\r"),
+            '\t' => s.push("\\t"),
+            '\u{b}' => s.push("\\v"),
+            '\'' => s.push("\\'"),
+            '"' => s.push("\\\""),
+            '?' if d == Dialect::Godot3 => s.push("\\?"),
+            c => s.ch(c),
+        }
+    }
+}
+
+/// The engine's key order for printing dictionaries: Godot 4's `StringLikeVariantOrder`
+/// (String and StringName compare as text) over `Variant::operator<` (type id first, then the
+/// type's `<` operator where it has one; values of types without one are unordered).
+pub(crate) fn less(a: &VariantRef<'_>, b: &VariantRef<'_>) -> bool {
+    let d = a.dialect();
+    let string_like = |v: &VariantRef<'_>| matches!(v.ty(), T::String | T::StringName);
+    if d == Dialect::Godot4 && string_like(a) && string_like(b) {
+        return text_bytes(a) < text_bytes(b);
+    }
+    let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
+    if ia != ib {
+        return ia < ib;
+    }
+    fn lex(x: &[f64], y: &[f64]) -> bool {
+        for (p, q) in x.iter().zip(y) {
+            if p != q {
+                return p < q;
+            }
+        }
+        false
+    }
+    fn lexi(x: &[i32], y: &[i32]) -> bool {
+        for (p, q) in x.iter().zip(y) {
+            if p != q {
+                return p < q;
+            }
+        }
+        false
+    }
+    match a.ty() {
+        T::Bool => matches!((a.as_bool(), b.as_bool()), (Ok(false), Ok(true))),
+        T::Int => matches!((a.as_i64(), b.as_i64()), (Ok(x), Ok(y)) if x < y),
+        T::Float => matches!((a.as_f64(), b.as_f64()), (Ok(x), Ok(y)) if x < y),
+        T::String | T::StringName => text_bytes(a) < text_bytes(b),
+        T::Vector2 => {
+            matches!((a.as_vector2(), b.as_vector2()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
+        }
+        T::Vector3 => {
+            matches!((a.as_vector3(), b.as_vector3()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
+        }
+        T::Vector4 => {
+            matches!((a.as_vector4(), b.as_vector4()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
+        }
+        T::Vector2i => {
+            matches!((a.as_vector2i(), b.as_vector2i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
+        }
+        T::Vector3i => {
+            matches!((a.as_vector3i(), b.as_vector3i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
+        }
+        T::Vector4i => {
+            matches!((a.as_vector4i(), b.as_vector4i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
+        }
+        T::Color if d == Dialect::Godot4 => {
+            matches!((a.as_color(), b.as_color()), (Ok(x), Ok(y)) if lex(&x.to_array().map(f64::from), &y.to_array().map(f64::from)))
+        }
+        T::Rid if d == Dialect::Godot4 => {
+            matches!((a.as_rid(), b.as_rid()), (Ok(x), Ok(y)) if x < y)
+        }
+        T::Array if d == Dialect::Godot4 => array_less(a, b).unwrap_or(false),
+        _ => false,
+    }
+}
+
+fn text_bytes<'a>(v: &VariantRef<'a>) -> &'a [u8] {
+    v.as_text().map(|t| t.as_bytes()).unwrap_or(&[])
+}
+
+/// Godot 4's `Array::operator<`: element-wise, then the shorter first.
+fn array_less(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Result<bool> {
+    let (x, y) = (a.as_array()?, b.as_array()?);
+    let (mut i, mut j) = (x.iter(), y.iter());
+    loop {
+        match (i.try_next()?, j.try_next()?) {
+            (Some(p), Some(q)) => {
+                if less(&p, &q) {
+                    return Ok(true);
+                }
+                if less(&q, &p) {
+                    return Ok(false);
+                }
+            }
+            (None, Some(_)) => return Ok(true),
+            _ => return Ok(false),
+        }
+    }
+}
+
+/// The engine's `SortArray::sort` (introsort, then a final insertion sort), ported so that
+/// elements the comparator cannot order end up where the engine puts them. Unlike the engine,
+/// every index is bounds-checked, so an inconsistent comparator cannot run off the slice.
+pub(crate) fn godot_sort<X: Copy>(v: &mut [X], less: impl Fn(&X, &X) -> bool) {
+    let n = v.len();
+    if n < 2 {
+        return;
+    }
+    let s = Sorter { less: &less };
+    let mut k = 0;
+    let mut m = n;
+    while m != 1 {
+        m >>= 1;
+        k += 1;
+    }
+    s.introsort(v, 0, n, k * 2);
+    s.final_insertion_sort(v, 0, n);
+}
+
+const THRESHOLD: usize = 16;
+
+struct Sorter<'c, X> {
+    less: &'c dyn Fn(&X, &X) -> bool,
+}
+
+impl<X: Copy> Sorter<'_, X> {
+    fn lt(&self, a: &X, b: &X) -> bool {
+        (self.less)(a, b)
+    }
+
+    fn median_of_3(&self, p: &[X], a: usize, b: usize, c: usize) -> usize {
+        let (x, y, z) = (&p[a], &p[b], &p[c]);
+        if self.lt(x, y) {
+            if self.lt(y, z) {
+                b
+            } else if self.lt(x, z) {
+                c
+            } else {
+                a
+            }
+        } else if self.lt(x, z) {
+            a
+        } else if self.lt(y, z) {
+            c
+        } else {
+            b
+        }
+    }
+
+    fn introsort(&self, p: &mut [X], first: usize, mut last: usize, mut depth: usize) {
+        while last - first > THRESHOLD {
+            if depth == 0 {
+                self.partial_sort(p, first, last, last);
+                return;
+            }
+            depth -= 1;
+            let pivot = self.median_of_3(p, first, first + (last - first) / 2, last - 1);
+            let cut = self.partitioner(p, first, last, pivot);
+            self.introsort(p, cut, last, depth);
+            last = cut;
+        }
+    }
+
+    fn partitioner(&self, p: &mut [X], mut first: usize, mut last: usize, pivot: usize) -> usize {
+        let (lo, hi) = (first, last);
+        let mut pv = pivot;
+        loop {
+            // As in the engine: the `!=` tests use the original pivot index, the comparisons
+            // the pivot element's current location.
+            while first != pivot && first + 1 < hi && self.lt(&p[first], &p[pv]) {
+                first += 1;
+            }
+            last -= 1;
+            while last != pivot && last > lo && self.lt(&p[pv], &p[last]) {
+                last -= 1;
+            }
+            if first >= last {
+                return first;
+            }
+            if pv == first {
+                pv = last;
+            } else if pv == last {
+                pv = first;
+            }
+            p.swap(first, last);
+            first += 1;
+        }
+    }
+
+    fn partial_sort(&self, p: &mut [X], first: usize, last: usize, middle: usize) {
+        self.make_heap(p, first, middle);
+        for i in middle..last {
+            if self.lt(&p[i], &p[first]) {
+                let val = p[i];
+                self.pop_heap_to(p, first, middle, i, val);
+            }
+        }
+        self.sort_heap(p, first, middle);
+    }
+
+    fn make_heap(&self, p: &mut [X], first: usize, last: usize) {
+        if last - first < 2 {
+            return;
+        }
+        let len = last - first;
+        let mut parent = (len - 2) / 2;
+        loop {
+            let val = p[first + parent];
+            self.adjust_heap(p, first, parent, len, val);
+            if parent == 0 {
+                return;
+            }
+            parent -= 1;
+        }
+    }
+
+    fn sort_heap(&self, p: &mut [X], first: usize, mut last: usize) {
+        while last - first > 1 {
+            let val = p[last - 1];
+            self.pop_heap_to(p, first, last - 1, last - 1, val);
+            last -= 1;
+        }
+    }
+
+    fn pop_heap_to(&self, p: &mut [X], first: usize, last: usize, result: usize, val: X) {
+        p[result] = p[first];
+        self.adjust_heap(p, first, 0, last - first, val);
+    }
+
+    fn adjust_heap(&self, p: &mut [X], first: usize, mut hole: usize, len: usize, val: X) {
+        let top = hole;
+        let mut second = 2 * hole + 2;
+        while second < len {
+            if self.lt(&p[first + second], &p[first + second - 1]) {
+                second -= 1;
+            }
+            p[first + hole] = p[first + second];
+            hole = second;
+            second = 2 * (second + 1);
+        }
+        if second == len {
+            p[first + hole] = p[first + second - 1];
+            hole = second - 1;
+        }
+        // push_heap
+        while hole > top {
+            let parent = (hole - 1) / 2;
+            if !self.lt(&p[first + parent], &val) {
+                break;
+            }
+            p[first + hole] = p[first + parent];
+            hole = parent;
+        }
+        p[first + hole] = val;
+    }
+
+    fn insertion_sort(&self, p: &mut [X], first: usize, last: usize) {
+        if first == last {
+            return;
+        }
+        for i in first + 1..last {
+            let val = p[i];
+            if self.lt(&val, &p[first]) {
+                let mut j = i;
+                while j > first {
+                    p[j] = p[j - 1];
+                    j -= 1;
+                }
+                p[first] = val;
+            } else {
+                self.unguarded_linear_insert(p, i, val);
+            }
+        }
+    }
+
+    fn unguarded_linear_insert(&self, p: &mut [X], mut last: usize, val: X) {
+        // The engine does not check the lower bound (the comparator guarantees a stop); we do.
+        while last > 0 && self.lt(&val, &p[last - 1]) {
+            p[last] = p[last - 1];
+            last -= 1;
+        }
+        p[last] = val;
+    }
+
+    fn final_insertion_sort(&self, p: &mut [X], first: usize, last: usize) {
+        if last - first > THRESHOLD {
+            self.insertion_sort(p, first, first + THRESHOLD);
+            for i in first + THRESHOLD..last {
+                let val = p[i];
+                self.unguarded_linear_insert(p, i, val);
+            }
+        } else {
+            self.insertion_sort(p, first, last);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_matches_std_for_total_orders() {
+        let mut x: Vec<u32> = (0..300).map(|i| (i * 7919) % 1009).collect();
+        let mut y = x.clone();
+        godot_sort(&mut x, |a, b| a < b);
+        y.sort();
+        assert_eq!(x, y);
+        let mut z: Vec<u32> = vec![5, 1, 4];
+        godot_sort(&mut z, |_, _| true);
+        assert_eq!(z.len(), 3);
+    }
+}
