@@ -6,9 +6,52 @@
 use gdvariant::{ContainerType, ObjectRef, Result, VariantRef, VariantType};
 
 /// Walks `v` completely through the lazy API; returns the number of values visited.
+///
+/// Recursive (one native call per nesting level), so the containers are handled here and every
+/// other type in [`walk_leaf`], which keeps this frame small: 1025 nested levels fit easily.
 pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
     use VariantType as T;
     let mut n = 1;
+    match v.ty() {
+        T::Object => match v.as_object()? {
+            ObjectRef::Id(_) => {}
+            ObjectRef::Full(f) => {
+                let mut props = f.properties();
+                while let Some((_, value)) = props.try_next()? {
+                    n += lazy_walk(value)?;
+                }
+            }
+        },
+        T::Dictionary => {
+            let d = v.as_dictionary()?;
+            let (k, val) = d.key_value_types()?;
+            let _ = (
+                k.is_typed(),
+                val.is_typed(),
+                matches!(k, ContainerType::None),
+            );
+            let mut it = d.iter();
+            while let Some((key, value)) = it.try_next()? {
+                n += lazy_walk(key)? + lazy_walk(value)?;
+            }
+        }
+        T::Array => {
+            let a = v.as_array()?;
+            a.element_type()?;
+            let mut it = a.iter();
+            while let Some(e) = it.try_next()? {
+                n += lazy_walk(e)?;
+            }
+        }
+        _ => walk_leaf(v)?,
+    }
+    Ok(n)
+}
+
+/// Reads every non-container value through its accessors.
+#[inline(never)]
+fn walk_leaf(v: VariantRef<'_>) -> Result<()> {
+    use VariantType as T;
     match v.ty() {
         T::Nil | T::Callable => {}
         T::Bool => {
@@ -47,37 +90,7 @@ pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
             while subs.try_next()?.is_some() {}
         }
         T::Rid => drop(v.as_rid()?),
-        T::Object => match v.as_object()? {
-            ObjectRef::Id(_) => {}
-            ObjectRef::Full(f) => {
-                let mut props = f.properties();
-                while let Some((_, value)) = props.try_next()? {
-                    n += lazy_walk(value)?;
-                }
-            }
-        },
         T::Signal => drop(v.as_signal()?),
-        T::Dictionary => {
-            let d = v.as_dictionary()?;
-            let (k, val) = d.key_value_types()?;
-            let _ = (
-                k.is_typed(),
-                val.is_typed(),
-                matches!(k, ContainerType::None),
-            );
-            let mut it = d.iter();
-            while let Some((key, value)) = it.try_next()? {
-                n += lazy_walk(key)? + lazy_walk(value)?;
-            }
-        }
-        T::Array => {
-            let a = v.as_array()?;
-            a.element_type()?;
-            let mut it = a.iter();
-            while let Some(e) = it.try_next()? {
-                n += lazy_walk(e)?;
-            }
-        }
         T::PackedByteArray => drop(v.as_byte_array()?),
         T::PackedInt32Array => drop(v.as_packed::<i32>()?.iter().count()),
         T::PackedInt64Array => drop(v.as_packed::<i64>()?.iter().count()),
@@ -94,8 +107,9 @@ pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
         T::PackedVector4Array if v.is_wide() => drop(v.as_packed::<[f64; 4]>()?.iter().count()),
         T::PackedVector4Array => drop(v.as_packed::<[f32; 4]>()?.iter().count()),
         T::PackedColorArray => drop(v.as_packed::<gdvariant::Color>()?.iter().count()),
+        T::Object | T::Dictionary | T::Array => unreachable!("containers are walked by lazy_walk"),
     }
-    Ok(n)
+    Ok(())
 }
 
 /// Parses and lazily walks the value at the start of `bytes`; returns its byte length.
