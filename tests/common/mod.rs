@@ -105,3 +105,55 @@ pub fn decode_results(engine: &str) -> Vec<DecodeResult> {
         })
         .collect()
 }
+
+/// A copy of `bytes` (one value of `dialect`) with the padding bytes of every NodePath string
+/// zeroed: Godot 3 leaves uninitialised memory there, so comparisons mask it.
+pub fn mask_node_path_padding(bytes: &[u8], opts: &gdvariant::Options) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let v = gdvariant::parse_with(bytes, opts).expect("masking needs a valid value");
+    mask_in(v, &mut out);
+    out
+}
+
+fn mask_in(v: gdvariant::VariantRef<'_>, out: &mut [u8]) {
+    use gdvariant::{ObjectRef, VariantType};
+    match v.ty() {
+        VariantType::NodePath => {
+            let raw = v.raw().unwrap();
+            let word = |p: usize| u32::from_le_bytes(raw[p..p + 4].try_into().unwrap());
+            let mut subs = word(8);
+            if word(12) & 2 != 0 {
+                subs += 1;
+            }
+            let mut p = 16;
+            for _ in 0..(word(4) & 0x7FFF_FFFF) + subs {
+                p += 4 + word(p) as usize;
+                while p % 4 != 0 {
+                    out[v.offset() + p] = 0;
+                    p += 1;
+                }
+            }
+        }
+        VariantType::Array => {
+            for e in v.as_array().unwrap().iter() {
+                mask_in(e.unwrap(), out);
+            }
+        }
+        VariantType::Dictionary => {
+            for kv in v.as_dictionary().unwrap().iter() {
+                let (k, val) = kv.unwrap();
+                mask_in(k, out);
+                mask_in(val, out);
+            }
+        }
+        VariantType::Object => {
+            if let ObjectRef::Full(f) = v.as_object().unwrap() {
+                let mut props = f.properties();
+                while let Some((_, val)) = props.try_next().unwrap() {
+                    mask_in(val, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
