@@ -422,3 +422,448 @@ fn json_round_trips_every_golden_vector() {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }
+
+// ----- subcommands, exit codes, malformed input -----
+
+#[test]
+fn readme_first_command_prints_the_outline() {
+    let o = run(&["decode", "--format", "tree", &example()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "/ Dictionary @0 1432 B, 2 entries");
+    assert_eq!(lines[1], "  /tick int @20 8 B = 123456");
+    assert_eq!(lines[2], "  /entities Array @44 1388 B, 8 elements");
+    assert!(out.contains("      /entities/3/pos Vector3 @640 16 B = Vector3(3, 1.5, -3)\n"));
+    assert!(out.contains(
+        "      /entities/7/tags PackedStringArray @1404 28 B, 2 elements = PackedStringArray(\"npc\", \"team_3\")\n"
+    ));
+    // 8 elements: with the default 8 + 2 shown, nothing is summarised.
+    assert!(!out.contains('…'));
+}
+
+#[test]
+fn tree_summarises_long_containers() {
+    // [0, 1, ..., 99] as Godot 4 bytes.
+    let mut b = vec![28, 0, 0, 0, 100, 0, 0, 0];
+    for i in 0..100u32 {
+        b.extend_from_slice(&[2, 0, 0, 0]);
+        b.extend_from_slice(&i.to_le_bytes());
+    }
+    let p = write_tmp("long_array.bin", &b);
+    let o = run(&["decode", "--format", "tree", p.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1 + 8 + 1 + 2, "{out}");
+    assert!(out.contains("  /7 int @64 8 B = 7\n"), "{out}");
+    assert!(
+        out.contains("  … 90 more elements @72..@792 (720 B)\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("  /99 int @800 8 B = 99\n"), "{out}");
+}
+
+#[test]
+fn decode_json_is_valid_typed_json() {
+    let o = run(&["decode", "--format", "json", &example()], b"");
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("{\"tick\":123456,\"entities\":[{\"id\":0,\"name\":\"entity_0\",\"pos\":{\"$Vector3\":[0.0,0.0,0.0]},\"vel\":{\"$Vector3\":[0.25,0.0,-1.5]},\"hp\":100.0,\"tags\":{\"$PackedStringArray\":[\"player\",\"team_0\"]}}"), "{out}");
+    assert!(out.ends_with("}\n") && out.lines().count() == 1);
+    // jq (when installed) reads it.
+    if let Ok(mut jq) = Command::new("jq")
+        .args(["-r", ".entities[3].name"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    {
+        jq.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
+        let r = jq.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&r.stdout), "entity_3\n");
+    }
+}
+
+#[test]
+fn get_prints_the_value_at_a_path() {
+    let o = run(&["get", "entities/3/pos", &example()], b"");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "Vector3(3, 1.5, -3)\n")
+    );
+    let o = run(
+        &["get", "--format", "json", "entities/7/tags", &example()],
+        b"",
+    );
+    assert_eq!(
+        stdout(&o),
+        "{\"$PackedStringArray\":[\"npc\",\"team_3\"]}\n"
+    );
+    let o = run(&["get", "tick", &example()], b"");
+    assert_eq!(stdout(&o), "123456\n");
+    let o = run(&["get", "", &example()], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("{\n\"entities\": [{\n"));
+    let o = run(&["get", "entities/8/pos", &example()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("path 'entities/8/pos' not found"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["get", "entities"], b"");
+    assert_eq!(o.status.code(), Some(2), "PATH and FILE are needed");
+}
+
+#[test]
+fn stats_counts_types_and_largest_subtrees() {
+    let o = run(&["stats", &example()], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("dialect: Godot 4\n"), "{out}");
+    assert!(
+        out.contains("total: 1432 bytes, 109 values, max depth 3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nString                         58            732   51.1%\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nVector3                        16            256   17.9%\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nDictionary                      9             72    5.0%\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("          1388 B  @44           Array                 8 items  /entities\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "           176 B  @52           Dictionary            6 items  /entities/0\n"
+        ),
+        "{out}"
+    );
+    // the bytes column adds up to the file size
+    let sum: u64 = out
+        .lines()
+        .skip_while(|l| !l.starts_with("type"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 1432);
+}
+
+#[test]
+fn validate_exit_codes_and_offsets() {
+    let ok = run(&["validate", &example()], b"");
+    assert_eq!((ok.status.code(), stdout(&ok).as_str()), (Some(0), ""));
+    let bytes = std::fs::read(example()).unwrap();
+    let trunc = write_tmp("trunc.bin", &bytes[..100]);
+    let mut bad_utf8 = bytes.clone();
+    bad_utf8[101] = 0xFF; // inside "entity_0" (its bytes start at 100)
+    let bad_utf8 = write_tmp("bad_utf8.bin", &bad_utf8);
+    let empty = write_tmp("empty.bin", b"");
+    let mut trailing = bytes.clone();
+    trailing.extend_from_slice(&[0, 0, 0, 0]);
+    let trailing = write_tmp("trailing.bin", &trailing);
+    let (t, u, e, tr) = (
+        trunc.to_str().unwrap(),
+        bad_utf8.to_str().unwrap(),
+        empty.to_str().unwrap(),
+        trailing.to_str().unwrap(),
+    );
+    let o = run(&["validate", &example(), t, u, e, tr], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{t}: error: unexpected end of input at offset 100\n\
+             {u}: error: invalid UTF-8 in string at offset 101\n\
+             {e}: error: unexpected end of input at offset 0\n\
+             {tr}: error: 4 trailing bytes after the value at offset 1432\n"
+        )
+    );
+    // decode reports the same way (on stderr) and prints nothing
+    let o = run(&["decode", t], b"");
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), ""));
+    assert_eq!(
+        stderr(&o),
+        format!("{t}: error: unexpected end of input at offset 100\n")
+    );
+    // a missing file is invalid input too
+    let o = run(&["validate", "/nonexistent/x.bin"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    // --max-depth
+    let nested = [
+        28u8, 0, 0, 0, 1, 0, 0, 0, 28, 0, 0, 0, 1, 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let n = write_tmp("nested.bin", &nested);
+    let n = n.to_str().unwrap();
+    assert_eq!(
+        run(&["validate", "--max-depth", "2", n], b"").status.code(),
+        Some(0)
+    );
+    let o = run(&["validate", "--max-depth", "1", n], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("at offset 16"), "{}", stdout(&o));
+    // objects
+    let obj = write_tmp("obj.bin", &[24, 0, 0, 0, 0, 0, 0, 0]);
+    let obj = obj.to_str().unwrap();
+    assert_eq!(run(&["validate", obj], b"").status.code(), Some(1));
+    assert_eq!(
+        run(&["validate", "--allow-objects", obj], b"")
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["frobnicate"],
+        &["decode", "--format", "xml"],
+        &["decode", "--format"],
+        &["decode", "--dialect", "5"],
+        &["decode", "--bogus"],
+        &["decode", "a", "b"],
+        &["encode", "--dialect", "auto"],
+        &["encode", "--precision", "half"],
+        &["validate"],
+        &["validate", "--max-depth", "deep", "x"],
+        &["validate", "--format", "json", "x"],
+        &["stats"],
+        &["stats", "a", "b"],
+        &["get", "path"],
+        &["get", "--framed", "p", "f"],
+        &["decode", "--allow-objects=yes"],
+    ];
+    for args in cases {
+        let o = run(args, b"");
+        no_panic(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("usage:"), "{args:?}");
+    }
+    let o = run(&["--help"], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("usage:"));
+}
+
+#[test]
+fn stdin_and_dialect_auto() {
+    let bytes = std::fs::read(example()).unwrap();
+    let o = run(&["decode", "--format", "json", "-"], &bytes);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("{\"tick\":123456,"));
+    // an int reads the same in both dialects
+    let o = run(&["decode", "--dialect", "auto"], &[2, 0, 0, 0, 7, 0, 0, 0]);
+    assert_eq!(stdout(&o), "7\n");
+    assert_eq!(
+        stderr(&o),
+        "-: dialect auto: valid in both dialects; using Godot 4\n"
+    );
+    // Godot 3 Vector3 (id 7) is a truncated Rect2 in Godot 4
+    let v3 = [7u8, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64];
+    let o = run(&["decode", "--dialect", "auto"], &v3);
+    assert_eq!(stdout(&o), "Vector3( 1, 2, 3 )\n");
+    assert_eq!(
+        stderr(&o),
+        "-: dialect auto: valid as Godot 3 (not as Godot 4)\n"
+    );
+    let o = run(&["decode", "--dialect", "auto"], &[200, 0, 0, 0]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("valid in neither dialect"));
+    assert!(
+        stderr(&o).contains("-: error: unknown type id 200 at offset 0"),
+        "{}",
+        stderr(&o)
+    );
+    let p = write_tmp("v3.bin", &v3);
+    let o = run(&["validate", "--dialect", "auto", p.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn framed_streams_both_endiannesses() {
+    let text = "1\n\"two\"\n{\n\"three\": Vector2(3, 3)\n}\n";
+    for (flag, be) in [
+        ("--framed", false),
+        ("--framed=le", false),
+        ("--framed=be", true),
+    ] {
+        let o = run(&["encode", flag, "-"], text.as_bytes());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let b = o.stdout;
+        let len0 = if be {
+            u32::from_be_bytes(b[0..4].try_into().unwrap())
+        } else {
+            u32::from_le_bytes(b[0..4].try_into().unwrap())
+        };
+        assert_eq!(len0, 8);
+        assert_eq!(&b[4..12], &[2, 0, 0, 0, 1, 0, 0, 0]);
+        let o = run(&["decode", flag, "-"], &b);
+        assert_eq!(stdout(&o), text, "{}", stderr(&o));
+        let o = run(&["decode", flag, "--format", "json", "-"], &b);
+        assert_eq!(
+            stdout(&o),
+            "1\n\"two\"\n{\"three\":{\"$Vector2\":[3.0,3.0]}}\n"
+        );
+        let p = write_tmp("framed.bin", &b);
+        let p = p.to_str().unwrap();
+        assert_eq!(run(&["validate", flag, p], b"").status.code(), Some(0));
+        let o = run(&["stats", flag, p], b"");
+        assert!(
+            stdout(&o).contains("total: 56 bytes, 5 values, max depth 1\n"),
+            "{}",
+            stdout(&o)
+        );
+        // truncated stream
+        let t = write_tmp("framed_trunc.bin", &b[..b.len() - 3]);
+        let o = run(&["validate", flag, t.to_str().unwrap()], b"");
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stdout(&o).contains("at offset 28"), "{}", stdout(&o));
+    }
+    // several values without --framed is an error
+    let o = run(&["encode", "-"], text.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("expected exactly one value, found 3"));
+}
+
+#[test]
+fn encode_rejects_bad_input_with_offsets() {
+    let o = run(&["encode", "-"], b"[1, 2");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("at offset 5 of the text input"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["encode", "--from", "json", "-"], b"{\"a\": tru}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("at offset 6 of the JSON input"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["encode", "--from", "json", "-"], b"{\"$Vector9\": [1]}");
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&["encode", "--dialect", "3", "-"], b"Vector4(1, 2, 3, 4)");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot encode"), "{}", stderr(&o));
+    let o = run(&["encode", "-"], &[0xFF, 0xFE]);
+    assert_eq!(o.status.code(), Some(1));
+    // text and JSON agree, double precision is honoured
+    let o = run(
+        &["encode", "--precision", "double", "-"],
+        b"Vector2(0.1, 2)",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(hex(&o.stdout), "050001009a9999999999b93f0000000000000040");
+    let j = run(&["decode", "--format", "json", "-"], &o.stdout);
+    assert_eq!(stdout(&j), "{\"$Vector2\":[0.1,2.0],\"$f64\":true}\n");
+    let back = run(&["encode", "--from", "json", "-"], &j.stdout);
+    assert_eq!(
+        hex(&back.stdout),
+        "050001009a9999999999b93f0000000000000040"
+    );
+}
+
+#[test]
+fn malformed_inputs_never_panic() {
+    let inputs = common::decode_inputs();
+    assert!(inputs.len() > 500);
+    let dir = tmpdir().join("corpus");
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths: Vec<(String, PathBuf)> = inputs
+        .iter()
+        .map(|(name, bytes)| {
+            let p = dir.join(format!("{name}.bin"));
+            std::fs::write(&p, bytes).unwrap();
+            (name.clone(), p)
+        })
+        .collect();
+    let chunks: Vec<Vec<(String, PathBuf)>> = paths.chunks(64).map(<[_]>::to_vec).collect();
+    std::thread::scope(|s| {
+        for chunk in &chunks {
+            s.spawn(move || {
+                for (name, p) in chunk {
+                    let p = p.to_str().unwrap();
+                    for d in ["4", "3"] {
+                        let mut runs: Vec<Vec<&str>> = vec![
+                            vec!["validate", "--dialect", d, p],
+                            vec!["validate", "--dialect", d, "--allow-objects", p],
+                            vec!["stats", "--dialect", d, "--allow-objects", p],
+                            vec!["get", "--dialect", d, "--allow-objects", "0/a", p],
+                            vec!["decode", "--dialect", d, "--framed", p],
+                        ];
+                        for f in ["text", "json", "tree"] {
+                            runs.push(vec![
+                                "decode",
+                                "--dialect",
+                                d,
+                                "--allow-objects",
+                                "--format",
+                                f,
+                                p,
+                            ]);
+                        }
+                        for args in runs {
+                            let o = run(&args, b"");
+                            no_panic(&o);
+                            let code = o.status.code();
+                            assert!(
+                                matches!(code, Some(0 | 1)),
+                                "{name} {args:?}: {code:?} {}",
+                                stderr(&o)
+                            );
+                            if code == Some(1) && args[0] != "get" {
+                                let all = format!("{}{}", stdout(&o), stderr(&o));
+                                assert!(
+                                    all.contains(": error: ") && all.contains(" at offset "),
+                                    "{name} {args:?}: {all}"
+                                );
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn json_round_trips_every_decodable_corpus_input() {
+    // Whatever decodes, its JSON encodes back to a value whose JSON is the same. Null objects
+    // (`{"$ObjectId":0}`, class "") are written as Nil, as the engine writes them.
+    let inputs = common::decode_inputs();
+    for (name, bytes) in inputs
+        .iter()
+        // Skipped: a string whose text starts with U+FEFF once the engine stripped one BOM;
+        // the encoder writes the text as is and the reader strips that BOM too, as the engine.
+        .filter(|(n, _)| (n.starts_with("g4_") || n.starts_with("any_")) && !n.contains("bom"))
+    {
+        let o = run(
+            &["decode", "--allow-objects", "--format", "json", "-"],
+            bytes,
+        );
+        if o.status.code() != Some(0) {
+            continue;
+        }
+        let json = stdout(&o);
+        if json.contains("{\"$ObjectId\":0}") || json.contains("{\"class\":\"\"") {
+            continue;
+        }
+        let e = run(&["encode", "--from", "json", "-"], &o.stdout);
+        assert_eq!(e.status.code(), Some(0), "{name}: {}", stderr(&e));
+        let again = run(
+            &["decode", "--allow-objects", "--format", "json", "-"],
+            &e.stdout,
+        );
+        assert_eq!(stdout(&again), stdout(&o), "{name}");
+    }
+}

@@ -225,7 +225,18 @@ struct Cx<'h> {
 
 /// `FILE: error: <what> at offset N`.
 fn bad(file: &str, e: &Error) -> Fail {
-    Fail::Input(format!("{file}: error: {e}"))
+    Fail::Input(describe(file, e))
+}
+
+fn describe(file: &str, e: &Error) -> String {
+    match e.kind() {
+        // Made by `whole` for a file or a frame with bytes after its value.
+        ErrorKind::TrailingBytesInFrame { extra } => format!(
+            "{file}: error: {extra} trailing bytes after the value at offset {}",
+            e.offset()
+        ),
+        _ => format!("{file}: error: {e}"),
+    }
 }
 
 impl Cx<'_> {
@@ -436,7 +447,7 @@ impl Cx<'_> {
             };
             let dialect = self.pick(a, file, |o| check(o).is_ok())?;
             if let Err(e) = check(&self.options(a, dialect)) {
-                writeln!(self.out, "{file}: error: {e}")?;
+                writeln!(self.out, "{}", describe(file, &e))?;
                 code = 1;
             }
         }
