@@ -111,7 +111,7 @@ fn aligned_i32_array_is_a_slice_into_the_buffer() {
     }
     assert_eq!(a.to_vec(), I32S);
     assert_eq!(a.get(3), Some(i32::MIN));
-    assert_eq!(a.iter().rev().next(), Some(i32::MIN));
+    assert_eq!(a.iter().next_back(), Some(i32::MIN));
 }
 
 #[test]
