@@ -22,13 +22,15 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::array::ContainerType;
+use crate::array::{container_types, ContainerType};
 use crate::error::{Error, ErrorKind, Result};
 use crate::math::*;
 use crate::object::ObjectRef;
+use crate::reader::Reader;
 use crate::text::Text;
 use crate::types::{Dialect, VariantType};
-use crate::value::VariantRef;
+use crate::validate::check_script;
+use crate::value::{head, read_text, Body, VariantRef};
 
 /// An owned Variant of either dialect.
 ///
@@ -798,57 +800,41 @@ fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
     }
 }
 
-/// A container being converted: its finished children and where the rest come from.
-#[allow(clippy::large_enum_variant)]
-enum Building<'a> {
+/// A container being converted: its finished children and how many values remain.
+enum Building {
     Array {
         ty: TypeInfo,
         items: Vec<Variant>,
-        it: crate::array::ArrayIter<'a>,
     },
     Dict {
         kt: TypeInfo,
         vt: TypeInfo,
         entries: Vec<(Variant, Variant)>,
         key: Option<Variant>,
-        pending: Option<VariantRef<'a>>,
-        it: crate::dict::DictIter<'a>,
     },
     Object {
         class: String,
         props: Vec<(String, Variant)>,
-        it: crate::object::Properties<'a>,
     },
 }
 
-impl<'a> Building<'a> {
-    /// The next child value to convert, `Ok(None)` when the container is complete.
-    fn next_child(&mut self) -> Result<Option<VariantRef<'a>>> {
-        match self {
-            Building::Array { it, .. } => it.try_next(),
-            Building::Dict { pending, it, .. } => {
-                if let Some(v) = pending.take() {
-                    return Ok(Some(v));
-                }
-                match it.try_next()? {
-                    Some((k, v)) => {
-                        *pending = Some(v);
-                        Ok(Some(k))
-                    }
-                    None => Ok(None),
-                }
-            }
-            Building::Object { props, it, .. } => match it.next().transpose()? {
-                Some((name, v)) => {
-                    props.push((String::from(name), Variant::Nil));
-                    Ok(Some(v))
-                }
-                None => Ok(None),
-            },
-        }
-    }
+/// An open container: what is built so far, the values still to read, its depth.
+struct Open {
+    b: Building,
+    remaining: u64,
+    depth: u32,
+}
 
+/// Initial capacity for `count` children with at least `min_size` bytes each in `remaining`
+/// bytes of input: never more than the input can hold, nor more than a fixed cap.
+#[inline]
+fn capacity(count: u32, remaining: usize, min_size: usize) -> usize {
+    (count as usize).min(remaining / min_size).min(4096)
+}
+
+impl Building {
     /// Stores a converted child.
+    #[inline]
     fn push(&mut self, v: Variant) {
         match self {
             Building::Array { items, .. } => items.push(v),
@@ -866,7 +852,7 @@ impl<'a> Building<'a> {
 
     fn finish(self) -> Variant {
         match self {
-            Building::Array { ty, items, .. } => Variant::Array(Array {
+            Building::Array { ty, items } => Variant::Array(Array {
                 element_type: ty,
                 items,
             }),
@@ -877,7 +863,7 @@ impl<'a> Building<'a> {
                 value_type: vt,
                 entries,
             }),
-            Building::Object { class, props, .. } => Variant::Object(Object::Full {
+            Building::Object { class, props } => Variant::Object(Object::Full {
                 class,
                 properties: props,
             }),
@@ -885,16 +871,86 @@ impl<'a> Building<'a> {
     }
 }
 
-/// Either a finished value or the start of a container to fill.
-enum Step<'a> {
-    Leaf(Variant),
-    Open(Building<'a>),
+/// Opens the container `v` (whose head has been read and whose body starts at `r`), or returns
+/// `None` if `v` is not a container with a body.
+fn open(v: &VariantRef<'_>, r: &Reader<'_>) -> Result<Option<Open>> {
+    use VariantType as T;
+    // By type, not `v.body()`: a sized view (from an iterator or a frame) has no body to walk,
+    // but its elements still have to be read.
+    let body = match v.ty() {
+        T::Array => Body::Array,
+        T::Dictionary => Body::Dictionary,
+        T::Object => match v.as_object()? {
+            ObjectRef::Full(f) if !f.class_name().is_empty() => Body::Object,
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let at = v.offset();
+    let count = v.count();
+    let rem = r.remaining();
+    let (b, remaining) = match body {
+        Body::Array => {
+            let [t] = container_types::<1>(v)?;
+            (
+                Building::Array {
+                    ty: TypeInfo::from_ref(&t, at + 4)?,
+                    items: Vec::with_capacity(capacity(count, rem, 4)),
+                },
+                u64::from(count),
+            )
+        }
+        Body::Dictionary => {
+            let [k, t] = container_types::<2>(v)?;
+            (
+                Building::Dict {
+                    kt: TypeInfo::from_ref(&k, at + 4)?,
+                    vt: TypeInfo::from_ref(&t, at + 4)?,
+                    entries: Vec::with_capacity(capacity(count, rem, 8)),
+                    key: None,
+                },
+                2 * u64::from(count),
+            )
+        }
+        Body::Object => {
+            let class = match ObjectRef::full(*v)? {
+                ObjectRef::Full(f) => text_string(&f.class_name(), at + 8)?,
+                ObjectRef::Id(_) => String::new(),
+            };
+            (
+                Building::Object {
+                    class,
+                    props: Vec::with_capacity(capacity(count, rem, 8)),
+                },
+                u64::from(count),
+            )
+        }
+        Body::Strings => return Ok(None),
+    };
+    Ok(Some(Open {
+        b,
+        remaining,
+        depth: v.depth(),
+    }))
 }
 
-fn step<'a>(v: &VariantRef<'a>) -> Result<Step<'a>> {
+/// Reads `count` strings at `r` (the body of a PackedStringArray).
+fn read_strings(r: &mut Reader<'_>, count: u32, dialect: Dialect) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(capacity(count, r.remaining(), 4));
+    for _ in 0..count {
+        let at = r.offset();
+        let t = read_text(r, dialect)?;
+        out.push(text_string(&t, at + 4)?);
+    }
+    Ok(out)
+}
+
+/// Converts a value that is not a container with a body still to read (`v` is sized, or is a
+/// PackedStringArray whose strings follow at `r`).
+fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>) -> Result<Variant> {
     use VariantType as T;
     let at = v.offset();
-    Ok(Step::Leaf(match v.ty() {
+    Ok(match v.ty() {
         T::Nil => Variant::Nil,
         T::Bool => Variant::Bool(v.as_bool()?),
         T::Int => Variant::Int(v.as_i64()?),
@@ -919,11 +975,11 @@ fn step<'a>(v: &VariantRef<'a>) -> Result<Step<'a>> {
         T::Color => Variant::Color(v.as_color()?),
         T::NodePath => {
             let np = v.as_node_path()?;
-            let mut names = Vec::new();
+            let mut names = Vec::with_capacity(np.name_count().min(64));
             for s in np.names() {
                 names.push(String::from(s?));
             }
-            let mut subnames = Vec::new();
+            let mut subnames = Vec::with_capacity(np.subname_count().min(64));
             for s in np.subnames()? {
                 subnames.push(String::from(s?));
             }
@@ -944,46 +1000,27 @@ fn step<'a>(v: &VariantRef<'a>) -> Result<Step<'a>> {
         }
         T::Object => match v.as_object()? {
             ObjectRef::Id(id) => Variant::Object(Object::Id(id)),
-            ObjectRef::Full(f) => {
-                return Ok(Step::Open(Building::Object {
-                    class: text_string(&f.class_name(), at + 8)?,
-                    props: Vec::new(),
-                    it: f.properties(),
-                }))
-            }
+            // Only a null full object (empty class) has no body.
+            ObjectRef::Full(f) => Variant::Object(Object::Full {
+                class: text_string(&f.class_name(), at + 8)?,
+                properties: Vec::new(),
+            }),
         },
-        T::Array => {
-            let a = v.as_array()?;
-            return Ok(Step::Open(Building::Array {
-                ty: TypeInfo::from_ref(&a.element_type()?, at + 4)?,
-                items: Vec::new(),
-                it: a.iter(),
-            }));
-        }
-        T::Dictionary => {
-            let d = v.as_dictionary()?;
-            let (k, t) = d.key_value_types()?;
-            return Ok(Step::Open(Building::Dict {
-                kt: TypeInfo::from_ref(&k, at + 4)?,
-                vt: TypeInfo::from_ref(&t, at + 4)?,
-                entries: Vec::new(),
-                key: None,
-                pending: None,
-                it: d.iter(),
-            }));
-        }
+        // Only reached for containers without a body (never: kept total for safety).
+        T::Array => Variant::Array(Array::default()),
+        T::Dictionary => Variant::Dictionary(Dictionary::default()),
         T::PackedByteArray => Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
         T::PackedInt32Array => Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
         T::PackedInt64Array => Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
         T::PackedFloat32Array => Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
         T::PackedFloat64Array => Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
         T::PackedStringArray => {
-            let a = v.as_string_array()?;
-            let mut out = Vec::new();
-            for s in a.iter() {
-                out.push(String::from(s?));
+            if v.body().is_some() {
+                Variant::PackedStringArray(read_strings(r, v.count(), v.dialect())?)
+            } else {
+                let mut br = v.body_reader();
+                Variant::PackedStringArray(read_strings(&mut br, v.count(), v.dialect())?)
             }
-            Variant::PackedStringArray(out)
         }
         T::PackedVector2Array => Variant::PackedVector2Array(if v.is_wide() {
             v.as_packed::<[f64; 2]>()?
@@ -1019,7 +1056,7 @@ fn step<'a>(v: &VariantRef<'a>) -> Result<Step<'a>> {
                 .collect()
         }),
         T::PackedColorArray => Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
-    }))
+    })
 }
 
 impl VariantRef<'_> {
@@ -1027,8 +1064,8 @@ impl VariantRef<'_> {
     ///
     /// Strings are the engine's text (a leading BOM stripped, cut at the first NUL); Godot 3 text
     /// that is not valid UTF-8 is an [`ErrorKind::NotRustUtf8`] error. Reals are widened to
-    /// `f64` exactly. Works iteratively: the reader's depth limit bounds the heap stack and the
-    /// native stack is not used for nesting.
+    /// `f64` exactly. One forward pass over the bytes; nesting is kept on a heap stack bounded by
+    /// the reader's depth limit, not on the native stack.
     ///
     /// ```
     /// use gdvariant::Variant;
@@ -1039,29 +1076,48 @@ impl VariantRef<'_> {
     /// ```
     #[allow(clippy::wrong_self_convention)]
     pub fn to_owned(&self) -> Result<Variant> {
-        let mut stack: Vec<Building<'_>> = match step(self)? {
-            Step::Leaf(v) => return Ok(v),
-            Step::Open(b) => alloc::vec![b],
+        let mut r = self.body_reader();
+        let Some(first) = open(self, &r)? else {
+            return leaf(self, &mut r);
         };
-        loop {
-            let Some(top) = stack.last_mut() else {
-                // Unreachable: the loop returns when the outermost container completes.
-                return Ok(Variant::Nil);
-            };
-            match top.next_child()? {
-                Some(child) => match step(&child)? {
-                    Step::Leaf(v) => top.push(v),
-                    Step::Open(b) => stack.push(b),
-                },
+        let opts = self.options();
+        let godot4 = opts.get_dialect() == Dialect::Godot4;
+        let mut stack = alloc::vec![first];
+        while let Some(top) = stack.last_mut() {
+            if top.remaining == 0 {
+                let done = match stack.pop() {
+                    Some(o) => o.b.finish(),
+                    None => break,
+                };
+                match stack.last_mut() {
+                    Some(parent) => parent.b.push(done),
+                    None => return Ok(done),
+                }
+                continue;
+            }
+            top.remaining -= 1;
+            let mut script = false;
+            if let Building::Object { props, .. } = &mut top.b {
+                let at = r.offset();
+                let name = read_text(&mut r, opts.get_dialect())?;
+                script = godot4 && name.as_bytes() == b"script";
+                props.push((text_string(&name, at + 4)?, Variant::Nil));
+            }
+            let depth = top.depth + 1;
+            let child = head(&mut r, depth, &opts, false)?;
+            if script {
+                check_script(&child)?;
+            }
+            match open(&child, &r)? {
+                Some(o) => stack.push(o),
                 None => {
-                    let done = stack.pop().map_or(Variant::Nil, Building::finish);
-                    match stack.last_mut() {
-                        Some(parent) => parent.push(done),
-                        None => return Ok(done),
-                    }
+                    let v = leaf(&child, &mut r)?;
+                    top.b.push(v);
                 }
             }
         }
+        // Unreachable: the outermost container returns above.
+        Ok(Variant::Nil)
     }
 }
 

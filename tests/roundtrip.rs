@@ -122,6 +122,21 @@ fn game_state_example_reencodes_exactly() {
     assert_eq!(encode(&owned).unwrap(), bytes);
     let d = owned.as_dictionary().unwrap();
     assert_eq!(d.get_str("tick"), Some(&Variant::Int(123456)));
+    // Sized views from iterators convert the same as lazy ones.
+    let entities = d.get_str("entities").unwrap().as_array().unwrap();
+    let view = parse(&bytes).unwrap().path("entities").unwrap().unwrap();
+    let items: Vec<Variant> = view
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.unwrap().to_owned().unwrap())
+        .collect();
+    assert_eq!(items.len(), 8);
+    assert_eq!(items, entities.items);
+    assert_eq!(
+        view.sized().unwrap().to_owned().unwrap(),
+        Variant::Array(entities.clone())
+    );
 }
 
 #[test]
