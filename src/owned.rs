@@ -439,18 +439,19 @@ impl Variant {
         }
     }
 
-    /// Moves the children of a container onto `stack`, leaving it empty.
-    fn drain_children_into(&mut self, stack: &mut Vec<Variant>) {
+    /// Calls `f` on each child value (dictionary keys and values, object property values).
+    #[inline]
+    fn for_each_child(&mut self, mut f: impl FnMut(&mut Variant)) {
         match self {
-            Variant::Array(a) => stack.append(&mut a.items),
+            Variant::Array(a) => a.items.iter_mut().for_each(f),
             Variant::Dictionary(d) => {
-                for (k, v) in d.entries.drain(..) {
-                    stack.push(k);
-                    stack.push(v);
+                for (k, v) in &mut d.entries {
+                    f(k);
+                    f(v);
                 }
             }
             Variant::Object(Object::Full { properties, .. }) => {
-                stack.extend(properties.drain(..).map(|(_, v)| v));
+                properties.iter_mut().for_each(|(_, v)| f(v))
             }
             _ => {}
         }
@@ -459,48 +460,77 @@ impl Variant {
 
 // ----- dropping deep trees without recursion -----
 
-/// Drops `items` without native recursion when some of them hold containers: grandchildren are
-/// moved onto a heap stack first, so every container is dropped empty.
-fn drop_flat(items: &mut Vec<Variant>) {
-    if !items.iter().any(Variant::has_children) {
-        return; // dropped normally, one level deep
+/// Whether `v` has a child that has children: dropping it normally would recurse more than two
+/// levels.
+#[inline]
+fn is_deep(v: &Variant) -> bool {
+    match v {
+        Variant::Array(a) => a.items.iter().any(Variant::has_children),
+        Variant::Dictionary(d) => d
+            .entries
+            .iter()
+            .any(|(k, v)| k.has_children() || v.has_children()),
+        Variant::Object(Object::Full { properties, .. }) => {
+            properties.iter().any(|(_, v)| v.has_children())
+        }
+        _ => false,
     }
-    let mut stack = core::mem::take(items);
+}
+
+/// Moves `c` onto `stack` if it has children.
+#[inline]
+fn take_if_parent(c: &mut Variant, stack: &mut Vec<Variant>) {
+    if c.has_children() {
+        stack.push(core::mem::take(c));
+    }
+}
+
+/// Drops the values of `stack` without native recursion: each value popped gives up its
+/// children that have children (onto the stack) before it is dropped, so no drop goes more than
+/// two levels down.
+///
+/// The containers' `Drop` impls use this only when one of their children is deep (has a child
+/// with children); shallow trees are dropped normally.
+fn drop_stack(mut stack: Vec<Variant>) {
     while let Some(mut v) = stack.pop() {
-        v.drain_children_into(&mut stack);
+        v.for_each_child(|c| take_if_parent(c, &mut stack));
     }
 }
 
 impl Drop for Array {
     fn drop(&mut self) {
-        drop_flat(&mut self.items);
+        if self.items.iter().any(is_deep) {
+            let mut stack = Vec::new();
+            self.items
+                .iter_mut()
+                .for_each(|c| take_if_parent(c, &mut stack));
+            drop_stack(stack);
+        }
     }
 }
 
 impl Drop for Dictionary {
     fn drop(&mut self) {
-        if !self
-            .entries
-            .iter()
-            .any(|(k, v)| k.has_children() || v.has_children())
-        {
-            return;
+        if self.entries.iter().any(|(k, v)| is_deep(k) || is_deep(v)) {
+            let mut stack = Vec::new();
+            for (k, v) in &mut self.entries {
+                take_if_parent(k, &mut stack);
+                take_if_parent(v, &mut stack);
+            }
+            drop_stack(stack);
         }
-        let mut stack = Vec::with_capacity(self.entries.len() * 2);
-        for (k, v) in self.entries.drain(..) {
-            stack.push(k);
-            stack.push(v);
-        }
-        drop_flat(&mut stack);
     }
 }
 
 impl Drop for Object {
     fn drop(&mut self) {
         if let Object::Full { properties, .. } = self {
-            if properties.iter().any(|(_, v)| v.has_children()) {
-                let mut stack: Vec<Variant> = properties.drain(..).map(|(_, v)| v).collect();
-                drop_flat(&mut stack);
+            if properties.iter().any(|(_, v)| is_deep(v)) {
+                let mut stack = Vec::new();
+                properties
+                    .iter_mut()
+                    .for_each(|(_, v)| take_if_parent(v, &mut stack));
+                drop_stack(stack);
             }
         }
     }
@@ -800,7 +830,11 @@ fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
     }
 }
 
-/// A container being converted: its finished children and how many values remain.
+/// A container being converted: its children so far (the last one possibly still being
+/// filled) and its type info.
+///
+/// Children are written in place into a `Nil` slot pushed for them, which avoids moving whole
+/// `Variant`s around.
 enum Building {
     Array {
         ty: TypeInfo,
@@ -810,7 +844,8 @@ enum Building {
         kt: TypeInfo,
         vt: TypeInfo,
         entries: Vec<(Variant, Variant)>,
-        key: Option<Variant>,
+        /// The last entry's key is in place; its value comes next.
+        value_next: bool,
     },
     Object {
         class: String,
@@ -832,21 +867,51 @@ fn capacity(count: u32, remaining: usize, min_size: usize) -> usize {
     (count as usize).min(remaining / min_size).min(4096)
 }
 
+/// Pushes `v` and returns a reference to it.
+#[inline]
+fn push_slot<T>(vec: &mut Vec<T>, v: T) -> &mut T {
+    vec.push(v);
+    let i = vec.len() - 1;
+    &mut vec[i]
+}
+
 impl Building {
-    /// Stores a converted child.
+    /// Makes room for the next child (a Nil slot) and returns it. For an object the slot was
+    /// pushed with the property's name.
     #[inline]
-    fn push(&mut self, v: Variant) {
+    fn slot(&mut self) -> Option<&mut Variant> {
         match self {
-            Building::Array { items, .. } => items.push(v),
-            Building::Dict { entries, key, .. } => match key.take() {
-                Some(k) => entries.push((k, v)),
-                None => *key = Some(v),
-            },
-            Building::Object { props, .. } => {
-                if let Some(last) = props.last_mut() {
-                    last.1 = v;
+            Building::Array { items, .. } => Some(push_slot(items, Variant::Nil)),
+            Building::Dict {
+                entries,
+                value_next,
+                ..
+            } => {
+                if *value_next {
+                    *value_next = false;
+                    entries.last_mut().map(|e| &mut e.1)
+                } else {
+                    *value_next = true;
+                    Some(&mut push_slot(entries, (Variant::Nil, Variant::Nil)).0)
                 }
             }
+            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
+        }
+    }
+
+    /// The slot of the child being filled (the last one handed out by `slot`).
+    #[inline]
+    fn current(&mut self) -> Option<&mut Variant> {
+        match self {
+            Building::Array { items, .. } => items.last_mut(),
+            Building::Dict {
+                entries,
+                value_next,
+                ..
+            } => entries
+                .last_mut()
+                .map(|e| if *value_next { &mut e.0 } else { &mut e.1 }),
+            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
         }
     }
 
@@ -907,7 +972,7 @@ fn open(v: &VariantRef<'_>, r: &Reader<'_>) -> Result<Option<Open>> {
                     kt: TypeInfo::from_ref(&k, at + 4)?,
                     vt: TypeInfo::from_ref(&t, at + 4)?,
                     entries: Vec::with_capacity(capacity(count, rem, 8)),
-                    key: None,
+                    value_next: false,
                 },
                 2 * u64::from(count),
             )
@@ -947,32 +1012,32 @@ fn read_strings(r: &mut Reader<'_>, count: u32, dialect: Dialect) -> Result<Vec<
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
 /// PackedStringArray whose strings follow at `r`).
-fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>) -> Result<Variant> {
+fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()> {
     use VariantType as T;
     let at = v.offset();
-    Ok(match v.ty() {
-        T::Nil => Variant::Nil,
-        T::Bool => Variant::Bool(v.as_bool()?),
-        T::Int => Variant::Int(v.as_i64()?),
-        T::Float => Variant::Float(v.as_f64()?),
-        T::String => Variant::String(String::from(v.as_str()?)),
-        T::StringName => Variant::StringName(String::from(v.as_str()?)),
-        T::Vector2 => Variant::Vector2(v.as_vector2()?),
-        T::Vector2i => Variant::Vector2i(v.as_vector2i()?),
-        T::Rect2 => Variant::Rect2(v.as_rect2()?),
-        T::Rect2i => Variant::Rect2i(v.as_rect2i()?),
-        T::Vector3 => Variant::Vector3(v.as_vector3()?),
-        T::Vector3i => Variant::Vector3i(v.as_vector3i()?),
-        T::Transform2D => Variant::Transform2D(v.as_transform2d()?),
-        T::Vector4 => Variant::Vector4(v.as_vector4()?),
-        T::Vector4i => Variant::Vector4i(v.as_vector4i()?),
-        T::Plane => Variant::Plane(v.as_plane()?),
-        T::Quaternion => Variant::Quaternion(v.as_quaternion()?),
-        T::Aabb => Variant::Aabb(v.as_aabb()?),
-        T::Basis => Variant::Basis(v.as_basis()?),
-        T::Transform3D => Variant::Transform3D(v.as_transform3d()?),
-        T::Projection => Variant::Projection(v.as_projection()?),
-        T::Color => Variant::Color(v.as_color()?),
+    match v.ty() {
+        T::Nil => *out = Variant::Nil,
+        T::Bool => *out = Variant::Bool(v.as_bool()?),
+        T::Int => *out = Variant::Int(v.as_i64()?),
+        T::Float => *out = Variant::Float(v.as_f64()?),
+        T::String => *out = Variant::String(String::from(v.as_str()?)),
+        T::StringName => *out = Variant::StringName(String::from(v.as_str()?)),
+        T::Vector2 => *out = Variant::Vector2(v.as_vector2()?),
+        T::Vector2i => *out = Variant::Vector2i(v.as_vector2i()?),
+        T::Rect2 => *out = Variant::Rect2(v.as_rect2()?),
+        T::Rect2i => *out = Variant::Rect2i(v.as_rect2i()?),
+        T::Vector3 => *out = Variant::Vector3(v.as_vector3()?),
+        T::Vector3i => *out = Variant::Vector3i(v.as_vector3i()?),
+        T::Transform2D => *out = Variant::Transform2D(v.as_transform2d()?),
+        T::Vector4 => *out = Variant::Vector4(v.as_vector4()?),
+        T::Vector4i => *out = Variant::Vector4i(v.as_vector4i()?),
+        T::Plane => *out = Variant::Plane(v.as_plane()?),
+        T::Quaternion => *out = Variant::Quaternion(v.as_quaternion()?),
+        T::Aabb => *out = Variant::Aabb(v.as_aabb()?),
+        T::Basis => *out = Variant::Basis(v.as_basis()?),
+        T::Transform3D => *out = Variant::Transform3D(v.as_transform3d()?),
+        T::Projection => *out = Variant::Projection(v.as_projection()?),
+        T::Color => *out = Variant::Color(v.as_color()?),
         T::NodePath => {
             let np = v.as_node_path()?;
             let mut names = Vec::with_capacity(np.name_count().min(64));
@@ -983,80 +1048,89 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>) -> Result<Variant> {
             for s in np.subnames()? {
                 subnames.push(String::from(s?));
             }
-            Variant::NodePath(NodePath {
+            *out = Variant::NodePath(NodePath {
                 names,
                 subnames,
                 absolute: np.is_absolute(),
             })
         }
-        T::Rid => Variant::Rid(v.as_rid()?),
-        T::Callable => Variant::Callable,
+        T::Rid => *out = Variant::Rid(v.as_rid()?),
+        T::Callable => *out = Variant::Callable,
         T::Signal => {
             let s = v.as_signal()?;
-            Variant::Signal(Signal {
+            *out = Variant::Signal(Signal {
                 name: text_string(&s.name, at + 8)?,
                 object_id: s.object_id,
             })
         }
         T::Object => match v.as_object()? {
-            ObjectRef::Id(id) => Variant::Object(Object::Id(id)),
+            ObjectRef::Id(id) => *out = Variant::Object(Object::Id(id)),
             // Only a null full object (empty class) has no body.
-            ObjectRef::Full(f) => Variant::Object(Object::Full {
-                class: text_string(&f.class_name(), at + 8)?,
-                properties: Vec::new(),
-            }),
+            ObjectRef::Full(f) => {
+                *out = Variant::Object(Object::Full {
+                    class: text_string(&f.class_name(), at + 8)?,
+                    properties: Vec::new(),
+                })
+            }
         },
         // Only reached for containers without a body (never: kept total for safety).
-        T::Array => Variant::Array(Array::default()),
-        T::Dictionary => Variant::Dictionary(Dictionary::default()),
-        T::PackedByteArray => Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
-        T::PackedInt32Array => Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
-        T::PackedInt64Array => Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
-        T::PackedFloat32Array => Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
-        T::PackedFloat64Array => Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
+        T::Array => *out = Variant::Array(Array::default()),
+        T::Dictionary => *out = Variant::Dictionary(Dictionary::default()),
+        T::PackedByteArray => *out = Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
+        T::PackedInt32Array => *out = Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
+        T::PackedInt64Array => *out = Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
+        T::PackedFloat32Array => *out = Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
+        T::PackedFloat64Array => *out = Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
         T::PackedStringArray => {
-            if v.body().is_some() {
-                Variant::PackedStringArray(read_strings(r, v.count(), v.dialect())?)
+            let strings = if v.body().is_some() {
+                read_strings(r, v.count(), v.dialect())?
             } else {
-                let mut br = v.body_reader();
-                Variant::PackedStringArray(read_strings(&mut br, v.count(), v.dialect())?)
-            }
+                read_strings(&mut v.body_reader(), v.count(), v.dialect())?
+            };
+            *out = Variant::PackedStringArray(strings);
         }
-        T::PackedVector2Array => Variant::PackedVector2Array(if v.is_wide() {
-            v.as_packed::<[f64; 2]>()?
-                .iter()
-                .map(Vector2::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 2]>()?
-                .iter()
-                .map(|a| Vector2::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedVector3Array => Variant::PackedVector3Array(if v.is_wide() {
-            v.as_packed::<[f64; 3]>()?
-                .iter()
-                .map(Vector3::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 3]>()?
-                .iter()
-                .map(|a| Vector3::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedVector4Array => Variant::PackedVector4Array(if v.is_wide() {
-            v.as_packed::<[f64; 4]>()?
-                .iter()
-                .map(Vector4::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 4]>()?
-                .iter()
-                .map(|a| Vector4::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedColorArray => Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
-    })
+        T::PackedVector2Array => {
+            *out = Variant::PackedVector2Array(if v.is_wide() {
+                v.as_packed::<[f64; 2]>()?
+                    .iter()
+                    .map(Vector2::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 2]>()?
+                    .iter()
+                    .map(|a| Vector2::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedVector3Array => {
+            *out = Variant::PackedVector3Array(if v.is_wide() {
+                v.as_packed::<[f64; 3]>()?
+                    .iter()
+                    .map(Vector3::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 3]>()?
+                    .iter()
+                    .map(|a| Vector3::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedVector4Array => {
+            *out = Variant::PackedVector4Array(if v.is_wide() {
+                v.as_packed::<[f64; 4]>()?
+                    .iter()
+                    .map(Vector4::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 4]>()?
+                    .iter()
+                    .map(|a| Vector4::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedColorArray => *out = Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
+    }
+    Ok(())
 }
 
 impl VariantRef<'_> {
@@ -1078,20 +1152,23 @@ impl VariantRef<'_> {
     pub fn to_owned(&self) -> Result<Variant> {
         let mut r = self.body_reader();
         let Some(first) = open(self, &r)? else {
-            return leaf(self, &mut r);
+            let mut out = Variant::Nil;
+            leaf(self, &mut r, &mut out)?;
+            return Ok(out);
         };
         let opts = self.options();
         let godot4 = opts.get_dialect() == Dialect::Godot4;
         let mut stack = alloc::vec![first];
         while let Some(top) = stack.last_mut() {
             if top.remaining == 0 {
-                let done = match stack.pop() {
-                    Some(o) => o.b.finish(),
-                    None => break,
-                };
+                let Some(done) = stack.pop() else { break };
                 match stack.last_mut() {
-                    Some(parent) => parent.b.push(done),
-                    None => return Ok(done),
+                    Some(parent) => {
+                        if let Some(slot) = parent.b.current() {
+                            *slot = done.b.finish();
+                        }
+                    }
+                    None => return Ok(done.b.finish()),
                 }
                 continue;
             }
@@ -1109,10 +1186,14 @@ impl VariantRef<'_> {
                 check_script(&child)?;
             }
             match open(&child, &r)? {
-                Some(o) => stack.push(o),
+                Some(o) => {
+                    top.b.slot();
+                    stack.push(o);
+                }
                 None => {
-                    let v = leaf(&child, &mut r)?;
-                    top.b.push(v);
+                    if let Some(slot) = top.b.slot() {
+                        leaf(&child, &mut r, slot)?;
+                    }
                 }
             }
         }
