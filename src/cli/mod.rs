@@ -585,3 +585,59 @@ fn frames(bytes: &[u8], big_endian: bool) -> impl Iterator<Item = Result<(usize,
         Some(Ok((at, &body[..n])))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fake {
+        tty: bool,
+        input: Vec<u8>,
+    }
+
+    impl Host for Fake {
+        fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>> {
+            if path == "-" {
+                Ok(Box::new(self.input.clone()))
+            } else {
+                Err(io::Error::new(io::ErrorKind::NotFound, "no such file"))
+            }
+        }
+        fn stdout_is_terminal(&self) -> bool {
+            self.tty
+        }
+    }
+
+    fn go(args: &[&str], tty: bool, input: &[u8]) -> (i32, Vec<u8>, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut host = Fake {
+            tty,
+            input: input.to_vec(),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run(&args, &mut host, &mut out, &mut err);
+        (code, out, String::from_utf8_lossy(&err).into_owned())
+    }
+
+    #[test]
+    fn encode_refuses_to_write_binary_to_a_terminal() {
+        let (code, out, err) = go(&["encode", "-"], true, b"42");
+        assert_eq!((code, out.len()), (2, 0));
+        assert!(
+            err.contains("refusing to write binary data to a terminal"),
+            "{err}"
+        );
+        let (code, out, _) = go(&["encode", "-"], false, b"42");
+        assert_eq!((code, out), (0, vec![2, 0, 0, 0, 42, 0, 0, 0]));
+        // text output to a terminal is fine
+        let (code, out, _) = go(&["decode", "-"], true, &[2, 0, 0, 0, 42, 0, 0, 0]);
+        assert_eq!((code, out), (0, b"42\n".to_vec()));
+    }
+
+    #[test]
+    fn missing_file_is_invalid_input() {
+        let (code, _, err) = go(&["decode", "nope.bin"], false, b"");
+        assert_eq!(code, 1);
+        assert_eq!(err, "nope.bin: error: no such file\n");
+    }
+}

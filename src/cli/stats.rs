@@ -261,7 +261,7 @@ fn render(path: &[Seg<'_>], prefix: &str) -> Result<String> {
                 T::Int => s.push_str(&k.as_i64()?.to_string()),
                 _ => {
                     s.push('[');
-                    s.push_str(&k.ty().name().to_string());
+                    s.push_str(k.ty().name());
                     s.push(']');
                 }
             },
