@@ -861,10 +861,12 @@ struct Open {
 }
 
 /// Initial capacity for `count` children with at least `min_size` bytes each in `remaining`
-/// bytes of input: never more than the input can hold, nor more than a fixed cap.
+/// bytes of input: never more than the rest of the input can hold, and at most 16 (a hostile
+/// count, or many nested containers claiming huge counts, reserves almost nothing; real
+/// elements grow the vector as they are read).
 #[inline]
 fn capacity(count: u32, remaining: usize, min_size: usize) -> usize {
-    (count as usize).min(remaining / min_size).min(4096)
+    (count as usize).min(remaining / min_size).min(16)
 }
 
 /// Pushes `v` and returns a reference to it.
