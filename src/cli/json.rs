@@ -33,6 +33,12 @@
 //! (a double-precision engine build) carries `"$f64": true` next to its tag; encoding such JSON
 //! uses double precision (as `--precision double` does).
 //!
+//! The text is lossless: `gdvariant encode --from json` gives back the original bytes for
+//! everything the engines write (tested on every golden vector of both engines). Tools that
+//! re-print numbers through `f64` lose that: jq 1.6 prints `100.0` as `100` (which then reads
+//! as an int) and rounds ints beyond 2^53. Use jq to read and select; feed `encode` JSON that
+//! kept its number literals (jq 1.7+ keeps unmodified literals).
+//!
 //! ```
 //! let v = gdvariant::parse(&[2, 0, 0, 0, 42, 0, 0, 0]).unwrap();
 //! assert_eq!(gdvariant::cli::json::to_json(&v).unwrap(), "42");
