@@ -4,7 +4,7 @@
 //! are useful on their own:
 //!
 //! - [`text`]: the engine's own text form (`var_to_str` / `var2str`) of a lazy
-//!   [`VariantRef`](crate::VariantRef), byte for byte; [`parse`] reads that text back into a
+//!   [`VariantRef`], byte for byte; [`parse`] reads that text back into a
 //!   [`Variant`](crate::Variant) (what `str_to_var` reads).
 //! - [`json`]: a lossless, typed JSON form (both directions); its schema is documented there.
 //! - [`tree`]: an indented outline with paths, types, byte offsets and sizes.

@@ -2,7 +2,7 @@
 //! print, produced straight from a lazy [`VariantRef`] (nothing is decoded into an owned tree).
 //!
 //! Byte for byte the engine's output for every value that is not an Object, including its
-//! quirks: floats in the engine's number format ([`num`](super::num)), `-0.0` as `0.0`,
+//! quirks: floats in the engine's number format ([`num`]), `-0.0` as `0.0`,
 //! dictionary keys **sorted** the way the engine sorts them (with its own introsort, so even
 //! keys the engine cannot order come out in the engine's order), one key per line, typed
 //! containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so on.
