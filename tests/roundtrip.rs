@@ -486,3 +486,183 @@ fn to_owned_uses_engine_text() {
     let err = v.to_owned().unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::NotRustUtf8, 8));
 }
+
+// ----- the streaming writer -----
+
+use gdvariant::Writer;
+
+#[test]
+fn writer_matches_encode_and_patches_counts() {
+    let mut d = Dictionary::new();
+    d.insert("a", vec![Variant::Int(1), Variant::Nil]);
+    d.insert(
+        Variant::Int(7),
+        Variant::PackedFloat32Array(vec![1.5, -2.0]),
+    );
+    let expected = encode(&Variant::Dictionary(d)).unwrap();
+    for known in [true, false] {
+        let n = |c: usize| known.then_some(c);
+        let mut w = Writer::new(EncodeOptions::new());
+        w.begin_dictionary(n(2)).unwrap();
+        w.string("a").unwrap();
+        w.begin_array(n(2)).unwrap();
+        w.int(1).unwrap();
+        w.nil().unwrap();
+        assert_eq!(w.depth(), 2);
+        w.end().unwrap();
+        w.int(7).unwrap();
+        w.packed_f32(&[1.5, -2.0]).unwrap();
+        w.end().unwrap();
+        assert_eq!(w.finish().unwrap(), expected, "known counts: {known}");
+    }
+}
+
+fn misuse(e: gdvariant::Error) -> &'static str {
+    match e.kind() {
+        ErrorKind::WriterMisuse { what } => what,
+        other => panic!("not misuse: {other:?}"),
+    }
+}
+
+#[test]
+fn writer_misuse_is_an_error() {
+    let mut w = Writer::new(EncodeOptions::new());
+    assert_eq!(
+        misuse(w.end().unwrap_err()),
+        "end without an open container"
+    );
+    // Too many values for the declared count; the writer is unchanged after the error.
+    w.begin_array(Some(1)).unwrap();
+    w.int(1).unwrap();
+    let before = w.bytes().len();
+    let err = w.int(2).unwrap_err();
+    assert_eq!(
+        misuse(err),
+        "more values than the container's declared count"
+    );
+    assert_eq!(err.offset(), before);
+    assert_eq!(w.bytes().len(), before);
+    w.end().unwrap();
+    // Too few.
+    let mut w = Writer::new(EncodeOptions::new());
+    w.begin_array(Some(2)).unwrap();
+    w.int(1).unwrap();
+    assert_eq!(
+        misuse(w.end().unwrap_err()),
+        "fewer values than the container's declared count"
+    );
+    // Finishing with an open container.
+    assert_eq!(
+        misuse(w.clone().finish().unwrap_err()),
+        "finish with open containers"
+    );
+    w.int(2).unwrap();
+    w.end().unwrap();
+    assert_eq!(
+        w.finish().unwrap(),
+        encode(&Variant::from(vec![Variant::Int(1), Variant::Int(2)])).unwrap()
+    );
+    // A dictionary key without its value.
+    let mut w = Writer::new(EncodeOptions::new());
+    w.begin_dictionary(None).unwrap();
+    w.string("k").unwrap();
+    assert_eq!(
+        misuse(w.end().unwrap_err()),
+        "dictionary key without a value"
+    );
+    // Object properties need names, and objects need the option.
+    let mut w = Writer::new(EncodeOptions::new());
+    assert_eq!(
+        w.begin_object("Node", None).unwrap_err().kind(),
+        ErrorKind::ObjectsNotAllowed
+    );
+    assert_eq!(
+        misuse(w.property("x").unwrap_err()),
+        "property name outside an object"
+    );
+    let mut w = Writer::new(EncodeOptions::new().full_objects(true));
+    w.begin_object("Node", Some(1)).unwrap();
+    assert_eq!(
+        misuse(w.int(1).unwrap_err()),
+        "object property value without a name"
+    );
+    w.property("x").unwrap();
+    assert_eq!(
+        misuse(w.property("y").unwrap_err()),
+        "two property names in a row"
+    );
+    w.int(1).unwrap();
+    w.end().unwrap();
+    let obj = Variant::Object(Object::Full {
+        class: "Node".into(),
+        properties: vec![("x".into(), Variant::Int(1))],
+    });
+    let full = EncodeOptions::new().full_objects(true);
+    assert_eq!(w.finish().unwrap(), encode_with(&obj, &full).unwrap());
+    // Types the dialect lacks.
+    let mut w = Writer::new(EncodeOptions::godot3());
+    assert_eq!(
+        w.string_name("x").unwrap_err().kind(),
+        ErrorKind::UnsupportedInDialect {
+            ty: VariantType::StringName
+        }
+    );
+    assert!(w.bytes().is_empty());
+}
+
+#[test]
+fn writer_depth_limit() {
+    let mut w = Writer::new(EncodeOptions::new().max_depth(3));
+    for _ in 0..4 {
+        w.begin_array(None).unwrap();
+    }
+    let err = w.begin_array(None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DepthExceeded { limit: 3 });
+    assert_eq!(err.kind(), w.int(1).unwrap_err().kind());
+    for _ in 0..4 {
+        w.end().unwrap();
+    }
+    assert_eq!(w.finish().unwrap(), encode(&nested_arrays(3)).unwrap());
+}
+
+#[test]
+fn writer_passes_received_sub_trees_through() {
+    // A server forwards the "entities" of a received packet without decoding them.
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/game_state.bin"
+    ))
+    .unwrap();
+    let packet = parse(&bytes).unwrap();
+    let entities = packet.path("entities").unwrap().unwrap();
+    let mut w = Writer::new(EncodeOptions::new());
+    w.begin_dictionary(Some(1)).unwrap();
+    w.string("forwarded").unwrap();
+    w.raw(&entities).unwrap();
+    w.end().unwrap();
+    let out = w.finish().unwrap();
+    let mut d = Dictionary::new();
+    d.insert("forwarded", entities.to_owned().unwrap());
+    assert_eq!(out, encode(&Variant::Dictionary(d)).unwrap());
+    // Not across dialects.
+    let mut w = Writer::new(EncodeOptions::godot3());
+    assert!(matches!(
+        w.raw(&entities).unwrap_err().kind(),
+        ErrorKind::WriterMisuse { .. }
+    ));
+}
+
+#[test]
+fn writer_packed_f32_fast_paths_match_encode() {
+    let v3: Vec<Vector3> = (0..5).map(|i| Vector3::new(i as f64, 0.5, -1.0)).collect();
+    let f3: Vec<[f32; 3]> = v3.iter().map(|v| v.to_array().map(|x| x as f32)).collect();
+    for double in [false, true] {
+        let opts = EncodeOptions::new().double_precision(double);
+        let mut w = Writer::new(opts);
+        w.packed_vector3_f32(&f3).unwrap();
+        assert_eq!(
+            w.finish().unwrap(),
+            encode_with(&Variant::PackedVector3Array(v3.clone()), &opts).unwrap()
+        );
+    }
+}
