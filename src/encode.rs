@@ -247,7 +247,7 @@ impl Enc<'_> {
     }
 
     #[inline]
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
 
@@ -261,10 +261,15 @@ impl Enc<'_> {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
 
+    /// Zero padding after `n` bytes, as fixed-size writes (no `memcpy` call).
     #[inline]
     fn pad(&mut self, n: usize) {
-        let pad = (4 - n % 4) % 4;
-        self.out.extend_from_slice(&[0u8; 3][..pad]);
+        match n % 4 {
+            1 => self.out.extend_from_slice(&[0; 3]),
+            2 => self.out.extend_from_slice(&[0; 2]),
+            3 => self.out.push(0),
+            _ => {}
+        }
     }
 
     /// The wire id of `ty`, or an [`ErrorKind::UnsupportedInDialect`] error.
@@ -302,6 +307,18 @@ impl Enc<'_> {
         let n = self.len32(s.len())?;
         self.out.reserve(s.len() + 7);
         self.u32(n);
+        self.out.extend_from_slice(s.as_bytes());
+        self.pad(s.len());
+        Ok(())
+    }
+
+    /// A String or StringName value: header and length in one write, bytes, padding.
+    #[inline]
+    pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
+        let id = self.id(ty)?;
+        let n = self.len32(s.len())?;
+        self.out.reserve(s.len() + 11);
+        self.u64(u64::from(id) | (u64::from(n) << 32));
         self.out.extend_from_slice(s.as_bytes());
         self.pad(s.len());
         Ok(())
@@ -738,14 +755,8 @@ impl Enc<'_> {
             }
             Variant::Int(i) => self.int(*i),
             Variant::Float(f) => self.float(*f),
-            Variant::String(s) => {
-                self.header(T::String, 0)?;
-                self.string(s)
-            }
-            Variant::StringName(s) => {
-                self.header(T::StringName, 0)?;
-                self.string(s)
-            }
+            Variant::String(s) => self.string_value(T::String, s),
+            Variant::StringName(s) => self.string_value(T::StringName, s),
             Variant::Vector2(x) => self.math(T::Vector2, x.to_array()),
             Variant::Vector2i(x) => self.ints(T::Vector2i, x.to_array()),
             Variant::Rect2(x) => self.math(T::Rect2, x.to_array()),

@@ -363,18 +363,12 @@ impl Writer {
 
     /// Writes a String.
     pub fn string(&mut self, s: &str) -> Result<()> {
-        self.put(|e| {
-            e.header(VariantType::String, 0)?;
-            e.string(s)
-        })
+        self.put(|e| e.string_value(VariantType::String, s))
     }
 
     /// Writes a StringName (Godot 4).
     pub fn string_name(&mut self, s: &str) -> Result<()> {
-        self.put(|e| {
-            e.header(VariantType::StringName, 0)?;
-            e.string(s)
-        })
+        self.put(|e| e.string_value(VariantType::StringName, s))
     }
 
     /// Writes a NodePath from its parts.
