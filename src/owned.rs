@@ -41,6 +41,8 @@ use crate::value::{head, read_text, Body, VariantRef};
 /// use gdvariant::{Variant, Vector3};
 /// let v = Variant::from(vec![Variant::from(1), "two".into(), Vector3::new(1.0, 2.0, 3.0).into()]);
 /// assert_eq!(v.as_array().unwrap().items[1].as_str(), Some("two"));
+/// let bytes = gdvariant::encode(&v).unwrap();
+/// assert_eq!(gdvariant::parse(&bytes).unwrap().to_owned().unwrap(), v);
 /// ```
 #[derive(Clone, Debug, Default)]
 #[allow(missing_docs)]
