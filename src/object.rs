@@ -139,12 +139,12 @@ impl<'a> NodePathRef<'a> {
 
     /// The names (node path components).
     pub fn names(&self) -> StrIter<'a> {
-        StrIter::new(self.strings.clone(), self.names, self.dialect)
+        StrIter::new(self.strings, self.names, self.dialect)
     }
 
     /// The subnames (property path components).
     pub fn subnames(&self) -> Result<StrIter<'a>> {
-        let mut r = self.strings.clone();
+        let mut r = self.strings;
         for _ in 0..self.names {
             r.read_string_raw()?;
         }

@@ -41,12 +41,6 @@ impl<'a> Reader<'a> {
         self.data
     }
 
-    /// The absolute offset of the slice's first byte.
-    #[inline]
-    pub(crate) fn base(&self) -> usize {
-        self.base
-    }
-
     /// How many bytes are left.
     #[inline]
     pub(crate) fn remaining(&self) -> usize {
@@ -57,12 +51,6 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn since(&self, start: usize) -> &'a [u8] {
         self.data.get(start..self.pos).unwrap_or(&[])
-    }
-
-    /// The bytes from the current position to the end.
-    #[inline]
-    pub(crate) fn rest(&self) -> &'a [u8] {
-        self.data.get(self.pos..).unwrap_or(&[])
     }
 
     #[cold]

@@ -76,7 +76,7 @@ fn truncated_last_frame_and_prefix() {
     let items: Vec<_> = frames(cut, &framing).collect();
     assert_eq!(items.len(), 5);
     assert!(items[..4].iter().all(Result::is_ok));
-    let err = items[4].clone().unwrap_err();
+    let err = items[4].unwrap_err();
     let last_at = buf.len() - 8; // the last frame is a Nil: 4-byte prefix + 4-byte value
     assert_eq!(
         (err.kind(), err.offset()),
@@ -107,7 +107,7 @@ fn oversize_frames() {
     let items: Vec<_> = frames(&buf, &small).collect();
     assert_eq!(items.len(), 2);
     assert_eq!(items[0].as_ref().unwrap().as_i64().unwrap(), 3);
-    let err = items[1].clone().unwrap_err();
+    let err = items[1].unwrap_err();
     assert_eq!(
         (err.kind(), err.offset()),
         (ErrorKind::FrameTooLarge { len: 108, max: 64 }, 12)
@@ -119,7 +119,7 @@ fn zero_length_and_malformed_frames_report_absolute_offsets() {
     let mut buf = stream(&[Variant::Int(5)], &FrameOptions::new());
     buf.extend_from_slice(&[0, 0, 0, 0]);
     let items: Vec<_> = frames(&buf, &FrameOptions::new()).collect();
-    let err = items[1].clone().unwrap_err();
+    let err = items[1].unwrap_err();
     assert_eq!(
         (err.kind(), err.offset()),
         (ErrorKind::UnexpectedEof { needed: 4 }, 16)
