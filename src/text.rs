@@ -16,7 +16,13 @@ pub(crate) fn engine_text(raw: &[u8]) -> (&[u8], usize) {
         Some(rest) => (rest, BOM.len()),
         None => (raw, 0),
     };
-    match memchr::memchr(0, body) {
+    // Most strings are short keys and names: a plain scan beats memchr's call and setup there.
+    let nul = if body.len() <= 16 {
+        body.iter().position(|&b| b == 0)
+    } else {
+        memchr::memchr(0, body)
+    };
+    match nul {
         Some(nul) => (&body[..nul], skipped),
         None => (body, skipped),
     }
