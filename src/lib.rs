@@ -21,8 +21,8 @@ mod reader;
 pub mod text;
 pub mod types;
 mod validate;
-pub mod writer;
 pub mod value;
+pub mod writer;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
 pub use dict::{DictIter, DictionaryRef, Key};

@@ -7,7 +7,7 @@ use crate::reader::Reader;
 use crate::text::Text;
 use crate::types::{Dialect, Options};
 use crate::validate::check_script;
-use crate::value::{read_string, read_text, read_value, VariantRef};
+use crate::value::{read_text, read_value, skip_string, VariantRef};
 
 /// An iterator over consecutive length-prefixed strings (NodePath names, PackedStringArray
 /// entries). As an [`Iterator`] it yields `&'a str`; [`try_next`](StrIter::try_next) yields the
@@ -117,7 +117,7 @@ impl<'a> NodePathRef<'a> {
     pub(crate) fn skip(r: &mut Reader<'a>, dialect: Dialect, check: bool) -> Result<()> {
         let (names, subnames, _) = Self::read_head(r)?;
         for _ in 0..u64::from(names) + u64::from(subnames) {
-            read_string(r, dialect, check)?;
+            skip_string(r, dialect, check)?;
         }
         Ok(())
     }

@@ -64,7 +64,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes the next `n` bytes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         match self
             .pos
@@ -80,7 +80,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips `n` bytes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn skip(&mut self, n: usize) -> Result<()> {
         if n > self.remaining() {
             return Err(self.eof(n));
@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads one little-endian value of a zerocopy type.
-    #[inline]
+    #[inline(always)]
     fn read_le<T: FromBytes + zerocopy::Unaligned + zerocopy::Immutable + zerocopy::KnownLayout>(
         &mut self,
     ) -> Result<T> {
@@ -100,12 +100,12 @@ impl<'a> Reader<'a> {
         T::read_from_bytes(bytes).map_err(|_| Error::eof(self.offset(), size))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_u32(&mut self) -> Result<u32> {
         self.read_le::<U32>().map(U32::get)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_i32(&mut self) -> Result<i32> {
         self.read_le::<I32>().map(I32::get)
     }
@@ -141,7 +141,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an `i32` length or count; negative is an error reported at the field's offset.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_len(&mut self) -> Result<usize> {
         let at = self.offset();
         let v = self.read_i32()?;
@@ -152,7 +152,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a container count: a `u32` with bit 31 (the historical "shared" flag) masked off.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_count(&mut self) -> Result<u32> {
         self.read_u32().map(|c| c & 0x7FFF_FFFF)
     }
@@ -160,7 +160,7 @@ impl<'a> Reader<'a> {
     /// Reads a length-prefixed string's raw bytes (§5): the `len` bytes, with the padding to a
     /// multiple of 4 required to be present and skipped. Returns the bytes and their absolute
     /// offset. The content is not inspected.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_string_raw(&mut self) -> Result<(&'a [u8], usize)> {
         let len = self.read_len()?;
         let at = self.offset();

@@ -519,6 +519,19 @@ pub(crate) fn read_string<'a>(
     Ok(t)
 }
 
+/// Skips a §5 string whose text is not needed; with `check`, checks it by the dialect's rules.
+/// An all-ASCII string is valid whatever its NUL bytes, so it needs no NUL scan.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn skip_string(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> Result<()> {
+    let (raw, at) = r.read_string_raw()?;
+    if check && !raw.is_ascii() {
+        let (t, skipped) = text::engine_text(raw);
+        text::check(t, dialect, at + skipped)?;
+    }
+    Ok(())
+}
+
 /// The number of real components of a math type, or `None` for other types.
 fn real_components(ty: VariantType) -> Option<usize> {
     use VariantType as T;
@@ -573,9 +586,7 @@ pub(crate) fn head<'a>(
         T::Nil | T::Callable => {}
         T::Bool => r.skip(4)?,
         T::Int | T::Float => r.skip(if wide { 8 } else { 4 })?,
-        T::String | T::StringName => {
-            read_string(r, dialect, check)?;
-        }
+        T::String | T::StringName => skip_string(r, dialect, check)?,
         T::Vector2i => r.skip(8)?,
         T::Vector3i => r.skip(12)?,
         T::Rect2i | T::Vector4i | T::Color => r.skip(16)?,
@@ -603,14 +614,17 @@ pub(crate) fn head<'a>(
             }
         }
         T::Signal => {
-            read_string(r, dialect, check)?;
+            skip_string(r, dialect, check)?;
             r.skip(8)?;
         }
         T::Array | T::Dictionary => {
             if dialect == Dialect::Godot4 {
                 let kinds = if ty == T::Array { 1 } else { 2 };
                 for k in 0..kinds {
-                    read_container_type(r, (header >> (16 + 2 * k)) & 3, opts, check)?;
+                    let kind = (header >> (16 + 2 * k)) & 3;
+                    if kind != 0 {
+                        read_container_type(r, kind, opts, check)?;
+                    }
                 }
             }
             count = r.read_count()?;
