@@ -6,7 +6,8 @@
 //! reader here caps the frame size ([`DEFAULT_MAX_FRAME`], 8 MiB, by default): the engine's
 //! `get_var` allocates whatever a prefix claims, a known denial of service.
 //!
-//! - [`frames`]: iterate over the values of a buffer that holds whole frames (a capture, a file).
+//! - [`frames`]: iterate over the values of a buffer that holds whole frames (a capture, a file);
+//!   [`raw_frames`] splits the frames without reading their values.
 //! - [`FrameWriter`] / [`write_frame`]: append frames to a buffer.
 //! - [`FrameDecoder`]: an incremental decoder for sockets, fed bytes as they arrive.
 //! - [`FrameReader`] and [`write_frame_to`] (feature `std`): `std::io` adapters.
@@ -179,31 +180,47 @@ impl FrameOptions {
 /// Iterates over the values of `buf`, a sequence of whole frames; see [`Frames`].
 pub fn frames<'a>(buf: &'a [u8], opts: &FrameOptions) -> Frames<'a> {
     Frames {
+        raw: raw_frames(buf, opts),
+    }
+}
+
+/// Iterates over the frames of `buf` without reading their values; see [`RawFrames`].
+pub fn raw_frames<'a>(buf: &'a [u8], opts: &FrameOptions) -> RawFrames<'a> {
+    RawFrames {
         buf,
         pos: 0,
         opts: *opts,
     }
 }
 
-/// The values of a buffer of frames, each a [`VariantRef`] (its size known, its strings checked
-/// on access). The iterator yields `Err` for the first bad frame and then ends: a truncated last
-/// frame or prefix ([`ErrorKind::TruncatedFrame`]), a frame longer than the maximum
-/// ([`ErrorKind::FrameTooLarge`]), a value that is malformed or does not fill its frame.
+/// One frame of a buffer: where its value starts and the value's bytes (the prefix's length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawFrame<'a> {
+    /// The absolute offset of the value (just after the length prefix).
+    pub offset: usize,
+    /// The frame's bytes after the prefix, as many as the prefix says.
+    pub bytes: &'a [u8],
+}
+
+/// The frames of a buffer, split by their length prefixes (byte order and maximum size from the
+/// [`FrameOptions`]) but not read: for tools that read each value in several ways. It yields `Err`
+/// for a truncated last frame or prefix ([`ErrorKind::TruncatedFrame`]) or a frame longer than
+/// the maximum ([`ErrorKind::FrameTooLarge`]), and then ends.
 #[derive(Clone, Debug)]
-pub struct Frames<'a> {
+pub struct RawFrames<'a> {
     buf: &'a [u8],
     pos: usize,
     opts: FrameOptions,
 }
 
-impl<'a> Frames<'a> {
+impl<'a> RawFrames<'a> {
     /// The offset of the next frame's prefix.
     pub fn offset(&self) -> usize {
         self.pos
     }
 
-    /// The next value, `Ok(None)` at the end of the buffer.
-    pub fn try_next(&mut self) -> Result<Option<VariantRef<'a>>> {
+    /// The next frame, `Ok(None)` at the end of the buffer.
+    pub fn try_next(&mut self) -> Result<Option<RawFrame<'a>>> {
         let rest = self.buf.get(self.pos..).unwrap_or(&[]);
         if rest.is_empty() {
             return Ok(None);
@@ -219,27 +236,67 @@ impl<'a> Frames<'a> {
                 ));
             };
             let len = self.opts.check_len(self.opts.endian.read(*prefix), at)?;
-            let Some(frame) = body.get(..len) else {
-                return Err(Error::new(
+            match body.get(..len) {
+                Some(bytes) => Ok(RawFrame {
+                    offset: at + 4,
+                    bytes,
+                }),
+                None => Err(Error::new(
                     ErrorKind::TruncatedFrame {
                         needed: len - body.len(),
                     },
                     at,
-                ));
-            };
-            let v = self.opts.value(frame, at + 4)?;
-            Ok((v, 4 + len))
+                )),
+            }
         })();
         match res {
-            Ok((v, n)) => {
-                self.pos += n;
-                Ok(Some(v))
+            Ok(f) => {
+                self.pos = f.offset + f.bytes.len();
+                Ok(Some(f))
             }
             Err(e) => {
                 self.pos = self.buf.len();
                 Err(e)
             }
         }
+    }
+}
+
+impl<'a> Iterator for RawFrames<'a> {
+    type Item = Result<RawFrame<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.try_next().transpose()
+    }
+}
+
+impl FusedIterator for RawFrames<'_> {}
+
+/// The values of a buffer of frames, each a [`VariantRef`] (its size known, its strings checked
+/// on access). The iterator yields `Err` for the first bad frame and then ends: a truncated last
+/// frame or prefix ([`ErrorKind::TruncatedFrame`]), a frame longer than the maximum
+/// ([`ErrorKind::FrameTooLarge`]), a value that is malformed or does not fill its frame.
+#[derive(Clone, Debug)]
+pub struct Frames<'a> {
+    raw: RawFrames<'a>,
+}
+
+impl<'a> Frames<'a> {
+    /// The offset of the next frame's prefix.
+    pub fn offset(&self) -> usize {
+        self.raw.offset()
+    }
+
+    /// The next value, `Ok(None)` at the end of the buffer.
+    pub fn try_next(&mut self) -> Result<Option<VariantRef<'a>>> {
+        let Some(f) = self.raw.try_next()? else {
+            return Ok(None);
+        };
+        let v = self.raw.opts.value(f.bytes, f.offset);
+        if v.is_err() {
+            self.raw.pos = self.raw.buf.len();
+        }
+        v.map(Some)
     }
 }
 

@@ -332,3 +332,41 @@ fn io_adapters() {
     assert!(w.bytes().is_empty());
     assert_eq!(sink, stream(&values[1..2], &framing));
 }
+
+#[test]
+fn raw_frames_split_without_reading_values() {
+    use gdvariant::framing::{raw_frames, Endian, FrameOptions, RawFrame};
+    // Two big-endian frames: int 7, then 4 garbage bytes (not a valid value: raw frames don't care).
+    let stream = [
+        0, 0, 0, 8, 2, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0,
+    ];
+    let opts = FrameOptions::new().endian(Endian::Big);
+    let mut it = raw_frames(&stream, &opts);
+    assert_eq!(
+        it.next(),
+        Some(Ok(RawFrame {
+            offset: 4,
+            bytes: &stream[4..12]
+        }))
+    );
+    assert_eq!(
+        it.next(),
+        Some(Ok(RawFrame {
+            offset: 16,
+            bytes: &stream[16..20]
+        }))
+    );
+    let err = it.next().unwrap().unwrap_err();
+    assert_eq!(
+        (err.offset(), err.kind()),
+        (20, gdvariant::ErrorKind::TruncatedFrame { needed: 2 })
+    );
+    assert_eq!(it.next(), None);
+    // The maximum frame size applies.
+    let small = FrameOptions::new().endian(Endian::Big).max_frame(4);
+    let err = raw_frames(&stream, &small).next().unwrap().unwrap_err();
+    assert_eq!(
+        err.kind(),
+        gdvariant::ErrorKind::FrameTooLarge { len: 8, max: 4 }
+    );
+}

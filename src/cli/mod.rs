@@ -30,6 +30,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::error::{Error, ErrorKind};
+use crate::framing::{raw_frames, Endian, FrameOptions};
 use crate::types::{Dialect, Options};
 use crate::value::VariantRef;
 
@@ -546,44 +547,18 @@ fn whole(b: &[u8], at: usize, o: &Options) -> Result<(), Error> {
     Ok(())
 }
 
-/// The frames of a length-prefixed stream: `(offset of the value, its bytes)`.
+/// The frames of a length-prefixed stream: `(offset of the value, its bytes)`. A tool looks at
+/// captures of any size, so no maximum frame size applies beyond what the prefix can say.
 fn frames(bytes: &[u8], big_endian: bool) -> impl Iterator<Item = Result<(usize, &[u8]), Error>> {
-    let mut pos = 0usize;
-    let mut done = false;
-    core::iter::from_fn(move || {
-        if done || pos >= bytes.len() {
-            return None;
-        }
-        let rest = &bytes[pos..];
-        if rest.len() < 4 {
-            done = true;
-            return Some(Err(Error::new(
-                ErrorKind::TruncatedFrame {
-                    needed: 4 - rest.len(),
-                },
-                pos,
-            )));
-        }
-        let p = [rest[0], rest[1], rest[2], rest[3]];
-        let n = if big_endian {
-            u32::from_be_bytes(p)
-        } else {
-            u32::from_le_bytes(p)
-        } as usize;
-        let body = &rest[4..];
-        if body.len() < n {
-            done = true;
-            return Some(Err(Error::new(
-                ErrorKind::TruncatedFrame {
-                    needed: n - body.len(),
-                },
-                pos,
-            )));
-        }
-        let at = pos + 4;
-        pos = at + n;
-        Some(Ok((at, &body[..n])))
-    })
+    let endian = if big_endian {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    let opts = FrameOptions::new()
+        .endian(endian)
+        .max_frame(u32::MAX as usize);
+    raw_frames(bytes, &opts).map(|f| f.map(|f| (f.offset, f.bytes)))
 }
 
 #[cfg(test)]
