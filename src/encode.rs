@@ -339,7 +339,7 @@ impl Enc<'_> {
 
     /// A real-valued math type: header (with the flag in double precision) and components.
     #[inline]
-    fn math<const N: usize>(&mut self, ty: VariantType, a: [f64; N]) -> Result<()> {
+    pub(crate) fn math<const N: usize>(&mut self, ty: VariantType, a: [f64; N]) -> Result<()> {
         let flag = if self.opts.wide() { FLAG_64 } else { 0 };
         self.header(ty, flag)?;
         self.reals(&a);
@@ -347,7 +347,7 @@ impl Enc<'_> {
     }
 
     #[inline]
-    fn ints<const N: usize>(&mut self, ty: VariantType, a: [i32; N]) -> Result<()> {
+    pub(crate) fn ints<const N: usize>(&mut self, ty: VariantType, a: [i32; N]) -> Result<()> {
         self.header(ty, 0)?;
         for x in a {
             self.out.extend_from_slice(&x.to_le_bytes());
@@ -775,20 +775,22 @@ impl Enc<'_> {
             Variant::Color(c) => self.color(*c),
             Variant::NodePath(np) => self.node_path(np),
             Variant::Rid(id) => self.rid(*id),
-            Variant::Object(Object::Id(id)) => self.object_id(*id),
-            Variant::Object(Object::Full { class, properties }) => {
-                if class.is_empty() {
-                    // A null object: the engine writes Nil.
-                    return self.header(T::Nil, 0);
+            Variant::Object(o) => match &**o {
+                Object::Id(id) => self.object_id(*id),
+                Object::Full { class, properties } => {
+                    if class.is_empty() {
+                        // A null object: the engine writes Nil.
+                        return self.header(T::Nil, 0);
+                    }
+                    self.object_head(class, properties.len()).map(drop)
                 }
-                self.object_head(class, properties.len()).map(drop)
-            }
+            },
             Variant::Callable => self.header(T::Callable, 0),
             Variant::Signal(s) => self.signal(&s.name, s.object_id),
             Variant::Dictionary(d) => self
-                .dict_head(&d.key_type, &d.value_type, d.entries.len())
+                .dict_head(d.key_type(), d.value_type(), d.entries.len())
                 .map(drop),
-            Variant::Array(a) => self.array_head(&a.element_type, a.items.len()).map(drop),
+            Variant::Array(a) => self.array_head(a.element_type(), a.items.len()).map(drop),
             Variant::PackedByteArray(a) => self.bytes(a),
             Variant::PackedInt32Array(a) => self.packed_i32(a),
             Variant::PackedInt64Array(a) => self.packed_i64(a),
@@ -855,11 +857,12 @@ fn frame_of(v: &Variant) -> Option<Frame<'_>> {
         Variant::Dictionary(Dictionary { entries, .. }) if !entries.is_empty() => {
             Some(Frame::Entries(entries.iter(), None))
         }
-        Variant::Object(Object::Full { class, properties })
-            if !class.is_empty() && !properties.is_empty() =>
-        {
-            Some(Frame::Props(properties.iter()))
-        }
+        Variant::Object(o) => match &**o {
+            Object::Full { class, properties } if !class.is_empty() && !properties.is_empty() => {
+                Some(Frame::Props(properties.iter()))
+            }
+            _ => None,
+        },
         _ => None,
     }
 }

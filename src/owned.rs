@@ -19,6 +19,7 @@
 //! stack, so trees nested far deeper than the engine's limit of 1024 are safe to build, compare
 //! and drop. `Clone` and `Debug` are the derived, recursive ones.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -44,6 +45,25 @@ use crate::value::{head, read_text, Body, VariantRef};
 /// let bytes = gdvariant::encode(&v).unwrap();
 /// assert_eq!(gdvariant::parse(&bytes).unwrap().to_owned().unwrap(), v);
 /// ```
+///
+/// # Size
+///
+/// A `Variant` is 40 bytes, so that big trees (an array of thousands of dictionaries) stay
+/// compact and cheap to build. The large, rarely used payloads are boxed: [`Transform2D`],
+/// [`Aabb`], [`Basis`], [`Transform3D`], [`Projection`], [`NodePath`] and [`Object`]. The
+/// `From` conversions box them for you, and matching gives a `Box` that derefs to the value:
+///
+/// ```
+/// use gdvariant::{Basis, Variant, Vector3};
+/// let b = Basis::from_axes(Vector3::new(1.0, 0.0, 0.0), Vector3::new(0.0, 1.0, 0.0), Vector3::new(0.0, 0.0, 1.0));
+/// let v = Variant::from(b);
+/// let Variant::Basis(boxed) = &v else { unreachable!() };
+/// assert_eq!(**boxed, b);
+/// ```
+///
+/// A typed [`Array`] or [`Dictionary`] keeps its type info out of line too (see
+/// [`Array::element_type`]); untyped containers, by far the most common, allocate nothing for
+/// it.
 #[derive(Clone, Debug, Default)]
 #[allow(missing_docs)]
 pub enum Variant {
@@ -62,22 +82,29 @@ pub enum Variant {
     Rect2i(Rect2i),
     Vector3(Vector3),
     Vector3i(Vector3i),
-    Transform2D(Transform2D),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Transform2D(Box<Transform2D>),
     Vector4(Vector4),
     Vector4i(Vector4i),
     Plane(Plane),
     Quaternion(Quaternion),
-    Aabb(Aabb),
-    Basis(Basis),
-    Transform3D(Transform3D),
-    Projection(Projection),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Aabb(Box<Aabb>),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Basis(Box<Basis>),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Transform3D(Box<Transform3D>),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Projection(Box<Projection>),
     Color(Color),
     /// A StringName (Godot 4), by its text.
     StringName(String),
-    NodePath(NodePath),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    NodePath(Box<NodePath>),
     /// A RID by its id. Godot 3 RIDs carry no id on the wire (they read as 0).
     Rid(u64),
-    Object(Object),
+    /// Boxed to keep `Variant` small; `Variant::from` boxes it.
+    Object(Box<Object>),
     /// A Callable: always empty on the wire.
     Callable,
     Signal(Signal),
@@ -149,28 +176,63 @@ pub enum TypeInfo {
     Script(String),
 }
 
-/// An Array: an optional element type and the elements.
+/// An Array: the elements and an optional element type (Godot 4.3+ typed arrays).
+///
+/// The element type is kept out of line, so an untyped array is just its `Vec`; read it with
+/// [`element_type`](Array::element_type), set it with [`typed`](Array::typed) or
+/// [`set_element_type`](Array::set_element_type).
+///
+/// ```
+/// use gdvariant::{Array, TypeInfo, Variant, VariantType};
+/// let a = Array::typed(TypeInfo::Builtin(VariantType::Int), vec![Variant::Int(1)]);
+/// assert_eq!(a.element_type(), &TypeInfo::Builtin(VariantType::Int));
+/// assert_eq!(Array::new(vec![]).element_type(), &TypeInfo::None);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Array {
-    /// The element type (Godot 4.3+ typed arrays); [`TypeInfo::None`] when untyped.
-    pub element_type: TypeInfo,
     /// The elements.
     pub items: Vec<Variant>,
+    /// The element type; `None` when untyped (never `Some(TypeInfo::None)`).
+    element_type: Option<Box<TypeInfo>>,
 }
 
-/// A Dictionary: optional key and value types and the entries in insertion order.
+/// A Dictionary: the entries in insertion order and optional key and value types (Godot 4.4+
+/// typed dictionaries).
 ///
 /// Keys may be of any type. [`insert`](Dictionary::insert) replaces the value of an equal key in
 /// place (keeping its position), as the engine does; keys compare with `Variant`'s bitwise
 /// equality. Lookups are linear scans.
+///
+/// The key and value types are kept out of line, so an untyped dictionary is just its `Vec`;
+/// read them with [`key_type`](Dictionary::key_type) and [`value_type`](Dictionary::value_type),
+/// set them with [`typed`](Dictionary::typed) or [`set_types`](Dictionary::set_types).
 #[derive(Clone, Debug, Default)]
 pub struct Dictionary {
-    /// The key type (Godot 4.4+ typed dictionaries).
-    pub key_type: TypeInfo,
-    /// The value type (Godot 4.4+ typed dictionaries).
-    pub value_type: TypeInfo,
     /// The entries in insertion order.
     pub entries: Vec<(Variant, Variant)>,
+    /// The key and value types; `None` when both are untyped (never `Some((None, None))`).
+    types: Option<Box<(TypeInfo, TypeInfo)>>,
+}
+
+/// The untyped [`TypeInfo`], for the accessors of untyped containers.
+static UNTYPED: TypeInfo = TypeInfo::None;
+
+/// `t` as stored by an [`Array`]: `None` when untyped.
+#[inline]
+fn boxed_type(t: TypeInfo) -> Option<Box<TypeInfo>> {
+    match t {
+        TypeInfo::None => None,
+        t => Some(Box::new(t)),
+    }
+}
+
+/// `k` and `v` as stored by a [`Dictionary`]: `None` when both are untyped.
+#[inline]
+fn boxed_types(k: TypeInfo, v: TypeInfo) -> Option<Box<(TypeInfo, TypeInfo)>> {
+    match (k, v) {
+        (TypeInfo::None, TypeInfo::None) => None,
+        kv => Some(Box::new(kv)),
+    }
 }
 
 /// The encoded bytes of one value in a given dialect, kept and written unchanged.
@@ -214,17 +276,35 @@ impl Array {
     /// An untyped array of `items`.
     pub fn new(items: Vec<Variant>) -> Array {
         Array {
-            element_type: TypeInfo::None,
             items,
+            element_type: None,
         }
     }
 
-    /// A typed array.
+    /// An array of `items` with the element type `element_type` ([`TypeInfo::None`] makes an
+    /// untyped array).
     pub fn typed(element_type: TypeInfo, items: Vec<Variant>) -> Array {
         Array {
-            element_type,
             items,
+            element_type: boxed_type(element_type),
         }
+    }
+
+    /// The element type; [`TypeInfo::None`] when untyped.
+    #[inline]
+    pub fn element_type(&self) -> &TypeInfo {
+        self.element_type.as_deref().unwrap_or(&UNTYPED)
+    }
+
+    /// Sets the element type ([`TypeInfo::None`] makes the array untyped).
+    pub fn set_element_type(&mut self, element_type: TypeInfo) {
+        self.element_type = boxed_type(element_type);
+    }
+
+    /// Whether the array has an element type.
+    #[inline]
+    pub fn is_typed(&self) -> bool {
+        self.element_type.is_some()
     }
 
     /// Takes the elements out, leaving the array empty.
@@ -237,6 +317,71 @@ impl Dictionary {
     /// An empty, untyped dictionary.
     pub fn new() -> Dictionary {
         Dictionary::default()
+    }
+
+    /// An untyped dictionary of `entries`, kept as given (duplicate keys are not merged: use
+    /// [`FromIterator`] or [`insert`](Dictionary::insert) for that).
+    pub fn from_entries(entries: Vec<(Variant, Variant)>) -> Dictionary {
+        Dictionary {
+            entries,
+            types: None,
+        }
+    }
+
+    /// A dictionary of `entries` (kept as given) with the key type `key_type` and the value
+    /// type `value_type` ([`TypeInfo::None`] for either leaves it untyped).
+    ///
+    /// ```
+    /// use gdvariant::{Dictionary, TypeInfo, VariantType};
+    /// let mut d = Dictionary::typed(TypeInfo::Builtin(VariantType::String), TypeInfo::None, vec![]);
+    /// d.insert("hp", 10);
+    /// assert_eq!(d.key_type(), &TypeInfo::Builtin(VariantType::String));
+    /// assert_eq!(d.value_type(), &TypeInfo::None);
+    /// ```
+    pub fn typed(
+        key_type: TypeInfo,
+        value_type: TypeInfo,
+        entries: Vec<(Variant, Variant)>,
+    ) -> Dictionary {
+        Dictionary {
+            entries,
+            types: boxed_types(key_type, value_type),
+        }
+    }
+
+    /// The key type; [`TypeInfo::None`] when untyped.
+    #[inline]
+    pub fn key_type(&self) -> &TypeInfo {
+        self.types.as_deref().map_or(&UNTYPED, |(k, _)| k)
+    }
+
+    /// The value type; [`TypeInfo::None`] when untyped.
+    #[inline]
+    pub fn value_type(&self) -> &TypeInfo {
+        self.types.as_deref().map_or(&UNTYPED, |(_, v)| v)
+    }
+
+    /// Sets the key and value types ([`TypeInfo::None`] for either leaves it untyped).
+    pub fn set_types(&mut self, key_type: TypeInfo, value_type: TypeInfo) {
+        self.types = boxed_types(key_type, value_type);
+    }
+
+    /// Sets the key type, keeping the value type.
+    pub fn set_key_type(&mut self, key_type: TypeInfo) {
+        let value_type = self.types.take().map_or(TypeInfo::None, |b| b.1);
+        self.set_types(key_type, value_type);
+    }
+
+    /// Sets the value type, keeping the key type.
+    pub fn set_value_type(&mut self, value_type: TypeInfo) {
+        let key_type = self.types.take().map_or(TypeInfo::None, |b| b.0);
+        self.set_types(key_type, value_type);
+    }
+
+    /// Whether the key or the value type is set.
+    #[inline]
+    pub fn is_typed(&self) -> bool {
+        self.types.is_some()
     }
 
     /// The number of entries.
@@ -436,7 +581,9 @@ impl Variant {
         match self {
             Variant::Array(a) => !a.items.is_empty(),
             Variant::Dictionary(d) => !d.entries.is_empty(),
-            Variant::Object(Object::Full { properties, .. }) => !properties.is_empty(),
+            Variant::Object(o) => {
+                matches!(&**o, Object::Full { properties, .. } if !properties.is_empty())
+            }
             _ => false,
         }
     }
@@ -452,8 +599,10 @@ impl Variant {
                     f(v);
                 }
             }
-            Variant::Object(Object::Full { properties, .. }) => {
-                properties.iter_mut().for_each(|(_, v)| f(v))
+            Variant::Object(o) => {
+                if let Object::Full { properties, .. } = &mut **o {
+                    properties.iter_mut().for_each(|(_, v)| f(v))
+                }
             }
             _ => {}
         }
@@ -472,9 +621,10 @@ fn is_deep(v: &Variant) -> bool {
             .entries
             .iter()
             .any(|(k, v)| k.has_children() || v.has_children()),
-        Variant::Object(Object::Full { properties, .. }) => {
-            properties.iter().any(|(_, v)| v.has_children())
-        }
+        Variant::Object(o) => match &**o {
+            Object::Full { properties, .. } => properties.iter().any(|(_, v)| v.has_children()),
+            Object::Id(_) => false,
+        },
         _ => false,
     }
 }
@@ -594,38 +744,41 @@ fn shallow_eq<'a>(
         (V::NodePath(x), V::NodePath(y)) => x == y,
         (V::Rid(x), V::Rid(y)) => x == y,
         (V::Signal(x), V::Signal(y)) => x == y,
-        (V::Object(Object::Id(x)), V::Object(Object::Id(y))) => x == y,
-        (
-            V::Object(Object::Full {
-                class: c1,
-                properties: p1,
-            }),
-            V::Object(Object::Full {
-                class: c2,
-                properties: p2,
-            }),
-        ) => {
-            if c1 != c2 || p1.len() != p2.len() {
-                return false;
-            }
-            for ((n1, v1), (n2, v2)) in p1.iter().zip(p2) {
-                if n1 != n2 {
+        (V::Object(x), V::Object(y)) => match (&**x, &**y) {
+            (Object::Id(x), Object::Id(y)) => x == y,
+            (
+                Object::Full {
+                    class: c1,
+                    properties: p1,
+                },
+                Object::Full {
+                    class: c2,
+                    properties: p2,
+                },
+            ) => {
+                if c1 != c2 || p1.len() != p2.len() {
                     return false;
                 }
-                stack.push((v1, v2));
+                for ((n1, v1), (n2, v2)) in p1.iter().zip(p2) {
+                    if n1 != n2 {
+                        return false;
+                    }
+                    stack.push((v1, v2));
+                }
+                true
             }
-            true
-        }
+            _ => false,
+        },
         (V::Array(x), V::Array(y)) => {
-            if x.element_type != y.element_type || x.items.len() != y.items.len() {
+            if x.element_type() != y.element_type() || x.items.len() != y.items.len() {
                 return false;
             }
             stack.extend(x.items.iter().zip(&y.items));
             true
         }
         (V::Dictionary(x), V::Dictionary(y)) => {
-            if x.key_type != y.key_type
-                || x.value_type != y.value_type
+            if x.key_type() != y.key_type()
+                || x.value_type() != y.value_type()
                 || x.entries.len() != y.entries.len()
             {
                 return false;
@@ -677,7 +830,7 @@ impl Eq for Variant {}
 
 impl PartialEq for Array {
     fn eq(&self, other: &Array) -> bool {
-        self.element_type == other.element_type
+        self.element_type() == other.element_type()
             && self.items.len() == other.items.len()
             && self.items.iter().zip(&other.items).all(|(a, b)| a == b)
     }
@@ -686,8 +839,8 @@ impl Eq for Array {}
 
 impl PartialEq for Dictionary {
     fn eq(&self, other: &Dictionary) -> bool {
-        self.key_type == other.key_type
-            && self.value_type == other.value_type
+        self.key_type() == other.key_type()
+            && self.value_type() == other.value_type()
             && self.entries == other.entries
     }
 }
@@ -746,18 +899,25 @@ from_into!(
     Rect2i => Rect2i via |v| v,
     Vector3 => Vector3 via |v| v,
     Vector3i => Vector3i via |v| v,
-    Transform2D => Transform2D via |v| v,
+    Transform2D => Transform2D via Box::new,
+    Box<Transform2D> => Transform2D via |v| v,
     Vector4 => Vector4 via |v| v,
     Vector4i => Vector4i via |v| v,
     Plane => Plane via |v| v,
     Quaternion => Quaternion via |v| v,
-    Aabb => Aabb via |v| v,
-    Basis => Basis via |v| v,
-    Transform3D => Transform3D via |v| v,
-    Projection => Projection via |v| v,
+    Aabb => Aabb via Box::new,
+    Box<Aabb> => Aabb via |v| v,
+    Basis => Basis via Box::new,
+    Box<Basis> => Basis via |v| v,
+    Transform3D => Transform3D via Box::new,
+    Box<Transform3D> => Transform3D via |v| v,
+    Projection => Projection via Box::new,
+    Box<Projection> => Projection via |v| v,
     Color => Color via |v| v,
-    NodePath => NodePath via |v| v,
-    Object => Object via |v| v,
+    NodePath => NodePath via Box::new,
+    Box<NodePath> => NodePath via |v| v,
+    Object => Object via Box::new,
+    Box<Object> => Object via |v| v,
     Signal => Signal via |v| v,
     Dictionary => Dictionary via |v| v,
     Array => Array via |v| v,
@@ -921,21 +1081,14 @@ impl Building {
 
     fn finish(self) -> Variant {
         match self {
-            Building::Array { ty, items } => Variant::Array(Array {
-                element_type: ty,
-                items,
-            }),
+            Building::Array { ty, items } => Variant::Array(Array::typed(ty, items)),
             Building::Dict {
                 kt, vt, entries, ..
-            } => Variant::Dictionary(Dictionary {
-                key_type: kt,
-                value_type: vt,
-                entries,
-            }),
-            Building::Object { class, props } => Variant::Object(Object::Full {
+            } => Variant::Dictionary(Dictionary::typed(kt, vt, entries)),
+            Building::Object { class, props } => Variant::Object(Box::new(Object::Full {
                 class,
                 properties: props,
-            }),
+            })),
         }
     }
 }
@@ -1032,15 +1185,15 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()>
         T::Rect2i => *out = Variant::Rect2i(v.as_rect2i()?),
         T::Vector3 => *out = Variant::Vector3(v.as_vector3()?),
         T::Vector3i => *out = Variant::Vector3i(v.as_vector3i()?),
-        T::Transform2D => *out = Variant::Transform2D(v.as_transform2d()?),
+        T::Transform2D => *out = Variant::Transform2D(Box::new(v.as_transform2d()?)),
         T::Vector4 => *out = Variant::Vector4(v.as_vector4()?),
         T::Vector4i => *out = Variant::Vector4i(v.as_vector4i()?),
         T::Plane => *out = Variant::Plane(v.as_plane()?),
         T::Quaternion => *out = Variant::Quaternion(v.as_quaternion()?),
-        T::Aabb => *out = Variant::Aabb(v.as_aabb()?),
-        T::Basis => *out = Variant::Basis(v.as_basis()?),
-        T::Transform3D => *out = Variant::Transform3D(v.as_transform3d()?),
-        T::Projection => *out = Variant::Projection(v.as_projection()?),
+        T::Aabb => *out = Variant::Aabb(Box::new(v.as_aabb()?)),
+        T::Basis => *out = Variant::Basis(Box::new(v.as_basis()?)),
+        T::Transform3D => *out = Variant::Transform3D(Box::new(v.as_transform3d()?)),
+        T::Projection => *out = Variant::Projection(Box::new(v.as_projection()?)),
         T::Color => *out = Variant::Color(v.as_color()?),
         T::NodePath => {
             let np = v.as_node_path()?;
@@ -1052,11 +1205,11 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()>
             for s in np.subnames()? {
                 subnames.push(String::from(s?));
             }
-            *out = Variant::NodePath(NodePath {
+            *out = Variant::NodePath(Box::new(NodePath {
                 names,
                 subnames,
                 absolute: np.is_absolute(),
-            })
+            }))
         }
         T::Rid => *out = Variant::Rid(v.as_rid()?),
         T::Callable => *out = Variant::Callable,
@@ -1068,13 +1221,13 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()>
             })
         }
         T::Object => match v.as_object()? {
-            ObjectRef::Id(id) => *out = Variant::Object(Object::Id(id)),
+            ObjectRef::Id(id) => *out = Variant::Object(Box::new(Object::Id(id))),
             // Only a null full object (empty class) has no body.
             ObjectRef::Full(f) => {
-                *out = Variant::Object(Object::Full {
+                *out = Variant::Object(Box::new(Object::Full {
                     class: text_string(&f.class_name(), at + 8)?,
                     properties: Vec::new(),
-                })
+                }))
             }
         },
         // Only reached for containers without a body (never: kept total for safety).
@@ -1219,5 +1372,42 @@ impl TryFrom<&VariantRef<'_>> for Variant {
     /// See [`VariantRef::to_owned`].
     fn try_from(v: &VariantRef<'_>) -> Result<Variant> {
         v.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Big trees are mostly `Variant`s: every array element and every dictionary key and value
+    /// is one, so their size sets the memory (and time) `to_owned` spends on a packet. The large,
+    /// rare payloads are boxed and container type info is out of line to keep this small.
+    #[test]
+    fn variant_is_at_most_40_bytes() {
+        assert!(core::mem::size_of::<Variant>() <= 40);
+        assert!(core::mem::size_of::<Array>() <= 32);
+        assert!(core::mem::size_of::<Dictionary>() <= 32);
+    }
+
+    #[test]
+    fn type_info_is_normalized() {
+        let mut a = Array::typed(TypeInfo::None, Vec::new());
+        assert!(!a.is_typed());
+        a.set_element_type(TypeInfo::Builtin(VariantType::Int));
+        assert_eq!(a.element_type(), &TypeInfo::Builtin(VariantType::Int));
+        assert_ne!(a, Array::default());
+        a.set_element_type(TypeInfo::None);
+        assert_eq!(a, Array::default());
+
+        let mut d = Dictionary::new();
+        d.set_value_type(TypeInfo::ClassName("Node".into()));
+        assert_eq!(d.key_type(), &TypeInfo::None);
+        d.set_key_type(TypeInfo::Builtin(VariantType::String));
+        assert_eq!(d.value_type(), &TypeInfo::ClassName("Node".into()));
+        d.set_value_type(TypeInfo::None);
+        assert!(d.is_typed());
+        d.set_key_type(TypeInfo::None);
+        assert!(!d.is_typed());
+        assert_eq!(d, Dictionary::new());
     }
 }

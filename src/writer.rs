@@ -476,12 +476,12 @@ impl Writer {
 }
 
 macro_rules! leaf_methods {
-    ($($(#[$m:meta])* $name:ident($t:ty) => $variant:ident;)*) => {
+    ($($(#[$m:meta])* $name:ident($t:ty) => $write:ident($ty:ident);)*) => {
         impl Writer {
             $(
                 $(#[$m])*
                 pub fn $name(&mut self, v: $t) -> Result<()> {
-                    self.put(|e| e.leaf(&Variant::$variant(v)))
+                    self.put(|e| e.$write(VariantType::$ty, v.to_array()))
                 }
             )*
         }
@@ -490,35 +490,40 @@ macro_rules! leaf_methods {
 
 leaf_methods! {
     /// Writes a Vector2.
-    vector2(Vector2) => Vector2;
+    vector2(Vector2) => math(Vector2);
     /// Writes a Vector2i (Godot 4).
-    vector2i(Vector2i) => Vector2i;
+    vector2i(Vector2i) => ints(Vector2i);
     /// Writes a Rect2.
-    rect2(Rect2) => Rect2;
+    rect2(Rect2) => math(Rect2);
     /// Writes a Rect2i (Godot 4).
-    rect2i(Rect2i) => Rect2i;
+    rect2i(Rect2i) => ints(Rect2i);
     /// Writes a Vector3.
-    vector3(Vector3) => Vector3;
+    vector3(Vector3) => math(Vector3);
     /// Writes a Vector3i (Godot 4).
-    vector3i(Vector3i) => Vector3i;
+    vector3i(Vector3i) => ints(Vector3i);
     /// Writes a Transform2D.
-    transform2d(Transform2D) => Transform2D;
+    transform2d(Transform2D) => math(Transform2D);
     /// Writes a Vector4 (Godot 4).
-    vector4(Vector4) => Vector4;
+    vector4(Vector4) => math(Vector4);
     /// Writes a Vector4i (Godot 4).
-    vector4i(Vector4i) => Vector4i;
+    vector4i(Vector4i) => ints(Vector4i);
     /// Writes a Plane.
-    plane(Plane) => Plane;
+    plane(Plane) => math(Plane);
     /// Writes a Quaternion (Quat in Godot 3).
-    quaternion(Quaternion) => Quaternion;
+    quaternion(Quaternion) => math(Quaternion);
     /// Writes an AABB.
-    aabb(Aabb) => Aabb;
+    aabb(Aabb) => math(Aabb);
     /// Writes a Basis.
-    basis(Basis) => Basis;
+    basis(Basis) => math(Basis);
     /// Writes a Transform3D (Transform in Godot 3).
-    transform3d(Transform3D) => Transform3D;
+    transform3d(Transform3D) => math(Transform3D);
     /// Writes a Projection (Godot 4).
-    projection(Projection) => Projection;
+    projection(Projection) => math(Projection);
+}
+
+impl Writer {
     /// Writes a Color.
-    color(Color) => Color;
+    pub fn color(&mut self, c: Color) -> Result<()> {
+        self.put(|e| e.color(c))
+    }
 }

@@ -313,18 +313,18 @@ fn random_math(rng: &mut Rng, ty: VariantType) -> Variant {
         VariantType::Rect2 => Variant::Rect2(Rect2::from_array([r(), r(), r(), r()])),
         VariantType::Vector3 => Variant::Vector3(Vector3::new(r(), r(), r())),
         VariantType::Transform2D => {
-            Variant::Transform2D(Transform2D::from_array(core::array::from_fn(|_| r())))
+            Variant::from(Transform2D::from_array(core::array::from_fn(|_| r())))
         }
         VariantType::Vector4 => Variant::Vector4(Vector4::new(r(), r(), r(), r())),
         VariantType::Plane => Variant::Plane(Plane::from_array([r(), r(), r(), r()])),
         VariantType::Quaternion => Variant::Quaternion(Quaternion::new(r(), r(), r(), r())),
-        VariantType::Aabb => Variant::Aabb(Aabb::from_array(core::array::from_fn(|_| r()))),
-        VariantType::Basis => Variant::Basis(Basis::from_array(core::array::from_fn(|_| r()))),
+        VariantType::Aabb => Variant::from(Aabb::from_array(core::array::from_fn(|_| r()))),
+        VariantType::Basis => Variant::from(Basis::from_array(core::array::from_fn(|_| r()))),
         VariantType::Transform3D => {
-            Variant::Transform3D(Transform3D::from_array(core::array::from_fn(|_| r())))
+            Variant::from(Transform3D::from_array(core::array::from_fn(|_| r())))
         }
         VariantType::Projection => {
-            Variant::Projection(Projection::from_array(core::array::from_fn(|_| r())))
+            Variant::from(Projection::from_array(core::array::from_fn(|_| r())))
         }
         _ => unreachable!("{ty:?}"),
     }
@@ -364,7 +364,7 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
         T::Color => Variant::Color(Color::from_array(core::array::from_fn(|_| {
             rng.f32ish() as f32
         }))),
-        T::NodePath => Variant::NodePath(NodePath {
+        T::NodePath => Variant::from(NodePath {
             names: (0..count(rng)).map(|_| rng.name()).collect(),
             subnames: (0..rng.below(3)).map(|_| rng.name()).collect(),
             absolute: rng.below(2) == 1,
@@ -395,8 +395,7 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
             let mut d = Dictionary::new();
             let typed = dialect == Dialect::Godot4 && rng.below(4) == 0;
             if typed {
-                d.key_type = TypeInfo::Builtin(T::String);
-                d.value_type = TypeInfo::Builtin(T::Int);
+                d.set_types(TypeInfo::Builtin(T::String), TypeInfo::Builtin(T::Int));
             }
             for i in 0..count(rng) {
                 // Distinct keys of mixed types: the engine would merge equal keys.

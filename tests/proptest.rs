@@ -134,7 +134,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             .prop_map(|a| Variant::Vector3(Vector3::from_array(a)))
             .boxed(),
         reals::<6>(w)
-            .prop_map(|a| Variant::Transform2D(Transform2D::from_array(a)))
+            .prop_map(|a| Variant::from(Transform2D::from_array(a)))
             .boxed(),
         reals::<4>(w)
             .prop_map(|a| Variant::Plane(Plane::from_array(a)))
@@ -143,13 +143,13 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             .prop_map(|a| Variant::Quaternion(Quaternion::from_array(a)))
             .boxed(),
         reals::<6>(w)
-            .prop_map(|a| Variant::Aabb(Aabb::from_array(a)))
+            .prop_map(|a| Variant::from(Aabb::from_array(a)))
             .boxed(),
         reals::<9>(w)
-            .prop_map(|a| Variant::Basis(Basis::from_array(a)))
+            .prop_map(|a| Variant::from(Basis::from_array(a)))
             .boxed(),
         reals::<12>(w)
-            .prop_map(|a| Variant::Transform3D(Transform3D::from_array(a)))
+            .prop_map(|a| Variant::from(Transform3D::from_array(a)))
             .boxed(),
         color().prop_map(Variant::Color).boxed(),
         (
@@ -158,7 +158,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             any::<bool>(),
         )
             .prop_map(|(names, subnames, absolute)| {
-                Variant::NodePath(NodePath {
+                Variant::from(NodePath {
                     names,
                     subnames,
                     absolute,
@@ -166,7 +166,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             })
             .boxed(),
         (1..u64::MAX)
-            .prop_map(|id| Variant::Object(Object::Id(id)))
+            .prop_map(|id| Variant::from(Object::Id(id)))
             .boxed(),
         prop::collection::vec(any::<u8>(), 0..9)
             .prop_map(Variant::PackedByteArray)
@@ -208,7 +208,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
                 .prop_map(|a| Variant::Vector4(Vector4::from_array(a)))
                 .boxed(),
             reals::<16>(w)
-                .prop_map(|a| Variant::Projection(Projection::from_array(a)))
+                .prop_map(|a| Variant::from(Projection::from_array(a)))
                 .boxed(),
             text().prop_map(Variant::StringName).boxed(),
             any::<u64>().prop_map(Variant::Rid).boxed(),
@@ -246,11 +246,7 @@ fn variant(cfg: Cfg) -> BoxedStrategy<Variant> {
                     prop::collection::vec((inner.clone(), inner.clone()), 0..4),
                 )
                     .prop_map(|(kt, vt, entries)| {
-                        Variant::Dictionary(Dictionary {
-                            key_type: kt,
-                            value_type: vt,
-                            entries,
-                        })
+                        Variant::Dictionary(Dictionary::typed(kt, vt, entries))
                     })
                     .boxed(),
             ];
@@ -262,7 +258,7 @@ fn variant(cfg: Cfg) -> BoxedStrategy<Variant> {
                         prop::collection::vec((name, inner), 0..4),
                     )
                         .prop_map(|(class, properties)| {
-                            Variant::Object(Object::Full { class, properties })
+                            Variant::from(Object::Full { class, properties })
                         })
                         .boxed(),
                 );
@@ -289,31 +285,33 @@ fn stream(w: &mut Writer, v: &Variant, patch: bool, wide: bool) -> Result<()> {
         Variant::Rect2i(x) => w.rect2i(*x),
         Variant::Vector3(x) => w.vector3(*x),
         Variant::Vector3i(x) => w.vector3i(*x),
-        Variant::Transform2D(x) => w.transform2d(*x),
+        Variant::Transform2D(x) => w.transform2d(**x),
         Variant::Vector4(x) => w.vector4(*x),
         Variant::Vector4i(x) => w.vector4i(*x),
         Variant::Plane(x) => w.plane(*x),
         Variant::Quaternion(x) => w.quaternion(*x),
-        Variant::Aabb(x) => w.aabb(*x),
-        Variant::Basis(x) => w.basis(*x),
-        Variant::Transform3D(x) => w.transform3d(*x),
-        Variant::Projection(x) => w.projection(*x),
+        Variant::Aabb(x) => w.aabb(**x),
+        Variant::Basis(x) => w.basis(**x),
+        Variant::Transform3D(x) => w.transform3d(**x),
+        Variant::Projection(x) => w.projection(**x),
         Variant::Color(x) => w.color(*x),
         Variant::NodePath(np) => w.node_path(&np.names, &np.subnames, np.absolute),
         Variant::Rid(id) => w.rid(*id),
-        Variant::Object(Object::Id(id)) => w.object_id(*id),
-        Variant::Object(Object::Full { class, properties }) => {
-            w.begin_object(class, count(properties.len()))?;
-            for (name, value) in properties {
-                w.property(name)?;
-                stream(w, value, patch, wide)?;
+        Variant::Object(o) => match &**o {
+            Object::Id(id) => w.object_id(*id),
+            Object::Full { class, properties } => {
+                w.begin_object(class, count(properties.len()))?;
+                for (name, value) in properties {
+                    w.property(name)?;
+                    stream(w, value, patch, wide)?;
+                }
+                w.end()
             }
-            w.end()
-        }
+        },
         Variant::Callable => w.callable(),
         Variant::Signal(s) => w.signal(&s.name, s.object_id),
         Variant::Dictionary(d) => {
-            w.begin_typed_dictionary(&d.key_type, &d.value_type, count(d.entries.len()))?;
+            w.begin_typed_dictionary(d.key_type(), d.value_type(), count(d.entries.len()))?;
             for (k, val) in &d.entries {
                 stream(w, k, patch, wide)?;
                 stream(w, val, patch, wide)?;
@@ -321,7 +319,7 @@ fn stream(w: &mut Writer, v: &Variant, patch: bool, wide: bool) -> Result<()> {
             w.end()
         }
         Variant::Array(a) => {
-            w.begin_typed_array(&a.element_type, count(a.items.len()))?;
+            w.begin_typed_array(a.element_type(), count(a.items.len()))?;
             for item in &a.items {
                 stream(w, item, patch, wide)?;
             }

@@ -167,8 +167,8 @@ fn canonical_scalars() {
         [29, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0]
     );
     // Null objects are a bare Nil header.
-    assert_eq!(e(Variant::Object(Object::Id(0))), [0, 0, 0, 0]);
-    let null_full = Variant::Object(Object::Full {
+    assert_eq!(e(Variant::from(Object::Id(0))), [0, 0, 0, 0]);
+    let null_full = Variant::from(Object::Full {
         class: String::new(),
         properties: vec![],
     });
@@ -218,7 +218,7 @@ fn godot3_specifics() {
 
 #[test]
 fn full_objects_need_the_option() {
-    let obj = Variant::Object(Object::Full {
+    let obj = Variant::from(Object::Full {
         class: "Node".into(),
         properties: vec![("name".into(), Variant::from("n"))],
     });
@@ -235,7 +235,7 @@ fn full_objects_need_the_option() {
         .unwrap();
     assert_eq!(back, obj);
     // Instance ids need no option.
-    let id = Variant::Object(Object::Id(0x8000_0000_0000_0042));
+    let id = Variant::from(Object::Id(0x8000_0000_0000_0042));
     let bytes = encode(&id).unwrap();
     assert_eq!(&bytes[..4], &[24, 0, 1, 0]);
     assert_eq!(parse(&bytes).unwrap().to_owned().unwrap(), id);
@@ -271,14 +271,14 @@ fn double_precision_round_trips_every_real_type() {
         Variant::Vector2(Vector2::from_array(core::array::from_fn(r))),
         Variant::Rect2(gdvariant::Rect2::from_array(core::array::from_fn(r))),
         Variant::Vector3(Vector3::from_array(core::array::from_fn(r))),
-        Variant::Transform2D(gdvariant::Transform2D::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::Transform2D::from_array(core::array::from_fn(r))),
         Variant::Vector4(gdvariant::Vector4::from_array(core::array::from_fn(r))),
         Variant::Plane(gdvariant::Plane::from_array(core::array::from_fn(r))),
         Variant::Quaternion(gdvariant::Quaternion::from_array(core::array::from_fn(r))),
-        Variant::Aabb(gdvariant::Aabb::from_array(core::array::from_fn(r))),
-        Variant::Basis(gdvariant::Basis::from_array(core::array::from_fn(r))),
-        Variant::Transform3D(gdvariant::Transform3D::from_array(core::array::from_fn(r))),
-        Variant::Projection(gdvariant::Projection::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::Aabb::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::Basis::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::Transform3D::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::Projection::from_array(core::array::from_fn(r))),
         Variant::PackedVector2Array((0..5).map(|i| Vector2::new(r(i), -r(i))).collect()),
         Variant::PackedVector3Array((0..5).map(|i| Vector3::new(r(i), -r(i), 1e300)).collect()),
         Variant::PackedVector4Array(
@@ -310,7 +310,7 @@ fn double_precision_round_trips_every_real_type() {
 
 #[test]
 fn node_path_and_signal() {
-    let np = Variant::NodePath(NodePath {
+    let np = Variant::from(NodePath {
         names: vec!["root".into(), "a".into()],
         subnames: vec!["prop".into()],
         absolute: true,
@@ -380,7 +380,7 @@ fn very_deep_trees_error_compare_and_drop_without_overflow() {
     for i in 0..100_000 {
         let mut dict = Dictionary::new();
         dict.insert(i, d);
-        d = Variant::Object(Object::Full {
+        d = Variant::from(Object::Full {
             class: "C".into(),
             properties: vec![("p".into(), Variant::Dictionary(dict))],
         });
@@ -593,7 +593,7 @@ fn writer_misuse_is_an_error() {
     );
     w.int(1).unwrap();
     w.end().unwrap();
-    let obj = Variant::Object(Object::Full {
+    let obj = Variant::from(Object::Full {
         class: "Node".into(),
         properties: vec![("x".into(), Variant::Int(1))],
     });

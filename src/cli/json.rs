@@ -853,27 +853,27 @@ fn tagged_variant(
         "Rect2i" => Variant::Rect2i(Rect2i::from_array(ints(body, vat)?)),
         "Vector3" => Variant::Vector3(Vector3::from_array(reals(body, vat, single)?)),
         "Vector3i" => Variant::Vector3i(Vector3i::from_array(ints(body, vat)?)),
-        "Transform2D" => Variant::Transform2D(Transform2D::from_array(reals(body, vat, single)?)),
+        "Transform2D" => Variant::from(Transform2D::from_array(reals(body, vat, single)?)),
         "Vector4" => Variant::Vector4(Vector4::from_array(reals(body, vat, single)?)),
         "Vector4i" => Variant::Vector4i(Vector4i::from_array(ints(body, vat)?)),
         "Plane" => Variant::Plane(Plane::from_array(reals(body, vat, single)?)),
         "Quaternion" => Variant::Quaternion(Quaternion::from_array(reals(body, vat, single)?)),
-        "AABB" => Variant::Aabb(Aabb::from_array(reals(body, vat, single)?)),
-        "Basis" => Variant::Basis(Basis::from_array(reals(body, vat, single)?)),
-        "Transform3D" => Variant::Transform3D(Transform3D::from_array(reals(body, vat, single)?)),
-        "Projection" => Variant::Projection(Projection::from_array(reals(body, vat, single)?)),
+        "AABB" => Variant::from(Aabb::from_array(reals(body, vat, single)?)),
+        "Basis" => Variant::from(Basis::from_array(reals(body, vat, single)?)),
+        "Transform3D" => Variant::from(Transform3D::from_array(reals(body, vat, single)?)),
+        "Projection" => Variant::from(Projection::from_array(reals(body, vat, single)?)),
         "Color" => {
             let c: [f64; 4] = reals(body, vat, true)?;
             Variant::Color(Color::from_array(c.map(|x| x as f32)))
         }
         "StringName" => Variant::StringName(text(body, vat)?),
-        "NodePath" => Variant::NodePath(node_path(&text(body, vat)?)),
+        "NodePath" => Variant::from(node_path(&text(body, vat)?)),
         "RID" => match body {
             J::Num(t) => Variant::Rid(t.parse().or_else(|_| bad(vat, "bad RID"))?),
             _ => return bad(vat, "expected an RID id"),
         },
         "ObjectId" => match body {
-            J::Num(t) => Variant::Object(Object::Id(
+            J::Num(t) => Variant::from(Object::Id(
                 t.parse().or_else(|_| bad(vat, "bad object id"))?,
             )),
             _ => return bad(vat, "expected an object id"),
@@ -902,7 +902,7 @@ fn tagged_variant(
                     _ => return bad(*a, format!("unexpected key '{k}' in an Object")),
                 }
             }
-            Variant::Object(Object::Full { class, properties })
+            Variant::from(Object::Full { class, properties })
         }
         "Callable" => Variant::Callable,
         "Signal" => {
@@ -945,10 +945,10 @@ fn tagged_variant(
                 ));
             }
             if let Some((_, a, t)) = extra("$key") {
-                d.key_type = type_of(t, *a)?;
+                d.set_key_type(type_of(t, *a)?);
             }
             if let Some((_, a, t)) = extra("$value") {
-                d.value_type = type_of(t, *a)?;
+                d.set_value_type(type_of(t, *a)?);
             }
             Variant::Dictionary(d)
         }

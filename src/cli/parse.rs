@@ -425,7 +425,7 @@ impl Parser<'_> {
                 self.i += 1;
                 return self
                     .string()
-                    .map(|s| Variant::NodePath(super::json::node_path(&s)));
+                    .map(|s| Variant::from(super::json::node_path(&s)));
             }
             b'[' => {
                 return self
@@ -485,8 +485,7 @@ impl Parser<'_> {
                 None => Variant::Array(Array::typed(k, self.array_body(depth)?)),
                 Some(v) => {
                     let mut d = self.dict_body(depth)?;
-                    d.key_type = k;
-                    d.value_type = v;
+                    d.set_types(k, v);
                     Variant::Dictionary(d)
                 }
             };
@@ -504,19 +503,19 @@ impl Parser<'_> {
             "Rect2i" => Variant::Rect2i(Rect2i::from_array(self.ints()?)),
             "Vector3" => Variant::Vector3(Vector3::from_array(self.reals(single)?)),
             "Vector3i" => Variant::Vector3i(Vector3i::from_array(self.ints()?)),
-            "Transform2D" => Variant::Transform2D(Transform2D::from_array(self.reals(single)?)),
+            "Transform2D" => Variant::from(Transform2D::from_array(self.reals(single)?)),
             "Vector4" => Variant::Vector4(Vector4::from_array(self.reals(single)?)),
             "Vector4i" => Variant::Vector4i(Vector4i::from_array(self.ints()?)),
             "Plane" => Variant::Plane(Plane::from_array(self.reals(single)?)),
             "Quaternion" | "Quat" => {
                 Variant::Quaternion(Quaternion::from_array(self.reals(single)?))
             }
-            "AABB" => Variant::Aabb(Aabb::from_array(self.reals(single)?)),
-            "Basis" => Variant::Basis(Basis::from_array(self.reals(single)?)),
+            "AABB" => Variant::from(Aabb::from_array(self.reals(single)?)),
+            "Basis" => Variant::from(Basis::from_array(self.reals(single)?)),
             "Transform3D" | "Transform" => {
-                Variant::Transform3D(Transform3D::from_array(self.reals(single)?))
+                Variant::from(Transform3D::from_array(self.reals(single)?))
             }
-            "Projection" => Variant::Projection(Projection::from_array(self.reals(single)?)),
+            "Projection" => Variant::from(Projection::from_array(self.reals(single)?)),
             "Color" => {
                 let c: [f64; 4] = self.reals(true)?;
                 Variant::Color(Color::from_array(c.map(|x| x as f32)))
@@ -524,7 +523,7 @@ impl Parser<'_> {
             "NodePath" => {
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::NodePath(super::json::node_path(&s))
+                Variant::from(super::json::node_path(&s))
             }
             "StringName" => {
                 let s = self.string()?;
@@ -632,9 +631,9 @@ impl Parser<'_> {
                 .find(|(n, _)| n == "object_id")
                 .and_then(|(_, v)| v.as_i64())
                 .unwrap_or(0);
-            return Ok(Variant::Object(Object::Id(id as u64)));
+            return Ok(Variant::from(Object::Id(id as u64)));
         }
-        Ok(Variant::Object(Object::Full { class, properties }))
+        Ok(Variant::from(Object::Full { class, properties }))
     }
 }
 
