@@ -28,10 +28,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::math::*;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
-use crate::text::Text;
+use crate::text::{check as check_text, engine_text, Text};
 use crate::types::{Dialect, VariantType};
 use crate::validate::check_script;
-use crate::value::{head, read_text, Body, VariantRef};
+use crate::value::{head, VariantRef};
 
 /// An owned Variant of either dialect.
 ///
@@ -992,100 +992,113 @@ fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
     }
 }
 
-/// A container being converted: its children so far (the last one possibly still being
-/// filled) and its type info.
+/// Reads a §5 string at `r` into a `String`; see [`owned_text`].
+#[inline]
+fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<String> {
+    let (raw, at) = r.read_string_raw()?;
+    owned_text(raw, at, dialect)
+}
+
+/// The engine's text of the string bytes `raw` (at absolute offset `at`) as a `String`, with
+/// one UTF-8 pass: valid UTF-8 passes every dialect's rules. Otherwise the error is the one
+/// [`VariantRef::as_str`] gives: [`ErrorKind::InvalidUtf8`] if the dialect rejects the text,
+/// else [`ErrorKind::NotRustUtf8`] at `at`.
+#[inline]
+fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<String> {
+    let (t, skipped) = engine_text(raw);
+    match core::str::from_utf8(t) {
+        Ok(s) => Ok(String::from(s)),
+        Err(_) => Err(not_utf8(t, at, skipped, dialect)),
+    }
+}
+
+#[cold]
+fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Error {
+    match check_text(t, dialect, at + skipped) {
+        Err(e) => e,
+        Ok(()) => Error::new(ErrorKind::NotRustUtf8, at),
+    }
+}
+
+/// The text of the String or StringName `v` (whose head has been read) as a `String`.
+#[inline]
+fn string_of(v: &VariantRef<'_>) -> Result<String> {
+    // The head read the whole value: header, length, bytes, padding.
+    let mut p = Reader::new(v.raw_head().get(4..).unwrap_or(&[]), v.offset() + 4);
+    read_owned_string(&mut p, v.dialect())
+}
+
+/// A container being converted: its children so far and its type info.
 ///
-/// Children are written in place into a `Nil` slot pushed for them, which avoids moving whole
-/// `Variant`s around.
+/// Each child is pushed once, when it is complete: a leaf as soon as it is read, a container
+/// when its last child is in (see [`Building::push`]). A dictionary keeps the key whose value is
+/// still being read, an object the name of the property being read.
 enum Building {
     Array {
-        ty: TypeInfo,
         items: Vec<Variant>,
+        ty: Option<Box<TypeInfo>>,
     },
     Dict {
-        kt: TypeInfo,
-        vt: TypeInfo,
         entries: Vec<(Variant, Variant)>,
-        /// The last entry's key is in place; its value comes next.
-        value_next: bool,
+        types: Option<Box<(TypeInfo, TypeInfo)>>,
+        /// The key of the entry being read, once it is complete.
+        key: Option<Variant>,
     },
     Object {
         class: String,
         props: Vec<(String, Variant)>,
+        /// The name of the property whose (container) value is being read.
+        name: String,
     },
 }
 
-/// An open container: what is built so far, the values still to read, its depth.
+/// An open container: what is built so far, the entries (values, key/value pairs,
+/// properties) still to start, its depth.
 struct Open {
     b: Building,
-    remaining: u64,
+    remaining: u32,
     depth: u32,
 }
 
-/// Initial capacity for `count` children with at least `min_size` bytes each in `remaining`
-/// bytes of input: never more than the rest of the input can hold, and at most 16 (a hostile
-/// count, or many nested containers claiming huge counts, reserves almost nothing; real
-/// elements grow the vector as they are read).
+/// Initial capacity for `count` children of at least `min_size` encoded bytes each, with
+/// `remaining` bytes of input left, taken from `budget`.
+///
+/// `budget` starts as the most values the whole input can hold (one per 4 bytes), so a real
+/// value, whose counts add up to at most its number of values, gets exact capacities and no
+/// regrowth, while hostile counts, even in many nested containers, reserve in total no more
+/// than the input could hold (about ten times its length in `Variant`s).
 #[inline]
-fn capacity(count: u32, remaining: usize, min_size: usize) -> usize {
-    (count as usize).min(remaining / min_size).min(16)
-}
-
-/// Pushes `v` and returns a reference to it.
-#[inline]
-fn push_slot<T>(vec: &mut Vec<T>, v: T) -> &mut T {
-    vec.push(v);
-    let i = vec.len() - 1;
-    &mut vec[i]
+fn capacity(count: u32, remaining: usize, min_size: usize, budget: &mut usize) -> usize {
+    let n = (count as usize).min(remaining / min_size).min(*budget);
+    *budget -= n;
+    n
 }
 
 impl Building {
-    /// Makes room for the next child (a Nil slot) and returns it. For an object the slot was
-    /// pushed with the property's name.
+    /// Adds a complete child: an array element, a dictionary key or value, or the value of the
+    /// object property whose name was set.
     #[inline]
-    fn slot(&mut self) -> Option<&mut Variant> {
+    fn push(&mut self, v: Variant) {
         match self {
-            Building::Array { items, .. } => Some(push_slot(items, Variant::Nil)),
-            Building::Dict {
-                entries,
-                value_next,
-                ..
-            } => {
-                if *value_next {
-                    *value_next = false;
-                    entries.last_mut().map(|e| &mut e.1)
-                } else {
-                    *value_next = true;
-                    Some(&mut push_slot(entries, (Variant::Nil, Variant::Nil)).0)
-                }
-            }
-            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
-        }
-    }
-
-    /// The slot of the child being filled (the last one handed out by `slot`).
-    #[inline]
-    fn current(&mut self) -> Option<&mut Variant> {
-        match self {
-            Building::Array { items, .. } => items.last_mut(),
-            Building::Dict {
-                entries,
-                value_next,
-                ..
-            } => entries
-                .last_mut()
-                .map(|e| if *value_next { &mut e.0 } else { &mut e.1 }),
-            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
+            Building::Array { items, .. } => items.push(v),
+            Building::Dict { entries, key, .. } => match key.take() {
+                Some(k) => entries.push((k, v)),
+                None => *key = Some(v),
+            },
+            Building::Object { props, name, .. } => props.push((core::mem::take(name), v)),
         }
     }
 
     fn finish(self) -> Variant {
         match self {
-            Building::Array { ty, items } => Variant::Array(Array::typed(ty, items)),
-            Building::Dict {
-                kt, vt, entries, ..
-            } => Variant::Dictionary(Dictionary::typed(kt, vt, entries)),
-            Building::Object { class, props } => Variant::Object(Box::new(Object::Full {
+            Building::Array { items, ty } => Variant::Array(Array {
+                items,
+                element_type: ty,
+            }),
+            Building::Dict { entries, types, .. } => {
+                Variant::Dictionary(Dictionary { entries, types })
+            }
+            Building::Object { class, props, .. } => Variant::Object(Box::new(Object::Full {
                 class,
                 properties: props,
             })),
@@ -1095,106 +1108,102 @@ impl Building {
 
 /// Opens the container `v` (whose head has been read and whose body starts at `r`), or returns
 /// `None` if `v` is not a container with a body.
-fn open(v: &VariantRef<'_>, r: &Reader<'_>) -> Result<Option<Open>> {
+#[inline]
+fn open(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option<Open>> {
     use VariantType as T;
     // By type, not `v.body()`: a sized view (from an iterator or a frame) has no body to walk,
     // but its elements still have to be read.
-    let body = match v.ty() {
-        T::Array => Body::Array,
-        T::Dictionary => Body::Dictionary,
-        T::Object => match v.as_object()? {
-            ObjectRef::Full(f) if !f.class_name().is_empty() => Body::Object,
-            _ => return Ok(None),
-        },
-        _ => return Ok(None),
-    };
+    match v.ty() {
+        T::Array | T::Dictionary | T::Object => open_container(v, r, budget),
+        _ => Ok(None),
+    }
+}
+
+fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option<Open>> {
+    use VariantType as T;
     let at = v.offset();
     let count = v.count();
     let rem = r.remaining();
-    let (b, remaining) = match body {
-        Body::Array => {
+    let b = match v.ty() {
+        T::Array => {
             let [t] = container_types::<1>(v)?;
-            (
-                Building::Array {
-                    ty: TypeInfo::from_ref(&t, at + 4)?,
-                    items: Vec::with_capacity(capacity(count, rem, 4)),
-                },
-                u64::from(count),
-            )
+            Building::Array {
+                ty: boxed_type(TypeInfo::from_ref(&t, at + 4)?),
+                items: Vec::with_capacity(capacity(count, rem, 4, budget)),
+            }
         }
-        Body::Dictionary => {
+        T::Dictionary => {
             let [k, t] = container_types::<2>(v)?;
-            (
-                Building::Dict {
-                    kt: TypeInfo::from_ref(&k, at + 4)?,
-                    vt: TypeInfo::from_ref(&t, at + 4)?,
-                    entries: Vec::with_capacity(capacity(count, rem, 8)),
-                    value_next: false,
-                },
-                2 * u64::from(count),
-            )
+            let kt = TypeInfo::from_ref(&k, at + 4)?;
+            let vt = TypeInfo::from_ref(&t, at + 4)?;
+            Building::Dict {
+                types: boxed_types(kt, vt),
+                entries: Vec::with_capacity(capacity(count, rem, 8, budget)),
+                key: None,
+            }
         }
-        Body::Object => {
-            let class = match ObjectRef::full(*v)? {
-                ObjectRef::Full(f) => text_string(&f.class_name(), at + 8)?,
-                ObjectRef::Id(_) => String::new(),
+        T::Object => {
+            let class = match v.as_object()? {
+                ObjectRef::Full(f) if !f.class_name().is_empty() => f.class_name(),
+                _ => return Ok(None),
             };
-            (
-                Building::Object {
-                    class,
-                    props: Vec::with_capacity(capacity(count, rem, 8)),
-                },
-                u64::from(count),
-            )
+            Building::Object {
+                class: text_string(&class, at + 8)?,
+                props: Vec::with_capacity(capacity(count, rem, 8, budget)),
+                name: String::new(),
+            }
         }
-        Body::Strings => return Ok(None),
+        _ => return Ok(None),
     };
     Ok(Some(Open {
         b,
-        remaining,
+        remaining: count,
         depth: v.depth(),
     }))
 }
 
 /// Reads `count` strings at `r` (the body of a PackedStringArray).
-fn read_strings(r: &mut Reader<'_>, count: u32, dialect: Dialect) -> Result<Vec<String>> {
-    let mut out = Vec::with_capacity(capacity(count, r.remaining(), 4));
+fn read_strings(
+    r: &mut Reader<'_>,
+    count: u32,
+    dialect: Dialect,
+    budget: &mut usize,
+) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(capacity(count, r.remaining(), 4, budget));
     for _ in 0..count {
-        let at = r.offset();
-        let t = read_text(r, dialect)?;
-        out.push(text_string(&t, at + 4)?);
+        out.push(read_owned_string(r, dialect)?);
     }
     Ok(out)
 }
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
 /// PackedStringArray whose strings follow at `r`).
-fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()> {
+fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, budget: &mut usize) -> Result<Variant> {
     use VariantType as T;
     let at = v.offset();
-    match v.ty() {
-        T::Nil => *out = Variant::Nil,
-        T::Bool => *out = Variant::Bool(v.as_bool()?),
-        T::Int => *out = Variant::Int(v.as_i64()?),
-        T::Float => *out = Variant::Float(v.as_f64()?),
-        T::String => *out = Variant::String(String::from(v.as_str()?)),
-        T::StringName => *out = Variant::StringName(String::from(v.as_str()?)),
-        T::Vector2 => *out = Variant::Vector2(v.as_vector2()?),
-        T::Vector2i => *out = Variant::Vector2i(v.as_vector2i()?),
-        T::Rect2 => *out = Variant::Rect2(v.as_rect2()?),
-        T::Rect2i => *out = Variant::Rect2i(v.as_rect2i()?),
-        T::Vector3 => *out = Variant::Vector3(v.as_vector3()?),
-        T::Vector3i => *out = Variant::Vector3i(v.as_vector3i()?),
-        T::Transform2D => *out = Variant::Transform2D(Box::new(v.as_transform2d()?)),
-        T::Vector4 => *out = Variant::Vector4(v.as_vector4()?),
-        T::Vector4i => *out = Variant::Vector4i(v.as_vector4i()?),
-        T::Plane => *out = Variant::Plane(v.as_plane()?),
-        T::Quaternion => *out = Variant::Quaternion(v.as_quaternion()?),
-        T::Aabb => *out = Variant::Aabb(Box::new(v.as_aabb()?)),
-        T::Basis => *out = Variant::Basis(Box::new(v.as_basis()?)),
-        T::Transform3D => *out = Variant::Transform3D(Box::new(v.as_transform3d()?)),
-        T::Projection => *out = Variant::Projection(Box::new(v.as_projection()?)),
-        T::Color => *out = Variant::Color(v.as_color()?),
+    Ok(match v.ty() {
+        T::Nil => Variant::Nil,
+        T::Bool => Variant::Bool(v.as_bool()?),
+        T::Int => Variant::Int(v.as_i64()?),
+        T::Float => Variant::Float(v.as_f64()?),
+        T::String => Variant::String(string_of(v)?),
+        T::StringName => Variant::StringName(string_of(v)?),
+        T::Vector2 => Variant::Vector2(v.as_vector2()?),
+        T::Vector2i => Variant::Vector2i(v.as_vector2i()?),
+        T::Rect2 => Variant::Rect2(v.as_rect2()?),
+        T::Rect2i => Variant::Rect2i(v.as_rect2i()?),
+        T::Vector3 => Variant::Vector3(v.as_vector3()?),
+        T::Vector3i => Variant::Vector3i(v.as_vector3i()?),
+        T::Transform2D => Variant::Transform2D(Box::new(v.as_transform2d()?)),
+        T::Vector4 => Variant::Vector4(v.as_vector4()?),
+        T::Vector4i => Variant::Vector4i(v.as_vector4i()?),
+        T::Plane => Variant::Plane(v.as_plane()?),
+        T::Quaternion => Variant::Quaternion(v.as_quaternion()?),
+        T::Aabb => Variant::Aabb(Box::new(v.as_aabb()?)),
+        T::Basis => Variant::Basis(Box::new(v.as_basis()?)),
+        T::Transform3D => Variant::Transform3D(Box::new(v.as_transform3d()?)),
+        T::Projection => Variant::Projection(Box::new(v.as_projection()?)),
+        T::Color => Variant::Color(v.as_color()?),
         T::NodePath => {
             let np = v.as_node_path()?;
             let mut names = Vec::with_capacity(np.name_count().min(64));
@@ -1205,89 +1214,77 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, out: &mut Variant) -> Result<()>
             for s in np.subnames()? {
                 subnames.push(String::from(s?));
             }
-            *out = Variant::NodePath(Box::new(NodePath {
+            Variant::NodePath(Box::new(NodePath {
                 names,
                 subnames,
                 absolute: np.is_absolute(),
             }))
         }
-        T::Rid => *out = Variant::Rid(v.as_rid()?),
-        T::Callable => *out = Variant::Callable,
+        T::Rid => Variant::Rid(v.as_rid()?),
+        T::Callable => Variant::Callable,
         T::Signal => {
             let s = v.as_signal()?;
-            *out = Variant::Signal(Signal {
+            Variant::Signal(Signal {
                 name: text_string(&s.name, at + 8)?,
                 object_id: s.object_id,
             })
         }
         T::Object => match v.as_object()? {
-            ObjectRef::Id(id) => *out = Variant::Object(Box::new(Object::Id(id))),
+            ObjectRef::Id(id) => Variant::Object(Box::new(Object::Id(id))),
             // Only a null full object (empty class) has no body.
-            ObjectRef::Full(f) => {
-                *out = Variant::Object(Box::new(Object::Full {
-                    class: text_string(&f.class_name(), at + 8)?,
-                    properties: Vec::new(),
-                }))
-            }
+            ObjectRef::Full(f) => Variant::Object(Box::new(Object::Full {
+                class: text_string(&f.class_name(), at + 8)?,
+                properties: Vec::new(),
+            })),
         },
         // Only reached for containers without a body (never: kept total for safety).
-        T::Array => *out = Variant::Array(Array::default()),
-        T::Dictionary => *out = Variant::Dictionary(Dictionary::default()),
-        T::PackedByteArray => *out = Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
-        T::PackedInt32Array => *out = Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
-        T::PackedInt64Array => *out = Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
-        T::PackedFloat32Array => *out = Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
-        T::PackedFloat64Array => *out = Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
-        T::PackedStringArray => {
-            let strings = if v.body().is_some() {
-                read_strings(r, v.count(), v.dialect())?
-            } else {
-                read_strings(&mut v.body_reader(), v.count(), v.dialect())?
-            };
-            *out = Variant::PackedStringArray(strings);
-        }
-        T::PackedVector2Array => {
-            *out = Variant::PackedVector2Array(if v.is_wide() {
-                v.as_packed::<[f64; 2]>()?
-                    .iter()
-                    .map(Vector2::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 2]>()?
-                    .iter()
-                    .map(|a| Vector2::from_array(a.map(f64::from)))
-                    .collect()
-            })
-        }
-        T::PackedVector3Array => {
-            *out = Variant::PackedVector3Array(if v.is_wide() {
-                v.as_packed::<[f64; 3]>()?
-                    .iter()
-                    .map(Vector3::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 3]>()?
-                    .iter()
-                    .map(|a| Vector3::from_array(a.map(f64::from)))
-                    .collect()
-            })
-        }
-        T::PackedVector4Array => {
-            *out = Variant::PackedVector4Array(if v.is_wide() {
-                v.as_packed::<[f64; 4]>()?
-                    .iter()
-                    .map(Vector4::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 4]>()?
-                    .iter()
-                    .map(|a| Vector4::from_array(a.map(f64::from)))
-                    .collect()
-            })
-        }
-        T::PackedColorArray => *out = Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
-    }
-    Ok(())
+        T::Array => Variant::Array(Array::default()),
+        T::Dictionary => Variant::Dictionary(Dictionary::default()),
+        T::PackedByteArray => Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
+        T::PackedInt32Array => Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
+        T::PackedInt64Array => Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
+        T::PackedFloat32Array => Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
+        T::PackedFloat64Array => Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
+        T::PackedStringArray => Variant::PackedStringArray(if v.body().is_some() {
+            read_strings(r, v.count(), v.dialect(), budget)?
+        } else {
+            read_strings(&mut v.body_reader(), v.count(), v.dialect(), budget)?
+        }),
+        T::PackedVector2Array => Variant::PackedVector2Array(if v.is_wide() {
+            v.as_packed::<[f64; 2]>()?
+                .iter()
+                .map(Vector2::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 2]>()?
+                .iter()
+                .map(|a| Vector2::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedVector3Array => Variant::PackedVector3Array(if v.is_wide() {
+            v.as_packed::<[f64; 3]>()?
+                .iter()
+                .map(Vector3::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 3]>()?
+                .iter()
+                .map(|a| Vector3::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedVector4Array => Variant::PackedVector4Array(if v.is_wide() {
+            v.as_packed::<[f64; 4]>()?
+                .iter()
+                .map(Vector4::from_array)
+                .collect()
+        } else {
+            v.as_packed::<[f32; 4]>()?
+                .iter()
+                .map(|a| Vector4::from_array(a.map(f64::from)))
+                .collect()
+        }),
+        T::PackedColorArray => Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
+    })
 }
 
 impl VariantRef<'_> {
@@ -1308,50 +1305,80 @@ impl VariantRef<'_> {
     #[allow(clippy::wrong_self_convention)]
     pub fn to_owned(&self) -> Result<Variant> {
         let mut r = self.body_reader();
-        let Some(first) = open(self, &r)? else {
-            let mut out = Variant::Nil;
-            leaf(self, &mut r, &mut out)?;
-            return Ok(out);
+        // At most one value per 4 bytes: the total of all reservations (see `capacity`).
+        let mut budget = r.remaining() / 4;
+        let Some(first) = open(self, &r, &mut budget)? else {
+            return leaf(self, &mut r, &mut budget);
         };
         let opts = self.options();
-        let godot4 = opts.get_dialect() == Dialect::Godot4;
+        let dialect = opts.get_dialect();
         let mut stack = alloc::vec![first];
-        while let Some(top) = stack.last_mut() {
-            if top.remaining == 0 {
-                let Some(done) = stack.pop() else { break };
-                match stack.last_mut() {
-                    Some(parent) => {
-                        if let Some(slot) = parent.b.current() {
-                            *slot = done.b.finish();
-                        }
-                    }
-                    None => return Ok(done.b.finish()),
-                }
-                continue;
-            }
-            top.remaining -= 1;
-            let mut script = false;
-            if let Building::Object { props, .. } = &mut top.b {
-                let at = r.offset();
-                let name = read_text(&mut r, opts.get_dialect())?;
-                script = godot4 && name.as_bytes() == b"script";
-                props.push((text_string(&name, at + 4)?, Variant::Nil));
-            }
+        'outer: loop {
+            let Some(top) = stack.last_mut() else {
+                // Unreachable: the outermost container returns below.
+                return Ok(Variant::Nil);
+            };
             let depth = top.depth + 1;
-            let child = head(&mut r, depth, &opts, false)?;
-            if script {
-                check_script(&child)?;
-            }
-            match open(&child, &r)? {
-                Some(o) => {
-                    top.b.slot();
-                    stack.push(o);
-                }
-                None => {
-                    if let Some(slot) = top.b.slot() {
-                        leaf(&child, &mut r, slot)?;
+            // Read children until one is a container to open, or the container is complete.
+            match &mut top.b {
+                Building::Array { items, .. } => {
+                    while top.remaining > 0 {
+                        top.remaining -= 1;
+                        let child = head(&mut r, depth, &opts, false)?;
+                        if let Some(o) = open(&child, &r, &mut budget)? {
+                            stack.push(o);
+                            continue 'outer;
+                        }
+                        items.push(leaf(&child, &mut r, &mut budget)?);
                     }
                 }
+                Building::Dict { entries, key, .. } => loop {
+                    let k = match key.take() {
+                        Some(k) => k,
+                        None => {
+                            if top.remaining == 0 {
+                                break;
+                            }
+                            top.remaining -= 1;
+                            let child = head(&mut r, depth, &opts, false)?;
+                            if let Some(o) = open(&child, &r, &mut budget)? {
+                                stack.push(o);
+                                continue 'outer;
+                            }
+                            leaf(&child, &mut r, &mut budget)?
+                        }
+                    };
+                    let child = head(&mut r, depth, &opts, false)?;
+                    if let Some(o) = open(&child, &r, &mut budget)? {
+                        *key = Some(k);
+                        stack.push(o);
+                        continue 'outer;
+                    }
+                    entries.push((k, leaf(&child, &mut r, &mut budget)?));
+                },
+                Building::Object { props, name, .. } => {
+                    while top.remaining > 0 {
+                        top.remaining -= 1;
+                        let n = read_owned_string(&mut r, dialect)?;
+                        let child = head(&mut r, depth, &opts, false)?;
+                        if dialect == Dialect::Godot4 && n == "script" {
+                            check_script(&child)?;
+                        }
+                        if let Some(o) = open(&child, &r, &mut budget)? {
+                            *name = n;
+                            stack.push(o);
+                            continue 'outer;
+                        }
+                        props.push((n, leaf(&child, &mut r, &mut budget)?));
+                    }
+                }
+            }
+            // `top` is complete.
+            let Some(done) = stack.pop() else { break };
+            let v = done.b.finish();
+            match stack.last_mut() {
+                Some(parent) => parent.b.push(v),
+                None => return Ok(v),
             }
         }
         // Unreachable: the outermost container returns above.

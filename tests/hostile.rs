@@ -16,12 +16,14 @@ struct Counting;
 thread_local! {
     static ENABLED: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-fn note() {
+fn note(size: usize) {
     let _ = ENABLED.try_with(|on| {
         if on.get() {
             let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            let _ = BYTES.try_with(|c| c.set(c.get() + size));
         }
     });
 }
@@ -30,15 +32,15 @@ fn note() {
 // `Cell` thread-locals, which never allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
+        note(layout.size());
         System.alloc(layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
+        note(layout.size());
         System.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
+        note(new_size);
         System.realloc(ptr, layout, new_size)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -50,11 +52,18 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn count_allocs<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let (r, count, _) = count_alloc_bytes(f);
+    (r, count)
+}
+
+/// Runs `f`, returning its result, the number of allocations and the bytes they asked for.
+fn count_alloc_bytes<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
     COUNT.with(|c| c.set(0));
+    BYTES.with(|c| c.set(0));
     ENABLED.with(|on| on.set(true));
     let r = f();
     ENABLED.with(|on| on.set(false));
-    (r, COUNT.with(Cell::get))
+    (r, COUNT.with(Cell::get), BYTES.with(Cell::get))
 }
 
 // ----- helpers -----
@@ -649,6 +658,32 @@ fn huge_counts_fail_where_the_data_ends_without_allocating() {
         assert_eq!(p, Err((*kind, *offset)), "{name}: parse_prefix");
         assert_eq!(walk, Err((*kind, *offset)), "{name}: lazy walk");
     }
+}
+
+#[test]
+fn to_owned_reserves_no_more_than_the_input_can_hold() {
+    // 1000 nested arrays each claiming 2^31 - 1 elements, then 64 KiB of Nils: every level
+    // could hold ~16k elements of the rest of the input, but the reservations of all the open
+    // containers together must stay within what the whole input can hold. Each 4-byte Nil
+    // becomes a 40-byte Variant and vectors grow by doubling: a few tens of bytes per input
+    // byte (reserving ~16k elements at every level would be ~10 000).
+    let mut b = Vec::new();
+    for _ in 0..1000 {
+        b.extend_from_slice(&28u32.to_le_bytes());
+        b.extend_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
+    }
+    b.resize(b.len() + (64 << 10), 0);
+    let (r, _, allocated) = count_alloc_bytes(|| gdvariant::parse(&b).unwrap().to_owned());
+    assert_eq!(
+        kind_at(r.unwrap_err()),
+        (ErrorKind::UnexpectedEof { needed: 4 }, b.len())
+    );
+    let per_input_byte = allocated / b.len();
+    assert!(
+        per_input_byte <= 64,
+        "{allocated} bytes allocated for {} of input",
+        b.len()
+    );
 }
 
 #[test]
