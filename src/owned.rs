@@ -29,7 +29,7 @@ use crate::math::*;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, VariantType};
+use crate::types::{Dialect, VariantType, FLAG_64};
 use crate::validate::check_script;
 use crate::value::{head, VariantRef};
 
@@ -993,7 +993,7 @@ fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
 }
 
 /// Reads a §5 string at `r` into a `String`; see [`owned_text`].
-#[inline]
+#[inline(always)]
 fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<String> {
     let (raw, at) = r.read_string_raw()?;
     owned_text(raw, at, dialect)
@@ -1003,7 +1003,7 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<String> {
 /// one UTF-8 pass: valid UTF-8 passes every dialect's rules. Otherwise the error is the one
 /// [`VariantRef::as_str`] gives: [`ErrorKind::InvalidUtf8`] if the dialect rejects the text,
 /// else [`ErrorKind::NotRustUtf8`] at `at`.
-#[inline]
+#[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<String> {
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
@@ -1021,7 +1021,7 @@ fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Error {
 }
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.
-#[inline]
+#[inline(always)]
 fn string_of(v: &VariantRef<'_>) -> Result<String> {
     // The head read the whole value: header, length, bytes, padding.
     let mut p = Reader::new(v.raw_head().get(4..).unwrap_or(&[]), v.offset() + 4);
@@ -1030,9 +1030,8 @@ fn string_of(v: &VariantRef<'_>) -> Result<String> {
 
 /// A container being converted: its children so far and its type info.
 ///
-/// Each child is pushed once, when it is complete: a leaf as soon as it is read, a container
-/// when its last child is in (see [`Building::push`]). A dictionary keeps the key whose value is
-/// still being read, an object the name of the property being read.
+/// A leaf child is pushed as soon as it is read (see [`convert`]); a container child gets a
+/// `Nil` slot, filled when it is complete (see [`Building::current`]).
 enum Building {
     Array {
         items: Vec<Variant>,
@@ -1041,14 +1040,13 @@ enum Building {
     Dict {
         entries: Vec<(Variant, Variant)>,
         types: Option<Box<(TypeInfo, TypeInfo)>>,
-        /// The key of the entry being read, once it is complete.
-        key: Option<Variant>,
+        /// The last entry's key is a container being read (or just filled in); its value
+        /// comes next.
+        key_open: bool,
     },
     Object {
         class: String,
         props: Vec<(String, Variant)>,
-        /// The name of the property whose (container) value is being read.
-        name: String,
     },
 }
 
@@ -1075,17 +1073,17 @@ fn capacity(count: u32, remaining: usize, min_size: usize, budget: &mut usize) -
 }
 
 impl Building {
-    /// Adds a complete child: an array element, a dictionary key or value, or the value of the
-    /// object property whose name was set.
+    /// The slot of the container child being read (the last one pushed).
     #[inline]
-    fn push(&mut self, v: Variant) {
+    fn current(&mut self) -> Option<&mut Variant> {
         match self {
-            Building::Array { items, .. } => items.push(v),
-            Building::Dict { entries, key, .. } => match key.take() {
-                Some(k) => entries.push((k, v)),
-                None => *key = Some(v),
-            },
-            Building::Object { props, name, .. } => props.push((core::mem::take(name), v)),
+            Building::Array { items, .. } => items.last_mut(),
+            Building::Dict {
+                entries, key_open, ..
+            } => entries
+                .last_mut()
+                .map(|e| if *key_open { &mut e.0 } else { &mut e.1 }),
+            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
         }
     }
 
@@ -1139,7 +1137,7 @@ fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Res
             Building::Dict {
                 types: boxed_types(kt, vt),
                 entries: Vec::with_capacity(capacity(count, rem, 8, budget)),
-                key: None,
+                key_open: false,
             }
         }
         T::Object => {
@@ -1150,7 +1148,6 @@ fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Res
             Building::Object {
                 class: text_string(&class, at + 8)?,
                 props: Vec::with_capacity(capacity(count, rem, 8, budget)),
-                name: String::new(),
             }
         }
         _ => return Ok(None),
@@ -1176,34 +1173,91 @@ fn read_strings(
     Ok(out)
 }
 
+/// A child read by `to_owned`: a converted value, or a container to open.
+enum Child {
+    Value(Variant),
+    Open(Open),
+}
+
+/// Converts `v` (whose head has been read) or opens it if it is a container with a body.
+///
+/// Inlined, with the common leaf types converted inline, so that the value goes straight into
+/// its vector: returned through memory from a call, its copy into the vector reads back what the
+/// callee has just written field by field and stalls on store forwarding.
+#[inline(always)]
+fn convert(v: &VariantRef<'_>, r: &mut Reader<'_>, budget: &mut usize) -> Result<Child> {
+    if let Some(x) = quick_leaf(v)? {
+        return Ok(Child::Value(x));
+    }
+    if let Some(o) = open(v, r, budget)? {
+        return Ok(Child::Open(o));
+    }
+    let mut out = Variant::Nil;
+    leaf(v, r, budget, &mut out)?;
+    Ok(Child::Value(out))
+}
+
+/// The most common leaf types, read from the payload as the `VariantRef` accessors read them;
+/// `None` for the others (see [`leaf`]).
+#[inline(always)]
+fn quick_leaf(v: &VariantRef<'_>) -> Result<Option<Variant>> {
+    use VariantType as T;
+    // The head read the whole value; the payload follows the header.
+    let mut p = Reader::new(v.raw_head().get(4..).unwrap_or(&[]), v.offset() + 4);
+    let flag = v.header() & FLAG_64 != 0;
+    // Real-valued math types are f64 with the flag in Godot 4 only.
+    let wide = flag && v.dialect() == Dialect::Godot4;
+    Ok(Some(match v.ty() {
+        T::Nil => Variant::Nil,
+        T::Bool => Variant::Bool(p.read_u32()? != 0),
+        T::Int if flag => Variant::Int(p.read_i64()?),
+        T::Int => Variant::Int(i64::from(p.read_i32()?)),
+        T::Float => Variant::Float(p.read_real(flag)?),
+        T::String => Variant::String(read_owned_string(&mut p, v.dialect())?),
+        T::StringName => Variant::StringName(read_owned_string(&mut p, v.dialect())?),
+        T::Vector2 => Variant::Vector2(Vector2::new(p.read_real(wide)?, p.read_real(wide)?)),
+        T::Vector3 => Variant::Vector3(Vector3::new(
+            p.read_real(wide)?,
+            p.read_real(wide)?,
+            p.read_real(wide)?,
+        )),
+        _ => return Ok(None),
+    }))
+}
+
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
-/// PackedStringArray whose strings follow at `r`).
-fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, budget: &mut usize) -> Result<Variant> {
+/// PackedStringArray whose strings follow at `r`) into `out`.
+fn leaf(
+    v: &VariantRef<'_>,
+    r: &mut Reader<'_>,
+    budget: &mut usize,
+    out: &mut Variant,
+) -> Result<()> {
     use VariantType as T;
     let at = v.offset();
-    Ok(match v.ty() {
-        T::Nil => Variant::Nil,
-        T::Bool => Variant::Bool(v.as_bool()?),
-        T::Int => Variant::Int(v.as_i64()?),
-        T::Float => Variant::Float(v.as_f64()?),
-        T::String => Variant::String(string_of(v)?),
-        T::StringName => Variant::StringName(string_of(v)?),
-        T::Vector2 => Variant::Vector2(v.as_vector2()?),
-        T::Vector2i => Variant::Vector2i(v.as_vector2i()?),
-        T::Rect2 => Variant::Rect2(v.as_rect2()?),
-        T::Rect2i => Variant::Rect2i(v.as_rect2i()?),
-        T::Vector3 => Variant::Vector3(v.as_vector3()?),
-        T::Vector3i => Variant::Vector3i(v.as_vector3i()?),
-        T::Transform2D => Variant::Transform2D(Box::new(v.as_transform2d()?)),
-        T::Vector4 => Variant::Vector4(v.as_vector4()?),
-        T::Vector4i => Variant::Vector4i(v.as_vector4i()?),
-        T::Plane => Variant::Plane(v.as_plane()?),
-        T::Quaternion => Variant::Quaternion(v.as_quaternion()?),
-        T::Aabb => Variant::Aabb(Box::new(v.as_aabb()?)),
-        T::Basis => Variant::Basis(Box::new(v.as_basis()?)),
-        T::Transform3D => Variant::Transform3D(Box::new(v.as_transform3d()?)),
-        T::Projection => Variant::Projection(Box::new(v.as_projection()?)),
-        T::Color => Variant::Color(v.as_color()?),
+    match v.ty() {
+        T::Nil => *out = Variant::Nil,
+        T::Bool => *out = Variant::Bool(v.as_bool()?),
+        T::Int => *out = Variant::Int(v.as_i64()?),
+        T::Float => *out = Variant::Float(v.as_f64()?),
+        T::String => *out = Variant::String(string_of(v)?),
+        T::StringName => *out = Variant::StringName(string_of(v)?),
+        T::Vector2 => *out = Variant::Vector2(v.as_vector2()?),
+        T::Vector2i => *out = Variant::Vector2i(v.as_vector2i()?),
+        T::Rect2 => *out = Variant::Rect2(v.as_rect2()?),
+        T::Rect2i => *out = Variant::Rect2i(v.as_rect2i()?),
+        T::Vector3 => *out = Variant::Vector3(v.as_vector3()?),
+        T::Vector3i => *out = Variant::Vector3i(v.as_vector3i()?),
+        T::Transform2D => *out = Variant::Transform2D(Box::new(v.as_transform2d()?)),
+        T::Vector4 => *out = Variant::Vector4(v.as_vector4()?),
+        T::Vector4i => *out = Variant::Vector4i(v.as_vector4i()?),
+        T::Plane => *out = Variant::Plane(v.as_plane()?),
+        T::Quaternion => *out = Variant::Quaternion(v.as_quaternion()?),
+        T::Aabb => *out = Variant::Aabb(Box::new(v.as_aabb()?)),
+        T::Basis => *out = Variant::Basis(Box::new(v.as_basis()?)),
+        T::Transform3D => *out = Variant::Transform3D(Box::new(v.as_transform3d()?)),
+        T::Projection => *out = Variant::Projection(Box::new(v.as_projection()?)),
+        T::Color => *out = Variant::Color(v.as_color()?),
         T::NodePath => {
             let np = v.as_node_path()?;
             let mut names = Vec::with_capacity(np.name_count().min(64));
@@ -1214,77 +1268,89 @@ fn leaf(v: &VariantRef<'_>, r: &mut Reader<'_>, budget: &mut usize) -> Result<Va
             for s in np.subnames()? {
                 subnames.push(String::from(s?));
             }
-            Variant::NodePath(Box::new(NodePath {
+            *out = Variant::NodePath(Box::new(NodePath {
                 names,
                 subnames,
                 absolute: np.is_absolute(),
             }))
         }
-        T::Rid => Variant::Rid(v.as_rid()?),
-        T::Callable => Variant::Callable,
+        T::Rid => *out = Variant::Rid(v.as_rid()?),
+        T::Callable => *out = Variant::Callable,
         T::Signal => {
             let s = v.as_signal()?;
-            Variant::Signal(Signal {
+            *out = Variant::Signal(Signal {
                 name: text_string(&s.name, at + 8)?,
                 object_id: s.object_id,
             })
         }
         T::Object => match v.as_object()? {
-            ObjectRef::Id(id) => Variant::Object(Box::new(Object::Id(id))),
+            ObjectRef::Id(id) => *out = Variant::Object(Box::new(Object::Id(id))),
             // Only a null full object (empty class) has no body.
-            ObjectRef::Full(f) => Variant::Object(Box::new(Object::Full {
-                class: text_string(&f.class_name(), at + 8)?,
-                properties: Vec::new(),
-            })),
+            ObjectRef::Full(f) => {
+                *out = Variant::Object(Box::new(Object::Full {
+                    class: text_string(&f.class_name(), at + 8)?,
+                    properties: Vec::new(),
+                }))
+            }
         },
         // Only reached for containers without a body (never: kept total for safety).
-        T::Array => Variant::Array(Array::default()),
-        T::Dictionary => Variant::Dictionary(Dictionary::default()),
-        T::PackedByteArray => Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
-        T::PackedInt32Array => Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
-        T::PackedInt64Array => Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
-        T::PackedFloat32Array => Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
-        T::PackedFloat64Array => Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
-        T::PackedStringArray => Variant::PackedStringArray(if v.body().is_some() {
-            read_strings(r, v.count(), v.dialect(), budget)?
-        } else {
-            read_strings(&mut v.body_reader(), v.count(), v.dialect(), budget)?
-        }),
-        T::PackedVector2Array => Variant::PackedVector2Array(if v.is_wide() {
-            v.as_packed::<[f64; 2]>()?
-                .iter()
-                .map(Vector2::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 2]>()?
-                .iter()
-                .map(|a| Vector2::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedVector3Array => Variant::PackedVector3Array(if v.is_wide() {
-            v.as_packed::<[f64; 3]>()?
-                .iter()
-                .map(Vector3::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 3]>()?
-                .iter()
-                .map(|a| Vector3::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedVector4Array => Variant::PackedVector4Array(if v.is_wide() {
-            v.as_packed::<[f64; 4]>()?
-                .iter()
-                .map(Vector4::from_array)
-                .collect()
-        } else {
-            v.as_packed::<[f32; 4]>()?
-                .iter()
-                .map(|a| Vector4::from_array(a.map(f64::from)))
-                .collect()
-        }),
-        T::PackedColorArray => Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
-    })
+        T::Array => *out = Variant::Array(Array::default()),
+        T::Dictionary => *out = Variant::Dictionary(Dictionary::default()),
+        T::PackedByteArray => *out = Variant::PackedByteArray(v.as_byte_array()?.to_vec()),
+        T::PackedInt32Array => *out = Variant::PackedInt32Array(v.as_packed::<i32>()?.to_vec()),
+        T::PackedInt64Array => *out = Variant::PackedInt64Array(v.as_packed::<i64>()?.to_vec()),
+        T::PackedFloat32Array => *out = Variant::PackedFloat32Array(v.as_packed::<f32>()?.to_vec()),
+        T::PackedFloat64Array => *out = Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
+        T::PackedStringArray => {
+            let strings = if v.body().is_some() {
+                read_strings(r, v.count(), v.dialect(), budget)?
+            } else {
+                read_strings(&mut v.body_reader(), v.count(), v.dialect(), budget)?
+            };
+            *out = Variant::PackedStringArray(strings);
+        }
+        T::PackedVector2Array => {
+            *out = Variant::PackedVector2Array(if v.is_wide() {
+                v.as_packed::<[f64; 2]>()?
+                    .iter()
+                    .map(Vector2::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 2]>()?
+                    .iter()
+                    .map(|a| Vector2::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedVector3Array => {
+            *out = Variant::PackedVector3Array(if v.is_wide() {
+                v.as_packed::<[f64; 3]>()?
+                    .iter()
+                    .map(Vector3::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 3]>()?
+                    .iter()
+                    .map(|a| Vector3::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedVector4Array => {
+            *out = Variant::PackedVector4Array(if v.is_wide() {
+                v.as_packed::<[f64; 4]>()?
+                    .iter()
+                    .map(Vector4::from_array)
+                    .collect()
+            } else {
+                v.as_packed::<[f32; 4]>()?
+                    .iter()
+                    .map(|a| Vector4::from_array(a.map(f64::from)))
+                    .collect()
+            })
+        }
+        T::PackedColorArray => *out = Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
+    }
+    Ok(())
 }
 
 impl VariantRef<'_> {
@@ -1308,7 +1374,9 @@ impl VariantRef<'_> {
         // At most one value per 4 bytes: the total of all reservations (see `capacity`).
         let mut budget = r.remaining() / 4;
         let Some(first) = open(self, &r, &mut budget)? else {
-            return leaf(self, &mut r, &mut budget);
+            let mut out = Variant::Nil;
+            leaf(self, &mut r, &mut budget, &mut out)?;
+            return Ok(out);
         };
         let opts = self.options();
         let dialect = opts.get_dialect();
@@ -1319,65 +1387,91 @@ impl VariantRef<'_> {
                 return Ok(Variant::Nil);
             };
             let depth = top.depth + 1;
-            // Read children until one is a container to open, or the container is complete.
+            // Read children until one is a container to open, or the container is complete. An
+            // open container gets a `Nil` slot, filled when it is complete.
             match &mut top.b {
                 Building::Array { items, .. } => {
                     while top.remaining > 0 {
                         top.remaining -= 1;
                         let child = head(&mut r, depth, &opts, false)?;
-                        if let Some(o) = open(&child, &r, &mut budget)? {
-                            stack.push(o);
-                            continue 'outer;
-                        }
-                        items.push(leaf(&child, &mut r, &mut budget)?);
-                    }
-                }
-                Building::Dict { entries, key, .. } => loop {
-                    let k = match key.take() {
-                        Some(k) => k,
-                        None => {
-                            if top.remaining == 0 {
-                                break;
-                            }
-                            top.remaining -= 1;
-                            let child = head(&mut r, depth, &opts, false)?;
-                            if let Some(o) = open(&child, &r, &mut budget)? {
+                        match convert(&child, &mut r, &mut budget)? {
+                            Child::Value(x) => items.push(x),
+                            Child::Open(o) => {
+                                items.push(Variant::Nil);
                                 stack.push(o);
                                 continue 'outer;
                             }
-                            leaf(&child, &mut r, &mut budget)?
+                        }
+                    }
+                }
+                Building::Dict {
+                    entries, key_open, ..
+                } => loop {
+                    // The key, or `None` if it is a container already in the last entry.
+                    let key = if *key_open {
+                        *key_open = false;
+                        None
+                    } else {
+                        if top.remaining == 0 {
+                            break;
+                        }
+                        top.remaining -= 1;
+                        let child = head(&mut r, depth, &opts, false)?;
+                        match convert(&child, &mut r, &mut budget)? {
+                            Child::Value(k) => Some(k),
+                            Child::Open(o) => {
+                                entries.push((Variant::Nil, Variant::Nil));
+                                *key_open = true;
+                                stack.push(o);
+                                continue 'outer;
+                            }
                         }
                     };
                     let child = head(&mut r, depth, &opts, false)?;
-                    if let Some(o) = open(&child, &r, &mut budget)? {
-                        *key = Some(k);
-                        stack.push(o);
-                        continue 'outer;
-                    }
-                    entries.push((k, leaf(&child, &mut r, &mut budget)?));
-                },
-                Building::Object { props, name, .. } => {
-                    while top.remaining > 0 {
-                        top.remaining -= 1;
-                        let n = read_owned_string(&mut r, dialect)?;
-                        let child = head(&mut r, depth, &opts, false)?;
-                        if dialect == Dialect::Godot4 && n == "script" {
-                            check_script(&child)?;
+                    match (convert(&child, &mut r, &mut budget)?, key) {
+                        (Child::Value(v), Some(k)) => entries.push((k, v)),
+                        (Child::Value(v), None) => {
+                            if let Some(e) = entries.last_mut() {
+                                e.1 = v;
+                            }
                         }
-                        if let Some(o) = open(&child, &r, &mut budget)? {
-                            *name = n;
+                        (Child::Open(o), key) => {
+                            if let Some(k) = key {
+                                entries.push((k, Variant::Nil));
+                            }
                             stack.push(o);
                             continue 'outer;
                         }
-                        props.push((n, leaf(&child, &mut r, &mut budget)?));
+                    }
+                },
+                Building::Object { props, .. } => {
+                    while top.remaining > 0 {
+                        top.remaining -= 1;
+                        let name = read_owned_string(&mut r, dialect)?;
+                        let child = head(&mut r, depth, &opts, false)?;
+                        if dialect == Dialect::Godot4 && name == "script" {
+                            check_script(&child)?;
+                        }
+                        match convert(&child, &mut r, &mut budget)? {
+                            Child::Value(x) => props.push((name, x)),
+                            Child::Open(o) => {
+                                props.push((name, Variant::Nil));
+                                stack.push(o);
+                                continue 'outer;
+                            }
+                        }
                     }
                 }
             }
-            // `top` is complete.
+            // `top` is complete: it goes into its parent's slot.
             let Some(done) = stack.pop() else { break };
             let v = done.b.finish();
             match stack.last_mut() {
-                Some(parent) => parent.b.push(v),
+                Some(parent) => {
+                    if let Some(slot) = parent.b.current() {
+                        *slot = v;
+                    }
+                }
                 None => return Ok(v),
             }
         }
