@@ -1123,19 +1123,31 @@ fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Res
     let count = v.count();
     let rem = r.remaining();
     let b = match v.ty() {
+        // Untyped containers (no kind bits in the header) have no type info to read.
         T::Array => {
-            let [t] = container_types::<1>(v)?;
+            let ty = if v.header() & (0x3 << 16) == 0 {
+                None
+            } else {
+                let [t] = container_types::<1>(v)?;
+                boxed_type(TypeInfo::from_ref(&t, at + 4)?)
+            };
             Building::Array {
-                ty: boxed_type(TypeInfo::from_ref(&t, at + 4)?),
+                ty,
                 items: Vec::with_capacity(capacity(count, rem, 4, budget)),
             }
         }
         T::Dictionary => {
-            let [k, t] = container_types::<2>(v)?;
-            let kt = TypeInfo::from_ref(&k, at + 4)?;
-            let vt = TypeInfo::from_ref(&t, at + 4)?;
+            let types = if v.header() & (0xF << 16) == 0 {
+                None
+            } else {
+                let [k, t] = container_types::<2>(v)?;
+                boxed_types(
+                    TypeInfo::from_ref(&k, at + 4)?,
+                    TypeInfo::from_ref(&t, at + 4)?,
+                )
+            };
             Building::Dict {
-                types: boxed_types(kt, vt),
+                types,
                 entries: Vec::with_capacity(capacity(count, rem, 8, budget)),
                 key_open: false,
             }
@@ -1215,14 +1227,35 @@ fn quick_leaf(v: &VariantRef<'_>) -> Result<Option<Variant>> {
         T::Float => Variant::Float(p.read_real(flag)?),
         T::String => Variant::String(read_owned_string(&mut p, v.dialect())?),
         T::StringName => Variant::StringName(read_owned_string(&mut p, v.dialect())?),
-        T::Vector2 => Variant::Vector2(Vector2::new(p.read_real(wide)?, p.read_real(wide)?)),
-        T::Vector3 => Variant::Vector3(Vector3::new(
-            p.read_real(wide)?,
-            p.read_real(wide)?,
-            p.read_real(wide)?,
-        )),
+        T::Vector2 => match read_reals(&mut p, wide) {
+            Some(a) => Variant::Vector2(Vector2::from_array(a)),
+            None => return Ok(None),
+        },
+        T::Vector3 => match read_reals(&mut p, wide) {
+            Some(a) => Variant::Vector3(Vector3::from_array(a)),
+            None => return Ok(None),
+        },
         _ => return Ok(None),
     }))
+}
+
+/// Reads `N` reals (f64 when `wide`, else f32 widened) in one bounds check; `None` if they are
+/// not all there (never, after the head: the caller then reads them one by one for the error).
+#[inline(always)]
+fn read_reals<const N: usize>(p: &mut Reader<'_>, wide: bool) -> Option<[f64; N]> {
+    let mut out = [0.0; N];
+    if wide {
+        let b = p.read_bytes(8 * N).ok()?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
+            *x = f64::from_le_bytes(c.try_into().unwrap_or_default());
+        }
+    } else {
+        let b = p.read_bytes(4 * N).ok()?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *x = f64::from(f32::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+    }
+    Some(out)
 }
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
