@@ -74,55 +74,12 @@ fn dialect_arg(engine: &str) -> &'static str {
 
 /// Godot 3 NodePath padding bytes are uninitialised engine memory: zero them (our encoder writes
 /// zeros) so the engine's bytes can be compared with ours. Walks the value with the library.
+/// The bytes with Godot 3's uninitialised NodePath padding zeroed.
 fn mask_nodepath_padding(bytes: &[u8], dialect: gdvariant::Dialect) -> Vec<u8> {
     let opts = gdvariant::Options::new()
         .dialect(dialect)
         .allow_objects(true);
-    let mut out = bytes.to_vec();
-    let root = gdvariant::parse_with(bytes, &opts).unwrap();
-    let mut stack = vec![root];
-    while let Some(v) = stack.pop() {
-        match v.ty() {
-            gdvariant::VariantType::NodePath => {
-                // header, 3 words, then strings: zero each string's padding.
-                let raw = v.raw().unwrap();
-                let words = |i: usize| u32::from_le_bytes(raw[i..i + 4].try_into().unwrap());
-                let names = (words(4) & 0x7FFF_FFFF) as usize;
-                let mut subs = words(8) as usize;
-                if words(12) & 2 != 0 {
-                    subs += 1;
-                }
-                let mut at = 16;
-                for _ in 0..names + subs {
-                    let n = words(at) as usize;
-                    let start = v.offset() + at + 4 + n;
-                    let end = v.offset() + at + 4 + ((n + 3) & !3);
-                    out[start..end].iter_mut().for_each(|b| *b = 0);
-                    at += 4 + ((n + 3) & !3);
-                }
-            }
-            gdvariant::VariantType::Array => {
-                stack.extend(v.as_array().unwrap().iter().map(Result::unwrap))
-            }
-            gdvariant::VariantType::Dictionary => {
-                for p in v.as_dictionary().unwrap().iter() {
-                    let (k, val) = p.unwrap();
-                    stack.push(k);
-                    stack.push(val);
-                }
-            }
-            gdvariant::VariantType::Object => {
-                if let gdvariant::ObjectRef::Full(f) = v.as_object().unwrap() {
-                    let mut props = f.properties();
-                    while let Some((_, pv)) = props.try_next().unwrap() {
-                        stack.push(pv);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+    common::mask_node_path_padding(bytes, &opts)
 }
 
 fn contains_object(c: &EncodeCase) -> bool {
