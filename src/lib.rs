@@ -29,7 +29,9 @@ pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};
 pub use math::*;
-pub use object::{FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter};
+pub use object::{
+    CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
+};
 pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use text::Text;

@@ -295,3 +295,8 @@ pub struct SignalRef<'a> {
     /// The owning object's instance id.
     pub object_id: u64,
 }
+
+/// A Callable (Godot 4). The engine writes every Callable as a bare header with no payload, and
+/// decodes it to an empty Callable: there is nothing more to read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CallableRef;

@@ -6,7 +6,7 @@ use crate::array::{ArrayRef, ContainerType};
 use crate::dict::DictionaryRef;
 use crate::error::{Error, ErrorKind, Expected, Result};
 use crate::math::*;
-use crate::object::{NodePathRef, ObjectRef, SignalRef};
+use crate::object::{CallableRef, NodePathRef, ObjectRef, SignalRef};
 use crate::packed::{Element, PackedArrayRef, PackedStringArrayRef};
 use crate::reader::{pad4, Reader};
 use crate::text::{self, Text};
@@ -374,6 +374,12 @@ impl<'a> VariantRef<'a> {
             return Ok(ObjectRef::Id(self.payload().read_u64()?));
         }
         ObjectRef::full(*self)
+    }
+
+    /// A Callable (Godot 4): it carries no payload on the wire (the engine decodes it to an
+    /// empty Callable), so this only checks the type.
+    pub fn as_callable(&self) -> Result<CallableRef> {
+        self.expect(VariantType::Callable).map(|()| CallableRef)
     }
 
     /// A Signal's name and object id (Godot 4).

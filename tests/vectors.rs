@@ -544,7 +544,14 @@ fn vectors() -> Vec<Vector> {
                 assert_eq!(f.property_count(), 0);
             }
         ),
-        v!(G4, "callable", "19000000", |v| assert_eq!(v.ty(), VariantType::Callable)),
+        v!(G4, "callable", "19000000", |v| {
+            assert_eq!(v.ty(), VariantType::Callable);
+            assert_eq!(v.as_callable().unwrap(), gdvariant::CallableRef);
+            assert_eq!(v.as_i64().unwrap_err().kind(), ErrorKind::WrongType {
+                expected: gdvariant::Expected::Type(VariantType::Int),
+                found: VariantType::Callable,
+            });
+        }),
         v!(G4, "signal", "1a000000 03000000 68697400 2a000000 00000000", |v| {
             let s = v.as_signal().unwrap();
             assert_eq!(s.name.as_str(), Some("hit"));

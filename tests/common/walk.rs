@@ -53,7 +53,8 @@ pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
 fn walk_leaf(v: VariantRef<'_>) -> Result<()> {
     use VariantType as T;
     match v.ty() {
-        T::Nil | T::Callable => {}
+        T::Nil => {}
+        T::Callable => drop(v.as_callable()?),
         T::Bool => {
             v.as_bool()?;
         }
