@@ -125,6 +125,7 @@ impl<'a> IntoIterator for ArrayRef<'a> {
 }
 
 /// The elements of an Array; see [`ArrayRef::iter`].
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct ArrayIter<'a> {
     r: Reader<'a>,

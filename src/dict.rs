@@ -12,8 +12,8 @@ use crate::value::{head, read_value, skip_value, VariantRef};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
-/// Implemented for `&str` (matches String and StringName keys with that text), integers
-/// (matches int keys of equal value), `bool`, and [`VariantRef`] (matches keys of the same type
+/// Implemented for `&str`, `String` and `&String` (matches String and StringName keys with that
+/// text), integers (matches int keys of equal value), `bool`, and [`VariantRef`] (matches keys of the same type
 /// and equal value for scalars and strings, equal encoded bytes for other types).
 pub trait Key {
     /// Whether the encoded `key` equals this key.
@@ -37,6 +37,28 @@ impl Key for &str {
 impl Key for String {
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Key::matches(&self.as_str(), key)
+    }
+}
+
+impl Key for &String {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        Key::matches(&self.as_str(), key)
+    }
+}
+
+impl Key for u32 {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        i64::from(*self).matches(key)
+    }
+}
+
+impl Key for u64 {
+    fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
+        // Godot ints are i64: a u64 above i64::MAX equals no key.
+        match i64::try_from(*self) {
+            Ok(i) => i.matches(key),
+            Err(_) => Ok(false),
+        }
     }
 }
 
@@ -164,6 +186,7 @@ impl<'a> IntoIterator for DictionaryRef<'a> {
 }
 
 /// The pairs of a Dictionary; see [`DictionaryRef::iter`].
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct DictIter<'a> {
     r: Reader<'a>,
@@ -202,3 +225,28 @@ impl<'a> Iterator for DictIter<'a> {
 }
 
 impl FusedIterator for DictIter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+
+    use crate::{parse, Options};
+
+    #[test]
+    fn keys_of_every_kind_find_their_value() {
+        // {"pos": 1, 7: 2}
+        let bytes = [
+            27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, b'p', b'o', b's', 0, 2, 0, 0, 0, 1, 0,
+            0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0,
+        ];
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        let owned = "pos".to_string();
+        assert_eq!(d.get(&owned).unwrap().unwrap().as_i64().unwrap(), 1);
+        assert_eq!(d.get(owned).unwrap().unwrap().as_i64().unwrap(), 1);
+        assert_eq!(d.get(7u32).unwrap().unwrap().as_i64().unwrap(), 2);
+        assert_eq!(d.get(7u64).unwrap().unwrap().as_i64().unwrap(), 2);
+        assert!(d.get(u64::MAX).unwrap().is_none());
+        assert!(d.get("po").unwrap().is_none());
+        let _ = Options::new();
+    }
+}

@@ -49,7 +49,8 @@ pub enum ErrorKind {
     },
     /// A length multiplied by the element size overflows.
     LengthOverflow,
-    /// Containers are nested deeper than the configured limit.
+    /// A value is nested deeper than the configured limit (the engine's rule: any value, not only
+    /// a container, at a depth greater than the limit; the top-level value is at depth 0).
     DepthExceeded {
         /// The limit in force.
         limit: u32,
@@ -179,7 +180,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::NegativeLength { value } => write!(f, "negative length {value}"),
             ErrorKind::LengthOverflow => f.write_str("length overflows"),
             ErrorKind::DepthExceeded { limit } => {
-                write!(f, "containers nested deeper than the limit of {limit}")
+                write!(f, "value nested deeper than the depth limit of {limit}")
             }
             ErrorKind::ObjectsNotAllowed => f.write_str("full objects are not allowed"),
             ErrorKind::InvalidObjectScript => {

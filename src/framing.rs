@@ -147,6 +147,11 @@ impl FrameOptions {
         self.read
     }
 
+    /// Whether bytes after a value inside its frame are accepted.
+    pub const fn get_allow_trailing(&self) -> bool {
+        self.allow_trailing
+    }
+
     /// Checks a prefix's length against the maximum; `at` is the prefix's offset.
     #[inline]
     fn check_len(&self, len: u32, at: usize) -> Result<usize> {
@@ -206,6 +211,7 @@ pub struct RawFrame<'a> {
 /// [`FrameOptions`]) but not read: for tools that read each value in several ways. It yields `Err`
 /// for a truncated last frame or prefix ([`ErrorKind::TruncatedFrame`]) or a frame longer than
 /// the maximum ([`ErrorKind::FrameTooLarge`]), and then ends.
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct RawFrames<'a> {
     buf: &'a [u8],
@@ -276,6 +282,7 @@ impl FusedIterator for RawFrames<'_> {}
 /// on access). The iterator yields `Err` for the first bad frame and then ends: a truncated last
 /// frame or prefix ([`ErrorKind::TruncatedFrame`]), a frame longer than the maximum
 /// ([`ErrorKind::FrameTooLarge`]), a value that is malformed or does not fill its frame.
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct Frames<'a> {
     raw: RawFrames<'a>,
@@ -369,6 +376,13 @@ pub struct FrameWriter {
     enc: EncodeOptions,
 }
 
+impl Default for FrameWriter {
+    /// A frame writer with the default [`FrameOptions`] and [`EncodeOptions`].
+    fn default() -> FrameWriter {
+        FrameWriter::new(FrameOptions::new(), EncodeOptions::new())
+    }
+}
+
 impl FrameWriter {
     /// An empty stream.
     pub fn new(framing: FrameOptions, enc: EncodeOptions) -> FrameWriter {
@@ -448,6 +462,13 @@ pub struct FrameDecoder {
     /// The last call returned the current frame: move on at the next call.
     done: bool,
     failed: Option<Error>,
+}
+
+impl Default for FrameDecoder {
+    /// A decoder with the default [`FrameOptions`].
+    fn default() -> FrameDecoder {
+        FrameDecoder::new(FrameOptions::new())
+    }
 }
 
 impl FrameDecoder {

@@ -13,6 +13,7 @@ use crate::value::{read_text, read_value, skip_string, VariantRef};
 /// entries). As an [`Iterator`] it yields `&'a str`; [`try_next`](StrIter::try_next) yields the
 /// dialect-checked [`Text`], which also covers Godot 3 text that is not UTF-8. It ends after the
 /// first error.
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct StrIter<'a> {
     r: Reader<'a>,
@@ -231,6 +232,7 @@ impl<'a> FullObjectRef<'a> {
 
 /// The properties of a full object; see [`FullObjectRef::properties`]. As an [`Iterator`] it
 /// yields `(&str, VariantRef)`; [`try_next`](Properties::try_next) yields the name as [`Text`].
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct Properties<'a> {
     r: Reader<'a>,

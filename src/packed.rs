@@ -222,6 +222,7 @@ impl<'a, T: Element> IntoIterator for PackedArrayRef<'a, T> {
 }
 
 /// The elements of a packed array; see [`PackedArrayRef::iter`].
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct PackedIter<'a, T: Element> {
     inner: core::slice::Iter<'a, T::Le>,

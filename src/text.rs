@@ -123,6 +123,24 @@ impl<'a> Text<'a> {
     }
 }
 
+impl PartialEq<str> for Text<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.bytes == other.as_bytes()
+    }
+}
+
+impl PartialEq<&str> for Text<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.bytes == other.as_bytes()
+    }
+}
+
+impl AsRef<[u8]> for Text<'_> {
+    fn as_ref(&self) -> &[u8] {
+        self.bytes
+    }
+}
+
 impl fmt::Debug for Text<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.as_str() {
@@ -154,6 +172,13 @@ mod tests {
         assert_eq!(engine_text(b"a\0\xFF"), (&b"a"[..], 0));
         assert_eq!(engine_text(b""), (&b""[..], 0));
         assert_eq!(engine_text(b"\xEF\xBB"), (&b"\xEF\xBB"[..], 0));
+    }
+
+    #[test]
+    fn text_compares_with_str() {
+        let t = Text::new(b"pos");
+        assert!(t == "pos" && t != "po");
+        assert_eq!(t.as_ref(), b"pos");
     }
 
     #[test]

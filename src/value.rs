@@ -232,8 +232,14 @@ impl<'a> VariantRef<'a> {
     /// [`as_text`](VariantRef::as_text)).
     pub fn as_str(&self) -> Result<&'a str> {
         let t = self.as_text()?;
-        t.as_str()
-            .ok_or_else(|| Error::new(ErrorKind::NotRustUtf8, self.offset + 8))
+        t.as_str().ok_or_else(|| {
+            // Point at the text: after the header, the length and a stripped BOM.
+            let bom = self.data.get(8..11) == Some(b"\xEF\xBB\xBF".as_slice());
+            Error::new(
+                ErrorKind::NotRustUtf8,
+                self.offset + 8 + if bom { 3 } else { 0 },
+            )
+        })
     }
 
     /// The text of a String or StringName, checked by the dialect's rules.

@@ -80,6 +80,13 @@ fn misuse(what: &'static str, at: usize) -> Error {
     Error::new(ErrorKind::WriterMisuse { what }, at)
 }
 
+impl Default for Writer {
+    /// A writer with the engine's `var_to_bytes` defaults (Godot 4, single precision).
+    fn default() -> Writer {
+        Writer::new(EncodeOptions::new())
+    }
+}
+
 impl Writer {
     /// A writer with an empty buffer.
     pub fn new(opts: EncodeOptions) -> Writer {

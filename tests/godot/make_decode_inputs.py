@@ -158,6 +158,11 @@ def nested_arrays(T, levels):
     return out + hdr(T["ARRAY"]) + u32(0)
 
 
+def int_at_depth(T, depth):
+    # `depth` arrays around an int: the int is at depth `depth` (the top-level value is depth 0)
+    return (hdr(T["ARRAY"]) + u32(1)) * depth + hdr(2) + i32(7)
+
+
 def nested_dicts(T, levels):
     # {"k": {"k": ... {}}}
     out = b""
@@ -290,6 +295,9 @@ for d in (4, 3):
         add(p + "array_nested_%d_levels" % lv, nested_arrays(T, lv))
     for lv in (1025, 1026):
         add(p + "dict_nested_%d_levels" % lv, nested_dicts(T, lv))
+    # FORMAT.md says a *container* deeper than 1024 is an error; the engine rejects any value
+    for depth in (1024, 1025):
+        add(p + "int_at_depth_%d" % depth, int_at_depth(T, depth))
     if d == 4:
         # typed containers: Array kind in bits 16-17; Dictionary key kind bits 16-17, value kind bits 18-19
         add(p + "tarray_int", hdr(AR, 1 << 16) + u32(2) + u32(2) + hdr(2) + i32(1) + hdr(2) + i32(2))
