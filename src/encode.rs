@@ -470,32 +470,13 @@ impl Enc<'_> {
         Ok(())
     }
 
-    pub(crate) fn packed_i32(&mut self, a: &[i32]) -> Result<()> {
-        self.packed_head(VariantType::PackedInt32Array, 0, a.len(), 4)?;
-        self.plain(a);
-        Ok(())
-    }
-
-    pub(crate) fn packed_i64(&mut self, a: &[i64]) -> Result<()> {
-        self.packed_head(VariantType::PackedInt64Array, 0, a.len(), 8)?;
-        self.plain(a);
-        Ok(())
-    }
-
-    pub(crate) fn packed_f32(&mut self, a: &[f32]) -> Result<()> {
-        self.packed_head(VariantType::PackedFloat32Array, 0, a.len(), 4)?;
-        self.plain(a);
-        Ok(())
-    }
-
-    pub(crate) fn packed_f64(&mut self, a: &[f64]) -> Result<()> {
-        self.packed_head(VariantType::PackedFloat64Array, 0, a.len(), 8)?;
-        self.plain(a);
-        Ok(())
-    }
-
-    pub(crate) fn packed_colors(&mut self, a: &[Color]) -> Result<()> {
-        self.packed_head(VariantType::PackedColorArray, 0, a.len(), 16)?;
+    /// A packed array of fixed-size plain elements (ints, floats, Colors).
+    pub(crate) fn packed_plain<T: IntoBytes + zerocopy::Immutable + LeBytes>(
+        &mut self,
+        ty: VariantType,
+        a: &[T],
+    ) -> Result<()> {
+        self.packed_head(ty, 0, a.len(), core::mem::size_of::<T>())?;
         self.plain(a);
         Ok(())
     }
@@ -792,15 +773,15 @@ impl Enc<'_> {
                 .map(drop),
             Variant::Array(a) => self.array_head(a.element_type(), a.items.len()).map(drop),
             Variant::PackedByteArray(a) => self.bytes(a),
-            Variant::PackedInt32Array(a) => self.packed_i32(a),
-            Variant::PackedInt64Array(a) => self.packed_i64(a),
-            Variant::PackedFloat32Array(a) => self.packed_f32(a),
-            Variant::PackedFloat64Array(a) => self.packed_f64(a),
+            Variant::PackedInt32Array(a) => self.packed_plain(VariantType::PackedInt32Array, a),
+            Variant::PackedInt64Array(a) => self.packed_plain(VariantType::PackedInt64Array, a),
+            Variant::PackedFloat32Array(a) => self.packed_plain(VariantType::PackedFloat32Array, a),
+            Variant::PackedFloat64Array(a) => self.packed_plain(VariantType::PackedFloat64Array, a),
             Variant::PackedStringArray(a) => self.packed_strings(a),
             Variant::PackedVector2Array(a) => self.packed_vector2(a),
             Variant::PackedVector3Array(a) => self.packed_vector3(a),
             Variant::PackedVector4Array(a) => self.packed_vector4(a),
-            Variant::PackedColorArray(a) => self.packed_colors(a),
+            Variant::PackedColorArray(a) => self.packed_plain(VariantType::PackedColorArray, a),
             Variant::Raw(r) => self.raw(r.as_bytes(), r.dialect()),
         }
     }

@@ -1343,47 +1343,34 @@ fn leaf(
             *out = Variant::PackedStringArray(strings);
         }
         T::PackedVector2Array => {
-            *out = Variant::PackedVector2Array(if v.is_wide() {
-                v.as_packed::<[f64; 2]>()?
-                    .iter()
-                    .map(Vector2::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 2]>()?
-                    .iter()
-                    .map(|a| Vector2::from_array(a.map(f64::from)))
-                    .collect()
-            })
+            *out = Variant::PackedVector2Array(vectors(&v, Vector2::from_array)?)
         }
         T::PackedVector3Array => {
-            *out = Variant::PackedVector3Array(if v.is_wide() {
-                v.as_packed::<[f64; 3]>()?
-                    .iter()
-                    .map(Vector3::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 3]>()?
-                    .iter()
-                    .map(|a| Vector3::from_array(a.map(f64::from)))
-                    .collect()
-            })
+            *out = Variant::PackedVector3Array(vectors(&v, Vector3::from_array)?)
         }
         T::PackedVector4Array => {
-            *out = Variant::PackedVector4Array(if v.is_wide() {
-                v.as_packed::<[f64; 4]>()?
-                    .iter()
-                    .map(Vector4::from_array)
-                    .collect()
-            } else {
-                v.as_packed::<[f32; 4]>()?
-                    .iter()
-                    .map(|a| Vector4::from_array(a.map(f64::from)))
-                    .collect()
-            })
+            *out = Variant::PackedVector4Array(vectors(&v, Vector4::from_array)?)
         }
         T::PackedColorArray => *out = Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
     }
     Ok(())
+}
+
+/// The elements of a packed Vector2/3/4 array (`N` components), single or double precision, as
+/// math structs.
+fn vectors<const N: usize, V>(v: &VariantRef<'_>, make: fn([f64; N]) -> V) -> Result<Vec<V>>
+where
+    [f32; N]: crate::packed::Element,
+    [f64; N]: crate::packed::Element,
+{
+    Ok(if v.is_wide() {
+        v.as_packed::<[f64; N]>()?.iter().map(make).collect()
+    } else {
+        v.as_packed::<[f32; N]>()?
+            .iter()
+            .map(|a| make(a.map(f64::from)))
+            .collect()
+    })
 }
 
 impl VariantRef<'_> {

@@ -420,22 +420,22 @@ impl Writer {
 
     /// Writes a PackedInt32Array (PoolIntArray): one copy on little-endian hosts.
     pub fn packed_i32(&mut self, a: &[i32]) -> Result<()> {
-        self.put(|e| e.packed_i32(a))
+        self.put(|e| e.packed_plain(VariantType::PackedInt32Array, a))
     }
 
     /// Writes a PackedInt64Array (Godot 4).
     pub fn packed_i64(&mut self, a: &[i64]) -> Result<()> {
-        self.put(|e| e.packed_i64(a))
+        self.put(|e| e.packed_plain(VariantType::PackedInt64Array, a))
     }
 
     /// Writes a PackedFloat32Array (PoolRealArray): one copy on little-endian hosts.
     pub fn packed_f32(&mut self, a: &[f32]) -> Result<()> {
-        self.put(|e| e.packed_f32(a))
+        self.put(|e| e.packed_plain(VariantType::PackedFloat32Array, a))
     }
 
     /// Writes a PackedFloat64Array (Godot 4).
     pub fn packed_f64(&mut self, a: &[f64]) -> Result<()> {
-        self.put(|e| e.packed_f64(a))
+        self.put(|e| e.packed_plain(VariantType::PackedFloat64Array, a))
     }
 
     /// Writes a PackedStringArray (PoolStringArray).
@@ -478,7 +478,7 @@ impl Writer {
 
     /// Writes a PackedColorArray (PoolColorArray): one copy on little-endian hosts.
     pub fn packed_colors(&mut self, a: &[Color]) -> Result<()> {
-        self.put(|e| e.packed_colors(a))
+        self.put(|e| e.packed_plain(VariantType::PackedColorArray, a))
     }
 }
 
