@@ -1343,13 +1343,13 @@ fn leaf(
             *out = Variant::PackedStringArray(strings);
         }
         T::PackedVector2Array => {
-            *out = Variant::PackedVector2Array(vectors(&v, Vector2::from_array)?)
+            *out = Variant::PackedVector2Array(vectors(v, Vector2::from_array)?)
         }
         T::PackedVector3Array => {
-            *out = Variant::PackedVector3Array(vectors(&v, Vector3::from_array)?)
+            *out = Variant::PackedVector3Array(vectors(v, Vector3::from_array)?)
         }
         T::PackedVector4Array => {
-            *out = Variant::PackedVector4Array(vectors(&v, Vector4::from_array)?)
+            *out = Variant::PackedVector4Array(vectors(v, Vector4::from_array)?)
         }
         T::PackedColorArray => *out = Variant::PackedColorArray(v.as_packed::<Color>()?.to_vec()),
     }
