@@ -12,6 +12,38 @@ use common::{encode_cases, hex, EncodeCase};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gdvariant");
 
+/// Counts the bytes allocated by the current thread (tests run on several threads).
+struct CountingAlloc;
+
+thread_local! {
+    static ALLOCATED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
+// `Cell` (no allocation, no destructor).
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATED.try_with(|a| a.set(a.get() + layout.size()));
+        std::alloc::System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        let _ = ALLOCATED.try_with(|a| a.set(a.get() + new));
+        std::alloc::System.realloc(ptr, layout, new)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+fn allocated_by(f: impl FnOnce()) -> usize {
+    let before = ALLOCATED.with(|a| a.get());
+    f();
+    ALLOCATED.with(|a| a.get()) - before
+}
+
 fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
@@ -823,4 +855,26 @@ fn json_round_trips_every_decodable_corpus_input() {
         );
         assert_eq!(stdout(&again), stdout(&o), "{name}");
     }
+}
+
+#[test]
+fn printing_a_big_dictionary_allocates_less_than_its_encoded_size() {
+    // 100 000 Nil: Nil pairs (8 bytes each). Keeping every (key, value) view allocated ~12x the
+    // encoded size; only the keys' offsets are kept now (4 bytes a pair) plus the output buffer.
+    let n = 100_000u32;
+    let mut bytes = vec![27, 0, 0, 0];
+    bytes.extend_from_slice(&n.to_le_bytes());
+    bytes.resize(8 + 8 * n as usize, 0);
+    let v = gdvariant::parse(&bytes).unwrap();
+    let mut out = std::io::sink();
+    let used = allocated_by(|| {
+        gdvariant::cli::text::write_text(&v, &mut out)
+            .unwrap()
+            .unwrap();
+    });
+    assert!(
+        used < bytes.len(),
+        "allocated {used} bytes for {} encoded",
+        bytes.len()
+    );
 }

@@ -17,6 +17,7 @@
 //! assert_eq!(gdvariant::cli::text::to_text(&v).unwrap(), "{\n\"a\": 1.5\n}");
 //! ```
 
+use core::cmp::Ordering;
 use std::string::String;
 use std::vec::Vec;
 
@@ -25,8 +26,9 @@ use super::sink::Sink;
 use crate::array::ContainerType;
 use crate::error::Result;
 use crate::object::ObjectRef;
-use crate::types::{Dialect, VariantType as T};
-use crate::value::VariantRef;
+use crate::reader::Reader;
+use crate::types::{Dialect, Options, VariantType as T};
+use crate::value::{head, skip_value, VariantRef};
 
 /// The engine text of `v` (see the [module docs](self)).
 pub fn to_text(v: &VariantRef<'_>) -> Result<String> {
@@ -35,8 +37,13 @@ pub fn to_text(v: &VariantRef<'_>) -> Result<String> {
     Ok(sink.buf)
 }
 
-/// Writes the engine text of `v` to `out` in bounded memory. Data errors come first; a write
-/// error is reported as `Ok(Err(_))`.
+/// Writes the engine text of `v` to `out`, streaming through a 64 KiB buffer. Data errors come
+/// first; a write error is reported as `Ok(Err(_))`.
+///
+/// Memory: besides the buffer, each Dictionary being printed keeps one offset per pair to
+/// sort its keys (4 bytes, 8 when the input exceeds 4 GiB), released when it is done; a pair
+/// takes at least 8 encoded bytes, so this stays below half the input's size (below its size
+/// past 4 GiB). Nothing else grows with the input.
 pub fn write_text(v: &VariantRef<'_>, out: &mut dyn std::io::Write) -> Result<std::io::Result<()>> {
     let mut sink = Sink::writer(out);
     write(v, &mut sink)?;
@@ -249,34 +256,95 @@ fn write_dictionary(v: &VariantRef<'_>, s: &mut Sink<'_>) -> Result<()> {
         type_name(&vt, s);
         s.push("](");
     }
-    let mut pairs = Vec::new();
-    for p in d.iter() {
-        pairs.push(p?);
-    }
-    if pairs.is_empty() {
+    if d.is_empty() {
         s.push(if dialect == Dialect::Godot3 {
             "{\n\n}"
         } else {
             "{}"
         });
     } else {
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        godot_sort(&mut order, |&a, &b| less(&pairs[a].0, &pairs[b].0));
-        s.push("{\n");
-        for (i, &k) in order.iter().enumerate() {
-            if i > 0 {
-                s.push(",\n");
+        // Only each key's offset (from the start of the body) is kept: a key is re-read from
+        // it in O(1) (its head; a container's elements are read lazily) for each comparison,
+        // and its value is found again by skipping the key when printing. That is 4 bytes per
+        // pair (8 past 4 GiB of body), never more than the encoded size.
+        let keys = Keys {
+            body: v.body_reader(),
+            depth: v.depth() + 1,
+            opts: v.options(),
+        };
+        let mut r = keys.body;
+        let (depth, opts) = (keys.depth, keys.opts);
+        if u32::try_from(r.remaining()).is_ok() {
+            let mut offsets: Vec<u32> = Vec::with_capacity(d.len().min(r.remaining() / 8));
+            for _ in 0..d.len() {
+                offsets.push(r.pos() as u32);
+                skip_value(&mut r, depth, &opts)?;
+                skip_value(&mut r, depth, &opts)?;
             }
-            write(&pairs[k].0, s)?;
-            s.push(": ");
-            write(&pairs[k].1, s)?;
+            keys.print(&mut offsets, |&k| k as usize, s)?;
+        } else {
+            let mut offsets: Vec<usize> = Vec::with_capacity(d.len().min(r.remaining() / 8));
+            for _ in 0..d.len() {
+                offsets.push(r.pos());
+                skip_value(&mut r, depth, &opts)?;
+                skip_value(&mut r, depth, &opts)?;
+            }
+            keys.print(&mut offsets, |&k| k, s)?;
         }
-        s.push("\n}");
     }
     if typed {
         s.ch(')');
     }
     Ok(())
+}
+
+/// A dictionary's pairs, re-read from their offsets within its body.
+struct Keys<'a> {
+    body: Reader<'a>,
+    depth: u32,
+    opts: Options,
+}
+
+impl<'a> Keys<'a> {
+    /// A cursor at the key at `rel` bytes into the body.
+    fn at(&self, rel: usize) -> Result<Reader<'a>> {
+        let mut r = self.body;
+        r.skip(rel)?;
+        Ok(r)
+    }
+
+    /// The key at `rel`: its head only, O(1) (a container's elements are read lazily).
+    fn key(&self, rel: usize) -> Result<VariantRef<'a>> {
+        head(&mut self.at(rel)?, self.depth, &self.opts, false)
+    }
+
+    /// Sorts the keys (given by their offsets) in the engine's order and prints the pairs.
+    fn print<X: Copy>(
+        &self,
+        offsets: &mut [X],
+        rel: impl Fn(&X) -> usize,
+        s: &mut Sink<'_>,
+    ) -> Result<()> {
+        // Every pair was read once already, so re-reading a key does not fail.
+        godot_sort(offsets, |a, b| match (self.key(rel(a)), self.key(rel(b))) {
+            (Ok(a), Ok(b)) => less(&a, &b),
+            _ => false,
+        });
+        s.push("{\n");
+        for (i, x) in offsets.iter().enumerate() {
+            if i > 0 {
+                s.push(",\n");
+            }
+            let mut r = self.at(rel(x))?;
+            let mut k = r;
+            write(&head(&mut k, self.depth, &self.opts, false)?, s)?;
+            s.push(": ");
+            skip_value(&mut r, self.depth, &self.opts)?;
+            write(&head(&mut r, self.depth, &self.opts, false)?, s)?;
+        }
+        s.push("\n}");
+        Ok(())
+    }
 }
 
 /// The name of a container's element / key / value type as the engine prints it.
@@ -329,85 +397,92 @@ fn c_escape(t: &str, d: Dialect, s: &mut Sink<'_>) {
 /// (String and StringName compare as text) over `Variant::operator<` (type id first, then the
 /// type's `<` operator where it has one; values of types without one are unordered).
 pub(crate) fn less(a: &VariantRef<'_>, b: &VariantRef<'_>) -> bool {
+    order(a, b) == Ordering::Less
+}
+
+/// [`less`] as one three-way comparison: `Less` iff `less(a, b)`, `Greater` iff `less(b, a)`,
+/// and `Equal` when neither holds (equal, or unordered: NaNs, types without `<`, malformed
+/// values). Computed once per element pair, so comparing two Arrays costs time linear in their
+/// size (testing `less` both ways per element would cost 2^depth on nested Arrays). Recurses
+/// once per Array nesting level of the keys (bounded by the read depth limit).
+pub(crate) fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
     let d = a.dialect();
     let string_like = |v: &VariantRef<'_>| matches!(v.ty(), T::String | T::StringName);
     if d == Dialect::Godot4 && string_like(a) && string_like(b) {
-        return text_bytes(a) < text_bytes(b);
+        return text_bytes(a).cmp(text_bytes(b));
     }
     let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
     if ia != ib {
-        return ia < ib;
+        return ia.cmp(&ib);
     }
-    fn lex(x: &[f64], y: &[f64]) -> bool {
+    /// The first differing component decides; an unordered pair there (NaN) orders neither way.
+    fn lex<X: PartialOrd>(x: &[X], y: &[X]) -> Ordering {
         for (p, q) in x.iter().zip(y) {
             if p != q {
-                return p < q;
+                return p.partial_cmp(q).unwrap_or(Ordering::Equal);
             }
         }
-        false
+        Ordering::Equal
     }
-    fn lexi(x: &[i32], y: &[i32]) -> bool {
-        for (p, q) in x.iter().zip(y) {
-            if p != q {
-                return p < q;
-            }
+    fn both<X, Y>(x: Result<X>, y: Result<X>, f: impl Fn(X, X) -> Y) -> Option<Y> {
+        match (x, y) {
+            (Ok(x), Ok(y)) => Some(f(x, y)),
+            _ => None,
         }
-        false
     }
-    match a.ty() {
-        T::Bool => matches!((a.as_bool(), b.as_bool()), (Ok(false), Ok(true))),
-        T::Int => matches!((a.as_i64(), b.as_i64()), (Ok(x), Ok(y)) if x < y),
-        T::Float => matches!((a.as_f64(), b.as_f64()), (Ok(x), Ok(y)) if x < y),
-        T::String | T::StringName => text_bytes(a) < text_bytes(b),
-        T::Vector2 => {
-            matches!((a.as_vector2(), b.as_vector2()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
-        }
-        T::Vector3 => {
-            matches!((a.as_vector3(), b.as_vector3()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
-        }
-        T::Vector4 => {
-            matches!((a.as_vector4(), b.as_vector4()), (Ok(x), Ok(y)) if lex(&x.to_array(), &y.to_array()))
-        }
-        T::Vector2i => {
-            matches!((a.as_vector2i(), b.as_vector2i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
-        }
-        T::Vector3i => {
-            matches!((a.as_vector3i(), b.as_vector3i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
-        }
-        T::Vector4i => {
-            matches!((a.as_vector4i(), b.as_vector4i()), (Ok(x), Ok(y)) if lexi(&x.to_array(), &y.to_array()))
-        }
-        T::Color if d == Dialect::Godot4 => {
-            matches!((a.as_color(), b.as_color()), (Ok(x), Ok(y)) if lex(&x.to_array().map(f64::from), &y.to_array().map(f64::from)))
-        }
-        T::Rid if d == Dialect::Godot4 => {
-            matches!((a.as_rid(), b.as_rid()), (Ok(x), Ok(y)) if x < y)
-        }
-        T::Array if d == Dialect::Godot4 => array_less(a, b).unwrap_or(false),
-        _ => false,
-    }
+    let o = match a.ty() {
+        T::Bool => both(a.as_bool(), b.as_bool(), |x, y| x.cmp(&y)),
+        T::Int => both(a.as_i64(), b.as_i64(), |x, y| x.cmp(&y)),
+        T::Float => both(a.as_f64(), b.as_f64(), |x, y| {
+            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+        }),
+        T::String | T::StringName => Some(text_bytes(a).cmp(text_bytes(b))),
+        T::Vector2 => both(a.as_vector2(), b.as_vector2(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Vector3 => both(a.as_vector3(), b.as_vector3(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Vector4 => both(a.as_vector4(), b.as_vector4(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Vector2i => both(a.as_vector2i(), b.as_vector2i(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Vector3i => both(a.as_vector3i(), b.as_vector3i(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Vector4i => both(a.as_vector4i(), b.as_vector4i(), |x, y| {
+            lex(&x.to_array(), &y.to_array())
+        }),
+        T::Color if d == Dialect::Godot4 => both(a.as_color(), b.as_color(), |x, y| {
+            lex(&x.to_array().map(f64::from), &y.to_array().map(f64::from))
+        }),
+        T::Rid if d == Dialect::Godot4 => both(a.as_rid(), b.as_rid(), |x, y| x.cmp(&y)),
+        T::Array if d == Dialect::Godot4 => array_order(a, b).ok(),
+        _ => None,
+    };
+    o.unwrap_or(Ordering::Equal)
 }
 
 fn text_bytes<'a>(v: &VariantRef<'a>) -> &'a [u8] {
     v.as_text().map(|t| t.as_bytes()).unwrap_or(&[])
 }
 
-/// Godot 4's `Array::operator<`: element-wise, then the shorter first.
-fn array_less(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Result<bool> {
+/// Godot 4's `Array::operator<`: element-wise (the first pair ordered either way decides),
+/// then the shorter first. A malformed element leaves the pair unordered.
+fn array_order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Result<Ordering> {
     let (x, y) = (a.as_array()?, b.as_array()?);
     let (mut i, mut j) = (x.iter(), y.iter());
     loop {
         match (i.try_next()?, j.try_next()?) {
-            (Some(p), Some(q)) => {
-                if less(&p, &q) {
-                    return Ok(true);
-                }
-                if less(&q, &p) {
-                    return Ok(false);
-                }
-            }
-            (None, Some(_)) => return Ok(true),
-            _ => return Ok(false),
+            (Some(p), Some(q)) => match order(&p, &q) {
+                Ordering::Equal => {}
+                o => return Ok(o),
+            },
+            (None, Some(_)) => return Ok(Ordering::Less),
+            (Some(_), None) => return Ok(Ordering::Greater),
+            (None, None) => return Ok(Ordering::Equal),
         }
     }
 }
@@ -623,5 +698,55 @@ mod tests {
         let mut z: Vec<u32> = vec![5, 1, 4];
         godot_sort(&mut z, |_, _| true);
         assert_eq!(z.len(), 3);
+    }
+
+    fn nested(depth: usize, inner: crate::Variant) -> crate::Variant {
+        use crate::owned::Array;
+        let mut v = crate::Variant::Array(Array::new(vec![inner]));
+        for _ in 1..depth {
+            v = crate::Variant::Array(Array::new(vec![v]));
+        }
+        v
+    }
+
+    #[test]
+    fn comparing_deeply_nested_array_keys_takes_linear_time() {
+        // Testing `less` both ways per element pair cost 2^40 comparisons here.
+        let mut d = crate::owned::Dictionary::new();
+        d.entries
+            .push((nested(40, crate::Variant::Int(1)), crate::Variant::Int(1)));
+        d.entries
+            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(2)));
+        d.entries
+            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(3)));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = to_text(&crate::parse(&bytes).unwrap()).unwrap();
+        let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
+        assert_eq!(
+            text,
+            format!(
+                "{{\n{}: 2,\n{}: 3,\n{}: 1\n}}",
+                key("null"),
+                key("null"),
+                key("1")
+            )
+        );
+    }
+
+    #[test]
+    fn dictionary_values_after_container_keys_are_found_again() {
+        let mut d = crate::owned::Dictionary::new();
+        let arr = |v: Vec<crate::Variant>| crate::Variant::Array(crate::owned::Array::new(v));
+        d.entries
+            .push((arr(vec![2.into(), "x".into()]), arr(vec![5.into()])));
+        d.entries.push(("b".into(), arr(vec![])));
+        d.entries.push((arr(vec![1.into()]), "one".into()));
+        d.entries.push((7.into(), crate::Variant::Nil));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = to_text(&crate::parse(&bytes).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "{\n7: null,\n\"b\": [],\n[1]: \"one\",\n[2, \"x\"]: [5]\n}"
+        );
     }
 }
