@@ -50,13 +50,14 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use super::num;
+use super::parse::Entries;
 use super::sink::Sink;
 use crate::array::ContainerType;
 use crate::error::Result;
 use crate::math::*;
 use crate::object::ObjectRef;
-use crate::owned::{Array, Dictionary, NodePath, Object, Signal, TypeInfo, Variant};
-use crate::types::{Dialect, VariantType as T};
+use crate::owned::{Array, NodePath, Object, Signal, TypeInfo, Variant};
+use crate::types::{Dialect, VariantType as T, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// The JSON form of `v` on one line.
@@ -465,7 +466,15 @@ enum J {
     Obj(Vec<(String, usize, J)>),
 }
 
-const MAX_NESTING: usize = 4096;
+/// The deepest Variant read: the encoder's limit ([`ENGINE_MAX_DEPTH`], the top-level value at
+/// depth 0), so containers nested 1025 levels still read; a value deeper than that (which could
+/// not be encoded anyway) is an error at its offset.
+const MAX_NESTING: usize = ENGINE_MAX_DEPTH as usize;
+
+/// The deepest JSON nesting read (the tagged forms take up to four JSON levels per Variant
+/// level: `{"$Object": {"properties": [["name", value]]}}`), checked while reading the JSON so
+/// that the reader's recursion stays bounded.
+const MAX_JSON_NESTING: usize = 4 * (MAX_NESTING + 1);
 
 struct P<'a> {
     s: &'a [u8],
@@ -497,8 +506,8 @@ impl P<'_> {
     }
 
     fn value(&mut self, depth: usize) -> core::result::Result<J, JsonError> {
-        if depth > MAX_NESTING {
-            return self.err("JSON nested too deeply");
+        if depth > MAX_JSON_NESTING {
+            return self.err(format!("JSON nested deeper than {MAX_JSON_NESTING} levels"));
         }
         self.ws();
         match self.s.get(self.i) {
@@ -681,19 +690,32 @@ pub fn parse_json(input: &str) -> core::result::Result<Variant, JsonError> {
 /// Reads a sequence of JSON values separated by whitespace (JSON Lines, or values one after the
 /// other).
 pub fn parse_json_values(input: &str) -> core::result::Result<Vec<Variant>, JsonError> {
+    parse_json_values_precision(input).map(|(v, _)| v)
+}
+
+/// Like [`parse_json_values`], also telling whether any value read carries `"$f64": true`
+/// (components written in double precision): then the values should be encoded in double
+/// precision (components of the other values were read as `f32` and stay exact in `f64`).
+///
+/// Recursion: the reader recurses once per JSON nesting level (at most 4100) and once per
+/// Variant level (at most 1025).
+pub fn parse_json_values_precision(
+    input: &str,
+) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
     let mut p = P {
         s: input.as_bytes(),
         i: 0,
     };
     let mut out = Vec::new();
+    let mut wide = false;
     loop {
         p.ws();
         if p.i >= p.s.len() {
-            return Ok(out);
+            return Ok((out, wide));
         }
         let at = p.i;
         let j = p.value(0)?;
-        out.push(to_variant(&j, at, false)?);
+        out.push(to_variant(&j, at, 0, &mut wide)?);
     }
 }
 
@@ -796,7 +818,16 @@ fn type_of(j: &J, at: usize) -> core::result::Result<TypeInfo, JsonError> {
     }
 }
 
-fn to_variant(j: &J, at: usize, _nested: bool) -> core::result::Result<Variant, JsonError> {
+/// `j` read at Variant depth `depth`; sets `wide` when a value carries `"$f64": true`.
+fn to_variant(
+    j: &J,
+    at: usize,
+    depth: usize,
+    wide: &mut bool,
+) -> core::result::Result<Variant, JsonError> {
+    if depth > MAX_NESTING {
+        return bad(at, format!("nested deeper than {MAX_NESTING} levels"));
+    }
     Ok(match j {
         J::Null => Variant::Nil,
         J::Bool(b) => Variant::Bool(*b),
@@ -814,20 +845,22 @@ fn to_variant(j: &J, at: usize, _nested: bool) -> core::result::Result<Variant, 
         J::Arr(items) => Variant::Array(Array::new(
             items
                 .iter()
-                .map(|(a, x)| to_variant(x, *a, true))
+                .map(|(a, x)| to_variant(x, *a, depth + 1, wide))
                 .collect::<core::result::Result<_, _>>()?,
         )),
         J::Obj(fields) => {
             let tagged = fields.first().is_some_and(|(k, _, _)| k.starts_with('$'));
             if !tagged {
-                let mut d = Dictionary::new();
+                let mut d = Entries::default();
                 for (k, a, x) in fields {
-                    d.entries
-                        .push((Variant::String(k.clone()), to_variant(x, *a, true)?));
+                    d.insert(
+                        Variant::String(k.clone()),
+                        to_variant(x, *a, depth + 1, wide)?,
+                    );
                 }
-                return Ok(Variant::Dictionary(d));
+                return Ok(Variant::Dictionary(d.finish()));
             }
-            tagged_variant(fields, at)?
+            tagged_variant(fields, at, depth, wide)?
         }
     })
 }
@@ -835,6 +868,8 @@ fn to_variant(j: &J, at: usize, _nested: bool) -> core::result::Result<Variant, 
 fn tagged_variant(
     fields: &[(String, usize, J)],
     at: usize,
+    depth: usize,
+    wide: &mut bool,
 ) -> core::result::Result<Variant, JsonError> {
     let (tag, vat, body) = (&fields[0].0[1..], fields[0].1, &fields[0].2);
     let extra = |name: &str| fields[1..].iter().find(|(k, _, _)| k == name);
@@ -843,8 +878,10 @@ fn tagged_variant(
             return bad(*a, format!("unexpected key '{k}' in a tagged value"));
         }
     }
-    let wide = matches!(extra("$f64"), Some((_, _, J::Bool(true))));
-    let single = !wide;
+    let single = !matches!(extra("$f64"), Some((_, _, J::Bool(true))));
+    if !single {
+        *wide = true;
+    }
     let v = match tag {
         "float" => Variant::Float(real(body, vat, false)?),
         "Vector2" => Variant::Vector2(Vector2::from_array(reals(body, vat, single)?)),
@@ -895,7 +932,7 @@ fn tagged_variant(
                             }
                             properties.push((
                                 text(&pair[0].1, pair[0].0)?,
-                                to_variant(&pair[1].1, pair[1].0, true)?,
+                                to_variant(&pair[1].1, pair[1].0, depth + 1, wide)?,
                             ));
                         }
                     }
@@ -924,7 +961,7 @@ fn tagged_variant(
         "Array" => {
             let items = list(body, vat)?
                 .iter()
-                .map(|(a, x)| to_variant(x, *a, true))
+                .map(|(a, x)| to_variant(x, *a, depth + 1, wide))
                 .collect::<core::result::Result<_, _>>()?;
             let ty = match extra("$type") {
                 Some((_, a, t)) => type_of(t, *a)?,
@@ -933,17 +970,18 @@ fn tagged_variant(
             Variant::Array(Array::typed(ty, items))
         }
         "Dictionary" => {
-            let mut d = Dictionary::new();
+            let mut entries = Entries::default();
             for (pa, p) in list(body, vat)? {
                 let pair = list(p, *pa)?;
                 if pair.len() != 2 {
                     return bad(*pa, "expected [key, value]");
                 }
-                d.entries.push((
-                    to_variant(&pair[0].1, pair[0].0, true)?,
-                    to_variant(&pair[1].1, pair[1].0, true)?,
-                ));
+                entries.insert(
+                    to_variant(&pair[0].1, pair[0].0, depth + 1, wide)?,
+                    to_variant(&pair[1].1, pair[1].0, depth + 1, wide)?,
+                );
             }
+            let mut d = entries.finish();
             if let Some((_, a, t)) = extra("$key") {
                 d.set_key_type(type_of(t, *a)?);
             }
@@ -1019,9 +1057,10 @@ fn tagged_variant(
     Ok(v)
 }
 
-/// Whether any value in the JSON text asks for double precision (`"$f64": true`).
+/// Whether any value in the JSON text carries `"$f64": true` (decided from the parsed values,
+/// whatever the spacing; `false` when the text does not read).
 pub fn wants_double(input: &str) -> bool {
-    input.contains("\"$f64\":true") || input.contains("\"$f64\": true")
+    parse_json_values_precision(input).is_ok_and(|(_, wide)| wide)
 }
 
 /// Splits a NodePath's text form (`/root/a:prop:sub`) into names, subnames and the absolute

@@ -18,12 +18,13 @@
 //! gdvariant decode   [--dialect 4|3|auto] [--format text|json|tree] [--allow-objects] [--framed[=le|be]] [FILE|-]
 //! gdvariant encode   [--dialect 4|3] [--from text|json] [--precision single|double] [--framed[=le|be]] [INPUT|-]
 //! gdvariant validate [--dialect 4|3|auto] [--allow-objects] [--max-depth N] [--framed[=le|be]] FILE...
-//! gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--framed[=le|be]] FILE
+//! gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--max-depth N] [--framed[=le|be]] FILE
 //! gdvariant get      [--dialect 4|3|auto] [--allow-objects] [--format text|json|tree] PATH FILE
 //! ```
 //!
 //! Exit status: 0 success, 1 invalid input (a bad file is reported as
-//! `FILE: error: <what> at offset N`), 2 usage error.
+//! `FILE: error: <what> at offset N`: on standard output by `validate`, whose report it is, on
+//! standard error by the other commands), 2 usage error.
 
 use std::io::{self, Write};
 use std::string::{String, ToString};
@@ -48,12 +49,13 @@ usage:
   gdvariant decode   [--dialect 4|3|auto] [--format text|json|tree] [--allow-objects] [--framed[=le|be]] [FILE|-]
   gdvariant encode   [--dialect 4|3] [--from text|json] [--precision single|double] [--framed[=le|be]] [INPUT|-]
   gdvariant validate [--dialect 4|3|auto] [--allow-objects] [--max-depth N] [--framed[=le|be]] FILE...
-  gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--framed[=le|be]] FILE
+  gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--max-depth N] [--framed[=le|be]] FILE
   gdvariant get      [--dialect 4|3|auto] [--allow-objects] [--format text|json|tree] PATH FILE
 
   decode    print a value: the engine's text (var_to_str), typed JSON, or an outline
   encode    write the bytes of a value given as engine text or typed JSON
-  validate  check files completely; one line per bad file
+  validate  check files completely; one line per bad file, on standard output (the report:
+            validate *.bin > bad.txt); other commands report errors on standard error
   stats     counts and bytes per type, maximum depth, largest sub-trees
   get       print the value at a path of keys and indices (entities/9/pos)
 
@@ -387,10 +389,14 @@ impl Cx<'_> {
             Some(DialectChoice::Three) => Dialect::Godot3,
             _ => Dialect::Godot4,
         };
-        let double = a.double || (a.from == Format::Json && json::wants_double(input));
-        let values = match a.from {
-            Format::Json => json::parse_json_values(input).map_err(|e| e.to_string()),
-            _ => parse::parse_values_with(input, dialect, double).map_err(|e| e.to_string()),
+        // JSON: double precision when any parsed value carries `"$f64": true`.
+        let (values, double) = match a.from {
+            Format::Json => json::parse_json_values_precision(input)
+                .map(|(v, wide)| (v, a.double || wide))
+                .map_err(|e| e.to_string()),
+            _ => parse::parse_values_with(input, dialect, a.double)
+                .map(|v| (v, a.double))
+                .map_err(|e| e.to_string()),
         }
         .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
         if a.framed.is_none() && values.len() != 1 {

@@ -26,7 +26,7 @@ use std::vec::Vec;
 
 use crate::math::*;
 use crate::owned::{Array, Dictionary, Object, Signal, TypeInfo, Variant};
-use crate::types::{Dialect, VariantType};
+use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH};
 
 /// A syntax error in engine text, with its byte offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,11 @@ impl std::error::Error for ParseError {}
 
 type R<T> = core::result::Result<T, ParseError>;
 
-const MAX_NESTING: usize = 4096;
+/// The deepest value read: the encoder's limit ([`ENGINE_MAX_DEPTH`], the top-level value at
+/// depth 0), so Arrays nested 1025 levels (`[[…[]…]]`) still read, and anything deeper, which
+/// could not be encoded anyway, is a syntax error at the value past the limit. The parser
+/// recurses once per level.
+const MAX_NESTING: usize = ENGINE_MAX_DEPTH as usize;
 
 /// Reads one value.
 pub fn parse_text(input: &str, dialect: Dialect) -> R<Variant> {
@@ -77,7 +81,7 @@ pub fn parse_values_with(input: &str, dialect: Dialect, double: bool) -> R<Vec<V
         s: input.as_bytes(),
         i: 0,
         single: !double,
-        _dialect: dialect,
+        dialect,
     };
     let mut out = Vec::new();
     loop {
@@ -93,7 +97,7 @@ struct Parser<'a> {
     s: &'a [u8],
     i: usize,
     single: bool,
-    _dialect: Dialect,
+    dialect: Dialect,
 }
 
 fn is_ident(c: u8) -> bool {
@@ -240,10 +244,21 @@ impl Parser<'_> {
         })
     }
 
+    /// An integer that must fit `X` (a 32-bit component or element, a byte): out of range is an
+    /// error at the number, not a silent wrap.
+    fn int_in<X: TryFrom<i64>>(&mut self, what: &str) -> R<X> {
+        self.ws();
+        let at = self.i;
+        let x = self.int()?;
+        X::try_from(x).map_err(|_| ParseError {
+            message: format!("{x} is out of range for {what}"),
+            offset: at,
+        })
+    }
+
     fn ints<const N: usize>(&mut self) -> R<[i32; N]> {
         let at = self.i;
-        let v = self.items(|p| p.int())?;
-        let v: Vec<i32> = v.into_iter().map(|x| x as i32).collect();
+        let v: Vec<i32> = self.items(|p| p.int_in("a 32-bit component"))?;
         v.try_into().map_err(|v: Vec<i32>| ParseError {
             message: format!("expected {N} components, found {}", v.len()),
             offset: at,
@@ -385,9 +400,9 @@ impl Parser<'_> {
 
     fn dict_body(&mut self, depth: usize) -> R<Dictionary> {
         self.expect(b'{')?;
-        let mut d = Dictionary::new();
+        let mut d = Entries::default();
         if self.eat(b'}') {
-            return Ok(d);
+            return Ok(d.finish());
         }
         loop {
             let k = self.value(depth + 1)?;
@@ -395,21 +410,47 @@ impl Parser<'_> {
                 return self.err("expected ':'");
             }
             let v = self.value(depth + 1)?;
-            d.entries.push((k, v));
+            d.insert(k, v);
             if self.eat(b',') {
                 if self.eat(b'}') {
-                    return Ok(d);
+                    return Ok(d.finish());
                 }
                 continue;
             }
             self.expect(b'}')?;
-            return Ok(d);
+            return Ok(d.finish());
         }
     }
 
+    /// One value, checked against the dialect: a type the dialect does not have (Godot 4's
+    /// `Vector4`, `&"name"`, `Callable()`, typed containers, … read as Godot 3) is an error at
+    /// the value, instead of a value the encoder cannot write.
     fn value(&mut self, depth: usize) -> R<Variant> {
+        self.ws();
+        let at = self.i;
+        let v = self.value_inner(depth)?;
+        let typed = match &v {
+            Variant::Array(a) => a.is_typed(),
+            Variant::Dictionary(d) => d.is_typed(),
+            _ => false,
+        };
+        if self.dialect.id_of(v.ty()).is_none() || (typed && self.dialect == Dialect::Godot3) {
+            let what = if typed {
+                format!("a typed {}", v.ty().name())
+            } else {
+                format!("a {}", v.ty().name())
+            };
+            return Err(ParseError {
+                message: format!("{what} cannot be written in the {} dialect", self.dialect),
+                offset: at,
+            });
+        }
+        Ok(v)
+    }
+
+    fn value_inner(&mut self, depth: usize) -> R<Variant> {
         if depth > MAX_NESTING {
-            return self.err("nested too deeply");
+            return self.err(format!("nested deeper than {MAX_NESTING} levels"));
         }
         let Some(c) = self.peek() else {
             return self.err("unexpected end of text");
@@ -559,18 +600,12 @@ impl Parser<'_> {
                 self.expect(b')')?;
                 Variant::Dictionary(d)
             }
-            "PackedByteArray" | "PoolByteArray" => Variant::PackedByteArray(
-                self.items(|p| p.int())?
-                    .into_iter()
-                    .map(|x| x as u8)
-                    .collect(),
-            ),
-            "PackedInt32Array" | "PoolIntArray" => Variant::PackedInt32Array(
-                self.items(|p| p.int())?
-                    .into_iter()
-                    .map(|x| x as i32)
-                    .collect(),
-            ),
+            "PackedByteArray" | "PoolByteArray" => {
+                Variant::PackedByteArray(self.items(|p| p.int_in("a byte (0 to 255)"))?)
+            }
+            "PackedInt32Array" | "PoolIntArray" => {
+                Variant::PackedInt32Array(self.items(|p| p.int_in("a 32-bit element"))?)
+            }
             "PackedInt64Array" => Variant::PackedInt64Array(self.items(|p| p.int())?),
             "PackedFloat32Array" | "PoolRealArray" => Variant::PackedFloat32Array(
                 self.items(|p| p.real(true))?
@@ -640,4 +675,133 @@ impl Parser<'_> {
 /// A builtin type by its Godot 4 name.
 fn builtin(name: &str) -> Option<VariantType> {
     Dialect::Godot4.types().find(|t| t.name() == name)
+}
+
+/// A Dictionary being read: a repeated key replaces the value in place (the first key's
+/// position, the last value), as [`Dictionary::insert`] and the engine's `str_to_var` do, but
+/// found through a hash of the key instead of a scan, so reading `n` entries costs O(n).
+#[derive(Default)]
+pub(crate) struct Entries {
+    d: Dictionary,
+    /// Key hash → the last entry with that hash; `chain[i]` is the previous one (or MAX).
+    heads: std::collections::HashMap<u64, usize>,
+    chain: Vec<usize>,
+    /// Randomly keyed, so crafted keys cannot all collide.
+    state: std::collections::hash_map::RandomState,
+}
+
+/// Hashes a key consistently with Variant's `==`: equal keys hash alike (floats by their bits;
+/// containers and rarer types only by their kind and size, which equal values share).
+struct KeyHash<'a>(&'a Variant);
+
+impl core::hash::Hash for KeyHash<'_> {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        fn bits<const N: usize>(x: [f64; N], h: &mut impl core::hash::Hasher) {
+            for c in x {
+                h.write_u64(c.to_bits());
+            }
+        }
+        let v = self.0;
+        core::hash::Hash::hash(&core::mem::discriminant(v), h);
+        match v {
+            Variant::Bool(b) => b.hash(h),
+            Variant::Int(i) => i.hash(h),
+            Variant::Float(x) => h.write_u64(x.to_bits()),
+            Variant::String(t) | Variant::StringName(t) => t.hash(h),
+            Variant::Vector2(x) => bits(x.to_array(), h),
+            Variant::Vector3(x) => bits(x.to_array(), h),
+            Variant::Vector4(x) => bits(x.to_array(), h),
+            Variant::Vector2i(x) => x.to_array().hash(h),
+            Variant::Vector3i(x) => x.to_array().hash(h),
+            Variant::Vector4i(x) => x.to_array().hash(h),
+            Variant::Rid(x) => x.hash(h),
+            Variant::Array(a) => {
+                a.items.len().hash(h);
+                for x in a.items.iter().take(4) {
+                    KeyHash(x).hash(h);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Entries {
+    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
+        use core::hash::BuildHasher;
+        let h = self.state.hash_one(KeyHash(&key));
+        let mut at = self.heads.get(&h).copied().unwrap_or(usize::MAX);
+        while at != usize::MAX {
+            let e = &mut self.d.entries[at];
+            // Variant's `==` (floats by their bits), as `Dictionary::insert` compares.
+            if e.0 == key {
+                e.1 = value;
+                return;
+            }
+            at = self.chain[at];
+        }
+        let i = self.d.entries.len();
+        self.chain
+            .push(self.heads.insert(h, i).unwrap_or(usize::MAX));
+        self.d.entries.push((key, value));
+    }
+
+    pub(crate) fn finish(self) -> Dictionary {
+        self.d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dialect_decides_which_types_read() {
+        for (text, at, msg) in [
+            (
+                "[1, &\"x\"]",
+                4,
+                "a StringName cannot be written in the Godot 3 dialect",
+            ),
+            ("Vector4(1, 2, 3, 4)", 0, "a Vector4 cannot"),
+            ("{1: Callable()}", 4, "a Callable cannot"),
+            ("Array[int]([1])", 0, "a typed Array cannot"),
+            ("Dictionary[int, int]({})", 0, "a typed Dictionary cannot"),
+            ("PackedInt64Array(1)", 0, "a PackedInt64Array cannot"),
+        ] {
+            let e = parse_text(text, Dialect::Godot3).unwrap_err();
+            assert!(e.message.starts_with(msg), "{text}: {e}");
+            assert_eq!(e.offset, at, "{text}: {e}");
+            assert!(parse_text(text, Dialect::Godot4).is_ok(), "{text}");
+        }
+        // Godot 3's own syntax reads in both.
+        for d in [Dialect::Godot3, Dialect::Godot4] {
+            let v = parse_text(
+                "[ Vector2( 1, 2 ), PoolIntArray( 1 ), Quat( 0, 0, 0, 1 ) ]",
+                d,
+            );
+            assert!(v.is_ok(), "{d}: {v:?}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_replaced_in_place() {
+        let v = parse_text(
+            "{\"a\": 1, 2: 0, \"a\": [3], 2: 5, \"c\": 4}",
+            Dialect::Godot4,
+        )
+        .unwrap();
+        let d = v.as_dictionary().unwrap();
+        assert_eq!(
+            d.entries,
+            vec![
+                (
+                    Variant::from("a"),
+                    Variant::Array(Array::new(vec![Variant::Int(3)]))
+                ),
+                (Variant::Int(2), Variant::Int(5)),
+                (Variant::from("c"), Variant::Int(4)),
+            ]
+        );
+    }
 }

@@ -143,7 +143,7 @@ fn node(
                 let mut skipped = (0usize, 0usize, 0usize); // count, first offset, bytes
                 for (i, e) in a.iter().enumerate() {
                     let e = e?;
-                    if n <= opts.head + opts.tail + 1 || i < opts.head || i >= n - opts.tail {
+                    if shown(n, i, opts) {
                         flush_skipped(&mut skipped, depth + 1, "elements", s);
                         node(&e, &join(path, &i.to_string()), depth + 1, opts, s)?;
                     } else {
@@ -170,7 +170,7 @@ fn node(
                 let mut skipped = (0usize, 0usize, 0usize);
                 for (i, p) in d.iter().enumerate() {
                     let (k, val) = p?;
-                    if n <= opts.head + opts.tail + 1 || i < opts.head || i >= n - opts.tail {
+                    if shown(n, i, opts) {
                         flush_skipped(&mut skipped, depth + 1, "entries", s);
                         node(&val, &join(path, &key_segment(&k)?), depth + 1, opts, s)?;
                     } else {
@@ -205,7 +205,7 @@ fn node(
             if let Some(n) = packed_len(v)? {
                 s.push(&format!(", {n} elements"));
             }
-            if size <= 4 * opts.preview + 64 {
+            if size <= opts.preview.saturating_mul(4).saturating_add(64) {
                 let t = text::to_text(v)?;
                 if t.chars().count() <= opts.preview && !t.contains('\n') {
                     s.push(" = ");
@@ -219,6 +219,14 @@ fn node(
         }
     }
     Ok(())
+}
+
+/// Whether child `i` of `n` is shown (the first `head`, the last `tail`, or all when only one
+/// would be left out). Saturating: any `usize` options are valid.
+fn shown(n: usize, i: usize, opts: &TreeOptions) -> bool {
+    n <= opts.head.saturating_add(opts.tail).saturating_add(1)
+        || i < opts.head
+        || i >= n.saturating_sub(opts.tail)
 }
 
 fn flush_skipped(sk: &mut (usize, usize, usize), depth: u32, what: &str, s: &mut Sink<'_>) {
@@ -236,4 +244,29 @@ fn flush_skipped(sk: &mut (usize, usize, usize), depth: u32, what: &str, s: &mut
         sk.2
     ));
     *sk = (0, 0, 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_options_are_valid() {
+        let bytes = crate::encode(&crate::Variant::Array(crate::owned::Array::new(vec![
+            crate::Variant::Int(1),
+            crate::Variant::from("x"),
+        ])))
+        .unwrap();
+        let v = crate::parse(&bytes).unwrap();
+        for n in [usize::MAX, usize::MAX / 2, usize::MAX / 4 + 1] {
+            let opts = TreeOptions {
+                head: n,
+                tail: n,
+                max_depth: Some(u32::MAX),
+                preview: n,
+            };
+            let t = to_tree(&v, &opts).unwrap();
+            assert!(t.contains("/1 String") && t.contains(" = \"x\""), "{t}");
+        }
+    }
 }
