@@ -63,9 +63,10 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // Printing recurses once per nesting level (up to the depth limit): give it room.
+    // Printing and reading recurse once per nesting level, up to the depth limits: RUN_STACK is
+    // the stack measured for the deepest input the tool accepts, with a margin.
     let worker = std::thread::Builder::new()
-        .stack_size(1 << 30)
+        .stack_size(gdvariant::cli::RUN_STACK)
         .spawn(move || {
             let stdout = io::stdout();
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());

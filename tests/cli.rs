@@ -1033,3 +1033,50 @@ fn usage_says_where_validate_reports_and_lists_stats_max_depth() {
     assert!(stdout(&o).contains("error:"), "{}", stdout(&o));
     assert_eq!(stderr(&o), "");
 }
+
+/// Dictionaries nested `levels` deep (the innermost empty), through their values or their keys.
+fn nested_dicts(levels: usize, through_keys: bool) -> Vec<u8> {
+    let mut b = Vec::new();
+    for _ in 1..levels {
+        b.extend_from_slice(&[27, 0, 0, 0, 1, 0, 0, 0]);
+        if !through_keys {
+            b.extend_from_slice(&[4, 0, 0, 0, 1, 0, 0, 0, b'k', 0, 0, 0]);
+        }
+    }
+    b.extend_from_slice(&[27, 0, 0, 0, 0, 0, 0, 0]);
+    for _ in 1..levels {
+        if through_keys {
+            b.extend_from_slice(&[0, 0, 0, 0]);
+        }
+    }
+    b
+}
+
+#[test]
+fn the_worker_stack_holds_the_deepest_accepted_values() {
+    // The costliest shapes per level measured: Dictionaries through values (text, JSON) and
+    // through keys (the outline prints each key's text).
+    for keys in [false, true] {
+        let bytes = nested_dicts(1025, keys);
+        for format in ["text", "json", "tree"] {
+            let o = run(&["decode", "--format", format, "-"], &bytes);
+            no_panic(&o);
+            assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+        }
+        let o = run(&["stats", "-"], &bytes);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        // one level more is refused, not overflowed
+        let o = run(&["decode", "-"], &nested_dicts(1026, keys));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    }
+    // stats with the largest --max-depth
+    let mut deep = Vec::new();
+    for _ in 0..16384 {
+        deep.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0]);
+    }
+    deep.extend_from_slice(&[28, 0, 0, 0, 0, 0, 0, 0]);
+    let o = run(&["stats", "--max-depth", "16384", "-"], &deep);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("16384"), "{}", stdout(&o));
+}

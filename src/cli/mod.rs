@@ -32,7 +32,7 @@ use std::vec::Vec;
 
 use crate::error::{Error, ErrorKind};
 use crate::framing::{raw_frames, Endian, FrameOptions};
-use crate::types::{Dialect, Options};
+use crate::types::{Dialect, Options, ENGINE_MAX_DEPTH, MAX_DEPTH_LIMIT};
 use crate::value::VariantRef;
 
 pub mod json;
@@ -61,8 +61,40 @@ usage:
 
 Files are memory-mapped; '-' is standard input. --framed reads/writes a stream of values, each
 behind a u32 length prefix (little-endian unless =be), as StreamPeer.put_var / store_var do.
+--max-depth N allows values nested N levels deep (default 1024, the engine's limit; at most
+16384, larger values are taken as 16384).
 Exit status: 0 success, 1 invalid input, 2 usage error.
 ";
+
+/// The native stack one nesting level can cost the recursive printers ([`text`], [`json`],
+/// [`tree`]) and readers ([`parse`], [`json`]): the most measured (on 1025-deep Arrays,
+/// Dictionaries, Objects, typed containers and Array keys) was 2.0 KiB in release builds
+/// (JSON reading typed Arrays; printing costs at most 1.3 KiB) and 26 KiB in debug builds;
+/// this is that with a margin of 1.5.
+pub const STACK_PER_LEVEL: usize = if cfg!(debug_assertions) {
+    40 << 10
+} else {
+    3 << 10
+};
+
+/// The native stack one nesting level costs [`stats::Stats::add`]: measured 0.8 KiB in release
+/// builds and 5.5 KiB in debug builds; this is that with a margin of 1.5.
+pub const STATS_STACK_PER_LEVEL: usize = if cfg!(debug_assertions) {
+    8 << 10
+} else {
+    5 << 8
+};
+
+/// The stack [`run`] needs: the printers and readers go at most 1025 levels deep (values are
+/// read with the engine's depth limit, and text and JSON input is refused past it), `stats`
+/// up to 16385 with `--max-depth 16384` (the largest accepted), plus 1 MiB for everything
+/// else. About 21 MiB in release builds (129 MiB in debug builds); the binary runs [`run`] on
+/// a thread of this size.
+pub const RUN_STACK: usize = {
+    let print = (ENGINE_MAX_DEPTH as usize + 1) * STACK_PER_LEVEL;
+    let stats = (MAX_DEPTH_LIMIT as usize + 1) * STATS_STACK_PER_LEVEL;
+    (1 << 20) + if print > stats { print } else { stats }
+};
 
 /// What the binary provides to [`run`]: file access and the terminal check.
 pub trait Host {
@@ -73,6 +105,9 @@ pub trait Host {
 }
 
 /// Runs the tool with the arguments after the program name; returns the exit status.
+///
+/// Printing and reading recurse once per nesting level: run this on a thread with
+/// [`RUN_STACK`] bytes of stack.
 pub fn run(args: &[String], host: &mut dyn Host, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let mut cx = Cx { host, out, err };
     match cx.dispatch(args) {
