@@ -2,8 +2,8 @@
 //!
 //! The owned types mirror the borrowed views: [`Array`] / [`ArrayRef`](crate::ArrayRef),
 //! [`Dictionary`] / [`DictionaryRef`](crate::DictionaryRef), [`Object`] /
-//! [`ObjectRef`](crate::ObjectRef), [`NodePath`] / [`NodePathRef`](crate::NodePathRef),
-//! [`TypeInfo`] / [`ContainerType`](crate::ContainerType). Math types are shared with the
+//! [`ObjectRef`], [`NodePath`] / [`NodePathRef`](crate::NodePathRef),
+//! [`TypeInfo`] / [`ContainerType`]. Math types are shared with the
 //! reader ([`crate::math`]).
 //!
 //! # Equality
@@ -36,7 +36,7 @@ use crate::value::{head, VariantRef};
 /// An owned Variant of either dialect.
 ///
 /// Build it by hand (`Variant::from(42)`, `Variant::from("text")`, `vec![...].into()`), or from
-/// a received value with [`VariantRef::to_owned`]; write it with [`encode`](crate::encode).
+/// a received value with [`VariantRef::to_owned`]; write it with [`encode`](crate::encode()).
 ///
 /// ```
 /// use gdvariant::{Variant, Vector3};

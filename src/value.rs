@@ -136,7 +136,7 @@ impl<'a> VariantRef<'a> {
     }
 
     /// Validates the whole value (every bound, every string's UTF-8, depth, object policy) and
-    /// returns its length in bytes; see [`validate`](crate::validate).
+    /// returns its length in bytes; see [`validate`](crate::validate()).
     pub fn validate(&self) -> Result<usize> {
         let mut r = Reader::new(self.data, self.offset);
         let v = head(&mut r, self.depth, &self.opts, true)?;

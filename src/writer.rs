@@ -1,6 +1,6 @@
 //! [`Writer`]: a streaming encoder that writes values one by one without building a tree.
 //!
-//! It produces exactly the bytes [`encode`](crate::encode) produces for the equivalent
+//! It produces exactly the bytes [`encode`](crate::encode()) produces for the equivalent
 //! [`Variant`] (both share one implementation of every payload). Containers are opened, filled
 //! and closed; their element count is given up front and checked, or patched in when the
 //! container closes.
@@ -61,7 +61,7 @@ struct Open {
 /// container that is not open or that holds fewer values than declared, a dictionary key without
 /// a value, an object property value without a name, and [`finish`](Writer::finish) with open
 /// containers are [`ErrorKind::WriterMisuse`] errors. A value the dialect cannot hold is an
-/// error as in [`encode`](crate::encode). After an error the writer is unchanged (the failed
+/// error as in [`encode`](crate::encode()). After an error the writer is unchanged (the failed
 /// value is not written) and can go on.
 ///
 /// Several top-level values may be written one after the other; they are simply concatenated.
