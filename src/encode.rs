@@ -626,23 +626,7 @@ impl Enc<'_> {
 
     /// Header, type info and count of an Array.
     pub(crate) fn array_head(&mut self, t: &TypeInfo, count: usize) -> Result<usize> {
-        let start = self.out.len();
-        if self.opts.dialect == Dialect::Godot3 && *t != TypeInfo::None {
-            return Err(self.untyped_only(VariantType::Array));
-        }
-        let n = self.len32(count)?;
-        let res = (|| {
-            self.header(VariantType::Array, self.kind(t) << 16)?;
-            self.type_info(t)?;
-            Ok(())
-        })();
-        if let Err(e) = res {
-            self.out.truncate(start);
-            return Err(e);
-        }
-        let at = self.out.len();
-        self.u32(n);
-        Ok(at)
+        self.container_head(VariantType::Array, &[t], count)
     }
 
     /// Header, type info and count of a Dictionary; returns where the count sits in `out`.
@@ -652,18 +636,29 @@ impl Enc<'_> {
         vt: &TypeInfo,
         count: usize,
     ) -> Result<usize> {
+        self.container_head(VariantType::Dictionary, &[kt, vt], count)
+    }
+
+    /// Header (kind bits 16-17, then 18-19), type info entries and count of a container; returns
+    /// where the count sits in `out`. On error `out` is left as it was.
+    fn container_head(
+        &mut self,
+        ty: VariantType,
+        types: &[&TypeInfo],
+        count: usize,
+    ) -> Result<usize> {
         let start = self.out.len();
-        if self.opts.dialect == Dialect::Godot3 && (*kt != TypeInfo::None || *vt != TypeInfo::None)
-        {
-            return Err(self.untyped_only(VariantType::Dictionary));
+        if self.opts.dialect == Dialect::Godot3 && types.iter().any(|t| **t != TypeInfo::None) {
+            return Err(self.untyped_only(ty));
         }
         let n = self.len32(count)?;
         let res = (|| {
-            let flags = (self.kind(kt) << 16) | (self.kind(vt) << 18);
-            self.header(VariantType::Dictionary, flags)?;
-            self.type_info(kt)?;
-            self.type_info(vt)?;
-            Ok(())
+            let flags = types
+                .iter()
+                .enumerate()
+                .fold(0, |f, (k, t)| f | (self.kind(t) << (16 + 2 * k)));
+            self.header(ty, flags)?;
+            types.iter().try_for_each(|t| self.type_info(t))
         })();
         if let Err(e) = res {
             self.out.truncate(start);

@@ -101,6 +101,24 @@ fn string(t: &str, s: &mut Sink<'_>) {
     s.ch('"');
 }
 
+/// `{"$Name":[x,y,...]}` with each number written by `num`.
+fn num_list<T>(
+    name: &str,
+    xs: impl Iterator<Item = T>,
+    num: fn(T, &mut Sink<'_>),
+    s: &mut Sink<'_>,
+) {
+    tag(name, s);
+    s.ch('[');
+    for (i, x) in xs.enumerate() {
+        if i > 0 {
+            s.ch(',');
+        }
+        num(x, s);
+    }
+    s.push("]}");
+}
+
 fn f64_num(x: f64, s: &mut Sink<'_>) {
     match num::json_f64(x) {
         Some(t) => s.push(&t),
@@ -378,28 +396,8 @@ pub(crate) fn write(v: &VariantRef<'_>, s: &mut Sink<'_>) -> Result<()> {
         T::PackedByteArray => ints!(v.as_byte_array()?.iter()),
         T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
         T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
-        T::PackedFloat32Array => {
-            tag(name, s);
-            s.ch('[');
-            for (i, x) in v.as_packed::<f32>()?.iter().enumerate() {
-                if i > 0 {
-                    s.ch(',');
-                }
-                f32_num(x, s);
-            }
-            s.push("]}");
-        }
-        T::PackedFloat64Array => {
-            tag(name, s);
-            s.ch('[');
-            for (i, x) in v.as_packed::<f64>()?.iter().enumerate() {
-                if i > 0 {
-                    s.ch(',');
-                }
-                f64_num(x, s);
-            }
-            s.push("]}");
-        }
+        T::PackedFloat32Array => num_list(name, v.as_packed::<f32>()?.iter(), f32_num, s),
+        T::PackedFloat64Array => num_list(name, v.as_packed::<f64>()?.iter(), f64_num, s),
         T::PackedStringArray => {
             tag(name, s);
             s.ch('[');

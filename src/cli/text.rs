@@ -440,6 +440,12 @@ pub(crate) fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
             _ => None,
         }
     }
+    // Vectors compare component by component.
+    macro_rules! lex_of {
+        ($as:ident) => {
+            both(a.$as(), b.$as(), |x, y| lex(&x.to_array(), &y.to_array()))
+        };
+    }
     let o = match a.ty() {
         T::Bool => both(a.as_bool(), b.as_bool(), |x, y| x.cmp(&y)),
         T::Int => both(a.as_i64(), b.as_i64(), |x, y| x.cmp(&y)),
@@ -447,24 +453,12 @@ pub(crate) fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
         }),
         T::String | T::StringName => Some(text_bytes(a).cmp(text_bytes(b))),
-        T::Vector2 => both(a.as_vector2(), b.as_vector2(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
-        T::Vector3 => both(a.as_vector3(), b.as_vector3(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
-        T::Vector4 => both(a.as_vector4(), b.as_vector4(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
-        T::Vector2i => both(a.as_vector2i(), b.as_vector2i(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
-        T::Vector3i => both(a.as_vector3i(), b.as_vector3i(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
-        T::Vector4i => both(a.as_vector4i(), b.as_vector4i(), |x, y| {
-            lex(&x.to_array(), &y.to_array())
-        }),
+        T::Vector2 => lex_of!(as_vector2),
+        T::Vector3 => lex_of!(as_vector3),
+        T::Vector4 => lex_of!(as_vector4),
+        T::Vector2i => lex_of!(as_vector2i),
+        T::Vector3i => lex_of!(as_vector3i),
+        T::Vector4i => lex_of!(as_vector4i),
         T::Color if d == Dialect::Godot4 => both(a.as_color(), b.as_color(), |x, y| {
             lex(&x.to_array().map(f64::from), &y.to_array().map(f64::from))
         }),
