@@ -3,10 +3,13 @@
 use core::iter::FusedIterator;
 
 use crate::error::Result;
+use crate::head::{head, read_container_type};
 use crate::reader::Reader;
+use crate::seq::{Nested, Seq};
 use crate::text::Text;
-use crate::types::{Dialect, Options, VariantType};
-use crate::value::{read_container_type, read_value, skip_value, VariantRef};
+use crate::types::{Dialect, VariantType};
+use crate::value::VariantRef;
+use crate::walker::skip_value;
 
 /// The element (or key, or value) type of a typed container (Godot 4.3+ Arrays, 4.4+
 /// Dictionaries).
@@ -76,7 +79,7 @@ impl<'a> ArrayRef<'a> {
     /// The element count the Array declares (bit 31, the old "shared" flag, masked off). The
     /// elements are not checked until iterated.
     pub fn len(&self) -> usize {
-        self.value.count() as usize
+        self.value.count()
     }
 
     /// Whether the Array declares no elements.
@@ -89,14 +92,18 @@ impl<'a> ArrayRef<'a> {
         container_types::<1>(&self.value).map(|[t]| t)
     }
 
-    /// An iterator over the elements. Each element is walked once to find the next; the
-    /// iterator yields `Err` for the first malformed element and then ends.
+    /// An iterator over the elements, in order. It yields `Err` for the first malformed
+    /// element and then ends.
+    ///
+    /// Elements are yielded as soon as their head is read: a container element is *unsized*
+    /// (its elements are read when you iterate it), and the iterator walks past it when it
+    /// moves on. If you iterated the element to its end yourself, hand its iterator to
+    /// [`ArrayIter::resume_after`] and it is not read again: a recursive walk through the lazy
+    /// views then reads every byte once, whatever the depth. (The [`Walker`](crate::Walker)
+    /// does this for you.)
     pub fn iter(&self) -> ArrayIter<'a> {
         ArrayIter {
-            r: self.value.body_reader(),
-            remaining: self.value.count(),
-            depth: self.value.depth() + 1,
-            opts: self.value.options(),
+            seq: Seq::of(&self.value),
         }
     }
 
@@ -112,7 +119,8 @@ impl<'a> ArrayRef<'a> {
         for _ in 0..index {
             skip_value(&mut r, depth, &opts)?;
         }
-        crate::value::head(&mut r, depth, &opts, false).map(Some)
+        let h = head(&mut r, depth, &opts, false)?;
+        Ok(Some(VariantRef::new(h, depth, opts)))
     }
 }
 
@@ -128,33 +136,56 @@ impl<'a> IntoIterator for ArrayRef<'a> {
 #[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct ArrayIter<'a> {
-    r: Reader<'a>,
-    remaining: u32,
-    depth: u32,
-    opts: Options,
+    seq: Seq<'a>,
 }
 
 impl<'a> ArrayIter<'a> {
     /// The next element, `Ok(None)` at the end. After an error it returns `Ok(None)`.
+    #[inline]
     pub fn try_next(&mut self) -> Result<Option<VariantRef<'a>>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        match read_value(&mut self.r, self.depth, &self.opts) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) => {
-                self.remaining = 0;
-                Err(e)
-            }
-        }
+        self.seq.next_with(Seq::value)
     }
 
-    /// The absolute offset of the next element.
-    pub fn offset(&self) -> usize {
-        self.r.offset()
+    /// The absolute offset of the next element (if the last element yielded is a container
+    /// not yet walked, this walks it on a copy of the cursor).
+    pub fn offset(&self) -> Result<usize> {
+        self.seq.offset()
+    }
+
+    /// Continues after the container element just yielded, which you iterated to its end with
+    /// `inner` (its own [`ArrayIter`], [`DictIter`](crate::DictIter) or
+    /// [`Properties`](crate::Properties)): the element is not read again. Returns `Ok(false)`,
+    /// changing nothing, if `inner` is not that element's iterator or did not reach its end.
+    ///
+    /// ```
+    /// // var_to_bytes([[1, 2], 3]) in Godot 4
+    /// let bytes = [28, 0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0,
+    ///              2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0];
+    /// let outer = gdvariant::parse(&bytes)?.as_array()?;
+    /// let mut it = outer.iter();
+    /// let inner = it.try_next()?.unwrap().as_array()?;
+    /// let mut inner_it = inner.iter();
+    /// let mut sum = 0;
+    /// while let Some(v) = inner_it.try_next()? {
+    ///     sum += v.as_i64()?;
+    /// }
+    /// assert!(it.resume_after(&inner_it)?); // [1, 2] is not walked a second time
+    /// sum += it.try_next()?.unwrap().as_i64()?;
+    /// assert_eq!(sum, 6);
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
+        self.seq.resume_after(inner.seq())
     }
 }
+
+impl<'a> crate::seq::private::Sealed<'a> for ArrayIter<'a> {
+    fn seq(&self) -> &Seq<'a> {
+        &self.seq
+    }
+}
+
+impl<'a> Nested<'a> for ArrayIter<'a> {}
 
 impl<'a> Iterator for ArrayIter<'a> {
     type Item = Result<VariantRef<'a>>;
@@ -166,7 +197,7 @@ impl<'a> Iterator for ArrayIter<'a> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         // An error can end the iteration early, so only the upper bound is known.
-        (0, Some(self.remaining as usize))
+        (0, Some(self.seq.remaining()))
     }
 }
 

@@ -5,10 +5,13 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
+use crate::head::head;
 use crate::reader::Reader;
+use crate::seq::{Nested, Seq};
 use crate::text::engine_text;
-use crate::types::{Options, VariantType};
-use crate::value::{head, read_value, skip_value, VariantRef};
+use crate::types::VariantType;
+use crate::value::VariantRef;
+use crate::walker::{read_value, skip_body, skip_value};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
@@ -115,7 +118,7 @@ impl<'a> DictionaryRef<'a> {
 
     /// The number of key/value pairs the Dictionary declares.
     pub fn len(&self) -> usize {
-        self.value.count() as usize
+        self.value.count()
     }
 
     /// Whether the Dictionary declares no pairs.
@@ -129,13 +132,12 @@ impl<'a> DictionaryRef<'a> {
     }
 
     /// An iterator over the `(key, value)` pairs in encoded (insertion) order; it yields `Err`
-    /// for the first malformed key or value and then ends.
+    /// for the first malformed key or value and then ends. Keys are yielded sized; a container
+    /// value is yielded unsized, as [`ArrayRef::iter`](crate::ArrayRef::iter) explains (see
+    /// [`DictIter::resume_after`]).
     pub fn iter(&self) -> DictIter<'a> {
         DictIter {
-            r: self.value.body_reader(),
-            remaining: self.value.count(),
-            depth: self.value.depth() + 1,
-            opts: self.value.options(),
+            seq: Seq::of(&self.value),
         }
     }
 
@@ -158,17 +160,16 @@ impl<'a> DictionaryRef<'a> {
         let depth = self.value.depth() + 1;
         let opts = self.value.options();
         let mut found = None;
-        for _ in 0..self.value.count() {
+        for _ in 0..self.value.h.count {
             let k = read_value(&mut r, depth, &opts)?;
             if key.matches(&k)? {
-                let v = head(&mut r, depth, &opts, false)?;
+                let h = head(&mut r, depth, &opts, false)?;
+                let v = VariantRef::new(h, depth, opts);
                 if first {
                     return Ok(Some(v));
                 }
                 found = Some(v);
-                if let Some(body) = v.body() {
-                    crate::validate::walk_body(&mut r, depth, body, v.count(), &opts, false)?;
-                }
+                skip_body(&mut r, &h, depth, &opts, false)?;
             } else {
                 skip_value(&mut r, depth, &opts)?;
             }
@@ -189,27 +190,31 @@ impl<'a> IntoIterator for DictionaryRef<'a> {
 #[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct DictIter<'a> {
-    r: Reader<'a>,
-    remaining: u32,
-    depth: u32,
-    opts: Options,
+    /// Counts pairs: one step reads a key and its value.
+    seq: Seq<'a>,
 }
 
 impl<'a> DictIter<'a> {
     /// The next pair, `Ok(None)` at the end. After an error it returns `Ok(None)`.
+    #[inline]
     pub fn try_next(&mut self) -> Result<Option<(VariantRef<'a>, VariantRef<'a>)>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        let pair = read_value(&mut self.r, self.depth, &self.opts)
-            .and_then(|k| Ok((k, read_value(&mut self.r, self.depth, &self.opts)?)));
-        if pair.is_err() {
-            self.remaining = 0;
-        }
-        pair.map(Some)
+        self.seq.next_with(|s| Ok((s.sized_value()?, s.value()?)))
+    }
+
+    /// Continues after the container value just yielded, which you iterated to its end with
+    /// `inner`: it is not read again. See [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
+    pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
+        self.seq.resume_after(inner.seq())
     }
 }
+
+impl<'a> crate::seq::private::Sealed<'a> for DictIter<'a> {
+    fn seq(&self) -> &Seq<'a> {
+        &self.seq
+    }
+}
+
+impl<'a> Nested<'a> for DictIter<'a> {}
 
 impl<'a> Iterator for DictIter<'a> {
     type Item = Result<(VariantRef<'a>, VariantRef<'a>)>;
@@ -220,7 +225,7 @@ impl<'a> Iterator for DictIter<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.remaining as usize))
+        (0, Some(self.seq.remaining()))
     }
 }
 

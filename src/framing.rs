@@ -36,7 +36,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::owned::Variant;
 use crate::reader::Reader;
 use crate::types::Options;
-use crate::value::{read_value, VariantRef};
+use crate::value::VariantRef;
+use crate::walker::read_value;
 
 /// The engine's default maximum encoded size of a value sent with `put_var`: 8 MiB.
 pub const DEFAULT_MAX_FRAME: usize = 8 << 20;

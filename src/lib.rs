@@ -13,15 +13,17 @@ pub mod dict;
 pub mod encode;
 pub mod error;
 pub mod framing;
+mod head;
 pub mod math;
 pub mod object;
 pub mod owned;
 pub mod packed;
 mod reader;
+mod seq;
 pub mod text;
 pub mod types;
-mod validate;
 pub mod value;
+pub mod walker;
 pub mod writer;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
@@ -34,9 +36,11 @@ pub use object::{
 };
 pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
+pub use seq::Nested;
 pub use text::Text;
 pub use types::{Dialect, Options, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
 pub use value::VariantRef;
+pub use walker::{Event, Walker};
 pub use writer::Writer;
 
 use reader::Reader;
@@ -59,7 +63,8 @@ pub fn parse(bytes: &[u8]) -> Result<VariantRef<'_>> {
 
 /// Reads the value at the start of `bytes` with the given options; see [`parse`].
 pub fn parse_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<VariantRef<'a>> {
-    value::head(&mut Reader::new(bytes, 0), 0, opts, false)
+    let h = head::head(&mut Reader::new(bytes, 0), 0, opts, false)?;
+    Ok(VariantRef::new(h, 0, *opts))
 }
 
 /// Reads the value at the start of `bytes` and returns it with the number of bytes it occupies,
@@ -95,6 +100,6 @@ pub fn validate(bytes: &[u8]) -> Result<usize> {
 /// Validates the value at the start of `bytes` with the given options; see [`validate`].
 pub fn validate_with(bytes: &[u8], opts: &Options) -> Result<usize> {
     let mut r = Reader::new(bytes, 0);
-    validate::validate_at(&mut r, opts)?;
+    walker::validate_at(&mut r, 0, opts)?;
     Ok(r.pos())
 }

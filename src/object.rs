@@ -3,11 +3,12 @@
 use core::iter::FusedIterator;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::head::{check_script, read_text, skip_string};
 use crate::reader::Reader;
+use crate::seq::{Nested, Seq};
 use crate::text::Text;
 use crate::types::{Dialect, Options};
-use crate::validate::check_script;
-use crate::value::{read_text, read_value, skip_string, VariantRef};
+use crate::value::VariantRef;
 
 /// An iterator over consecutive length-prefixed strings (NodePath names, PackedStringArray
 /// entries). As an [`Iterator`] it yields `&'a str`; [`try_next`](StrIter::try_next) yields the
@@ -16,33 +17,31 @@ use crate::value::{read_text, read_value, skip_string, VariantRef};
 #[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct StrIter<'a> {
-    r: Reader<'a>,
-    remaining: u32,
-    dialect: Dialect,
+    seq: Seq<'a>,
 }
 
 impl<'a> StrIter<'a> {
     pub(crate) fn new(r: Reader<'a>, count: u32, dialect: Dialect) -> StrIter<'a> {
         StrIter {
-            r,
-            remaining: count,
-            dialect,
+            seq: Seq::strings(r, count, Options::new().dialect(dialect)),
         }
     }
 
     /// The next string's text, `Ok(None)` at the end.
+    #[inline]
     pub fn try_next(&mut self) -> Result<Option<Text<'a>>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        match read_text(&mut self.r, self.dialect) {
-            Ok(t) => Ok(Some(t)),
-            Err(e) => {
-                self.remaining = 0;
-                Err(e)
-            }
-        }
+        self.seq.next_with(Seq::text)
+    }
+
+    /// The next string as `&str`; text that only Godot 3 accepts (not UTF-8) is an
+    /// [`ErrorKind::NotRustUtf8`] error, which ends the iteration.
+    fn next_str(&mut self) -> Result<Option<&'a str>> {
+        self.seq.next_with(|s| {
+            let at = s.offset()?;
+            let t = s.text()?;
+            t.as_str()
+                .ok_or_else(|| Error::new(ErrorKind::NotRustUtf8, at))
+        })
     }
 }
 
@@ -50,19 +49,11 @@ impl<'a> Iterator for StrIter<'a> {
     type Item = Result<&'a str>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let at = self.r.offset();
-        match self.try_next() {
-            Ok(Some(t)) => Some(t.as_str().ok_or_else(|| {
-                self.remaining = 0;
-                Error::new(ErrorKind::NotRustUtf8, at)
-            })),
-            Ok(None) => None,
-            Err(e) => Some(Err(e)),
-        }
+        self.next_str().transpose()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.remaining as usize))
+        (0, Some(self.seq.remaining()))
     }
 }
 
@@ -216,16 +207,14 @@ impl<'a> FullObjectRef<'a> {
 
     /// The number of properties declared (a negative count reads as 0, as in the engine).
     pub fn property_count(&self) -> usize {
-        self.value.count() as usize
+        self.value.count()
     }
 
-    /// The properties in encoded order.
+    /// The properties in encoded order. A container value is yielded unsized, as
+    /// [`ArrayRef::iter`](crate::ArrayRef::iter) explains (see [`Properties::resume_after`]).
     pub fn properties(&self) -> Properties<'a> {
         Properties {
-            r: self.value.body_reader(),
-            remaining: self.value.count(),
-            depth: self.value.depth() + 1,
-            opts: self.value.options(),
+            seq: Seq::of(&self.value),
         }
     }
 }
@@ -235,55 +224,59 @@ impl<'a> FullObjectRef<'a> {
 #[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone, Debug)]
 pub struct Properties<'a> {
-    r: Reader<'a>,
-    remaining: u32,
-    depth: u32,
-    opts: Options,
+    seq: Seq<'a>,
 }
 
 impl<'a> Properties<'a> {
     /// The next property, `Ok(None)` at the end. In Godot 4, a `script` property must be Nil or
     /// a `res://` path, as the engine requires.
+    #[inline]
     pub fn try_next(&mut self) -> Result<Option<(Text<'a>, VariantRef<'a>)>> {
-        if self.remaining == 0 {
-            return Ok(None);
+        self.seq.next_with(Self::property)
+    }
+
+    fn property(s: &mut Seq<'a>) -> Result<(Text<'a>, VariantRef<'a>)> {
+        let name = s.text()?;
+        let value = s.value()?;
+        if s.options().dialect == Dialect::Godot4 && name.as_bytes() == b"script" {
+            check_script(&value.h)?;
         }
-        self.remaining -= 1;
-        let res = (|| {
-            let name = read_text(&mut self.r, self.opts.dialect)?;
-            let value = read_value(&mut self.r, self.depth, &self.opts)?;
-            if self.opts.dialect == Dialect::Godot4 && name.as_bytes() == b"script" {
-                check_script(&value)?;
-            }
-            Ok((name, value))
-        })();
-        if res.is_err() {
-            self.remaining = 0;
-        }
-        res.map(Some)
+        Ok((name, value))
+    }
+
+    /// Continues after the container value just yielded, which you iterated to its end with
+    /// `inner`: it is not read again. See [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
+    pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
+        self.seq.resume_after(inner.seq())
     }
 }
+
+impl<'a> crate::seq::private::Sealed<'a> for Properties<'a> {
+    fn seq(&self) -> &Seq<'a> {
+        &self.seq
+    }
+}
+
+impl<'a> Nested<'a> for Properties<'a> {}
 
 impl<'a> Iterator for Properties<'a> {
     type Item = Result<(&'a str, VariantRef<'a>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let at = self.r.offset();
-        match self.try_next() {
-            Ok(Some((name, v))) => Some(match name.as_str() {
-                Some(s) => Ok((s, v)),
-                None => {
-                    self.remaining = 0;
-                    Err(Error::new(ErrorKind::NotRustUtf8, at))
+        self.seq
+            .next_with(|s| {
+                let at = s.offset()?;
+                let (name, v) = Self::property(s)?;
+                match name.as_str() {
+                    Some(n) => Ok((n, v)),
+                    None => Err(Error::new(ErrorKind::NotRustUtf8, at)),
                 }
-            }),
-            Ok(None) => None,
-            Err(e) => Some(Err(e)),
-        }
+            })
+            .transpose()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.remaining as usize))
+        (0, Some(self.seq.remaining()))
     }
 }
 

@@ -268,7 +268,7 @@ impl<'a> PackedStringArrayRef<'a> {
 
     /// The number of entries declared (a negative count reads as 0, as in the engine).
     pub fn len(&self) -> usize {
-        self.value.count() as usize
+        self.value.count()
     }
 
     /// Whether there are no entries.
@@ -281,7 +281,7 @@ impl<'a> PackedStringArrayRef<'a> {
     pub fn iter(&self) -> StrIter<'a> {
         StrIter::new(
             self.value.body_reader(),
-            self.value.count(),
+            self.value.h.count,
             self.value.dialect(),
         )
     }

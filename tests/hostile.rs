@@ -6,7 +6,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use common::walk::lazy_accept;
+use common::walk::{lazy_accept, walker_accept};
 use gdvariant::{Dialect, ErrorKind, Options, ENGINE_MAX_DEPTH, MAX_DEPTH_LIMIT};
 
 // ----- a counting allocator, to show hostile counts allocate nothing -----
@@ -129,7 +129,7 @@ fn million_nested(dialect: Dialect) {
     let want = depth_error(ENGINE_MAX_DEPTH, 1025 * 8);
     let b = std::sync::Arc::new(b);
     let shared = b.clone();
-    let (v, p, raw, walk) = on_stack(256, move || {
+    let (v, p, raw, walker) = on_stack(256, move || {
         let b = &shared[..];
         let v = gdvariant::validate_with(b, &opts).map_err(kind_at);
         let p = gdvariant::parse_prefix(b, &opts)
@@ -140,12 +140,17 @@ fn million_nested(dialect: Dialect) {
             .raw()
             .map(<[u8]>::len)
             .map_err(kind_at);
-        let walk = lazy_accept(b, &opts).map_err(kind_at);
-        (v, p, raw, walk)
+        let walker = walker_accept(b, &opts).map(|x| x.1).map_err(kind_at);
+        (v, p, raw, walker)
     });
     assert_eq!(v, Err(want));
     assert_eq!(p, Err(want));
     assert_eq!(raw, Err(want));
+    assert_eq!(walker, Err(want));
+    // The test's lazy walk recurses natively once per level (its frames, not the library's):
+    // the lazy iterators yield container children unsized, so it descends all 1025 levels.
+    let shared = b.clone();
+    let walk = on_stack(65536, move || lazy_accept(&shared, &opts).map_err(kind_at));
     assert_eq!(walk, Err(want));
     // The largest limit the options accept: still bounded stack use (the walk continues in a
     // nested call every 64 levels, about 2 KiB of stack each in a debug build).
@@ -189,10 +194,13 @@ fn engine_depth_limit_is_1025_levels() {
             on_stack(256, move || gdvariant::validate_with(&shared, &opts)),
             Ok(len)
         );
-        // The test's full lazy walk recurses natively once per level (about 3 KiB per level in
+        // The test's full lazy walk recurses natively once per level (several KiB per level in
         // a debug build); the library's own walks do not.
         let shared = std::sync::Arc::new(ok.clone());
-        assert_eq!(on_stack(8192, move || lazy_accept(&shared, &opts)), Ok(len));
+        assert_eq!(
+            on_stack(65536, move || lazy_accept(&shared, &opts)),
+            Ok(len)
+        );
         assert_eq!(
             gdvariant::parse_prefix(&ok, &opts).unwrap().1,
             ok.len(),
@@ -209,7 +217,11 @@ fn engine_depth_limit_is_1025_levels() {
         let bad = nested_levels(dialect, 1026);
         let want = Err(depth_error(ENGINE_MAX_DEPTH, 1025 * 8));
         assert_eq!(gdvariant::validate_with(&bad, &opts).map_err(kind_at), want);
-        assert_eq!(lazy_accept(&bad, &opts).map_err(kind_at), want);
+        let shared = std::sync::Arc::new(bad.clone());
+        assert_eq!(
+            on_stack(65536, move || lazy_accept(&shared, &opts).map_err(kind_at)),
+            want
+        );
         // A scalar at depth 1025 is too deep as well, as in the engine.
         let scalar = nested_arrays(dialect, 1025, &[0, 0, 0, 0]);
         assert_eq!(
@@ -233,14 +245,18 @@ fn nested_dictionaries_count_keys_and_values_one_deeper() {
     assert_eq!(gdvariant::validate(&ok), Ok(ok.len()));
     let shared = std::sync::Arc::new(ok.clone());
     assert_eq!(
-        on_stack(8192, move || lazy_accept(&shared, &G4)),
+        on_stack(65536, move || lazy_accept(&shared, &G4)),
         Ok(ok.len())
     );
     let bad = build(1026);
     // The dictionary at depth 1024 (offset 1024 * 12) is fine, its Nil key at depth 1025 is not.
     let want = Err(depth_error(ENGINE_MAX_DEPTH, 1024 * 12 + 8));
     assert_eq!(gdvariant::validate(&bad).map_err(kind_at), want);
-    assert_eq!(lazy_accept(&bad, &G4).map_err(kind_at), want);
+    let shared = std::sync::Arc::new(bad.clone());
+    assert_eq!(
+        on_stack(65536, move || lazy_accept(&shared, &G4).map_err(kind_at)),
+        want
+    );
 }
 
 #[test]

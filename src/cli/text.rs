@@ -25,10 +25,12 @@ use super::num;
 use super::sink::Sink;
 use crate::array::ContainerType;
 use crate::error::Result;
+use crate::head::head;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::types::{Dialect, Options, VariantType as T};
-use crate::value::{head, skip_value, VariantRef};
+use crate::value::VariantRef;
+use crate::walker::skip_value;
 
 /// The engine text of `v` (see the [module docs](self)).
 ///
@@ -326,6 +328,7 @@ impl<'a> Keys<'a> {
     /// The key at `rel`: its head only, O(1) (a container's elements are read lazily).
     fn key(&self, rel: usize) -> Result<VariantRef<'a>> {
         head(&mut self.at(rel)?, self.depth, &self.opts, false)
+            .map(|h| VariantRef::new(h, self.depth, self.opts))
     }
 
     /// Sorts the keys (given by their offsets) in the engine's order and prints the pairs.
@@ -347,10 +350,24 @@ impl<'a> Keys<'a> {
             }
             let mut r = self.at(rel(x))?;
             let mut k = r;
-            write(&head(&mut k, self.depth, &self.opts, false)?, s)?;
+            write(
+                &VariantRef::new(
+                    head(&mut k, self.depth, &self.opts, false)?,
+                    self.depth,
+                    self.opts,
+                ),
+                s,
+            )?;
             s.push(": ");
             skip_value(&mut r, self.depth, &self.opts)?;
-            write(&head(&mut r, self.depth, &self.opts, false)?, s)?;
+            write(
+                &VariantRef::new(
+                    head(&mut r, self.depth, &self.opts, false)?,
+                    self.depth,
+                    self.opts,
+                ),
+                s,
+            )?;
         }
         s.push("\n}");
         Ok(())

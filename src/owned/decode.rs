@@ -7,12 +7,12 @@ use alloc::vec::Vec;
 use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, ErrorKind, Result};
+use crate::head::{check_script, head};
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
 use crate::types::{Dialect, VariantType, FLAG_64};
-use crate::validate::check_script;
-use crate::value::{head, VariantRef};
+use crate::value::VariantRef;
 
 impl TypeInfo {
     /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at
@@ -173,7 +173,7 @@ fn open(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option
 fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option<Open>> {
     use VariantType as T;
     let at = v.offset();
-    let count = v.count();
+    let count = v.h.count;
     let rem = r.remaining();
     let b = match v.ty() {
         // Untyped containers (no kind bits in the header) have no type info to read.
@@ -389,9 +389,9 @@ fn leaf(
         T::PackedFloat64Array => *out = Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
         T::PackedStringArray => {
             let strings = if v.body().is_some() {
-                read_strings(r, v.count(), v.dialect(), budget)?
+                read_strings(r, v.h.count, v.dialect(), budget)?
             } else {
-                read_strings(&mut v.body_reader(), v.count(), v.dialect(), budget)?
+                read_strings(&mut v.body_reader(), v.h.count, v.dialect(), budget)?
             };
             *out = Variant::PackedStringArray(strings);
         }
@@ -466,7 +466,8 @@ impl VariantRef<'_> {
                 Building::Array { items, .. } => {
                     while top.remaining > 0 {
                         top.remaining -= 1;
-                        let child = head(&mut r, depth, &opts, false)?;
+                        let child =
+                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
                         match convert(&child, &mut r, &mut budget)? {
                             Child::Value(x) => items.push(x),
                             Child::Open(o) => {
@@ -489,7 +490,8 @@ impl VariantRef<'_> {
                             break;
                         }
                         top.remaining -= 1;
-                        let child = head(&mut r, depth, &opts, false)?;
+                        let child =
+                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
                         match convert(&child, &mut r, &mut budget)? {
                             Child::Value(k) => Some(k),
                             Child::Open(o) => {
@@ -500,7 +502,7 @@ impl VariantRef<'_> {
                             }
                         }
                     };
-                    let child = head(&mut r, depth, &opts, false)?;
+                    let child = VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
                     match (convert(&child, &mut r, &mut budget)?, key) {
                         (Child::Value(v), Some(k)) => entries.push((k, v)),
                         (Child::Value(v), None) => {
@@ -521,9 +523,10 @@ impl VariantRef<'_> {
                     while top.remaining > 0 {
                         top.remaining -= 1;
                         let name = read_owned_string(&mut r, dialect)?;
-                        let child = head(&mut r, depth, &opts, false)?;
+                        let child =
+                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
                         if dialect == Dialect::Godot4 && name == "script" {
-                            check_script(&child)?;
+                            check_script(&child.h)?;
                         }
                         match convert(&child, &mut r, &mut budget)? {
                             Child::Value(x) => props.push((name, x)),

@@ -3,49 +3,144 @@
 // `include!`s this file), so that both compare the same thing against `validate`. It never
 // allocates (packed arrays are iterated, not copied): tests/no_alloc.rs relies on that.
 
-use gdvariant::{ContainerType, ObjectRef, Result, VariantRef, VariantType};
+use gdvariant::{
+    ArrayIter, ContainerType, DictIter, Event, ObjectRef, Options, Properties, Result, VariantRef,
+    VariantType, Walker,
+};
+
+/// The exhausted iterator of a container just walked, for its parent to resume after.
+pub enum Walked<'a> {
+    /// Not a container with elements.
+    Leaf,
+    /// An Array's elements.
+    Array(ArrayIter<'a>),
+    /// A Dictionary's pairs.
+    Dict(DictIter<'a>),
+    /// A full object's properties.
+    Object(Properties<'a>),
+}
+
+/// Hands the exhausted iterator of a container child back to its parent iterator, so that the
+/// child is not read a second time; a leaf needs nothing.
+macro_rules! resume {
+    ($parent:expr, $walked:expr) => {
+        let ok = match &$walked {
+            Walked::Leaf => true,
+            Walked::Array(i) => $parent.resume_after(i)?,
+            Walked::Dict(i) => $parent.resume_after(i)?,
+            Walked::Object(i) => $parent.resume_after(i)?,
+        };
+        assert!(ok, "resume_after refused the child just walked");
+    };
+}
 
 /// Walks `v` completely through the lazy API; returns the number of values visited.
 ///
 /// Recursive (one native call per nesting level), so the containers are handled here and every
-/// other type in [`walk_leaf`], which keeps this frame small: 1025 nested levels fit easily.
+/// other type in [`walk_leaf`], which keeps this frame small. Each container child's iterator
+/// is handed back to its parent with `resume_after`, so every byte is read once whatever the
+/// depth.
 pub fn lazy_walk(v: VariantRef<'_>) -> Result<usize> {
-    use VariantType as T;
-    let mut n = 1;
+    walk(v).map(|(n, _)| n)
+}
+
+fn walk(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
     match v.ty() {
-        T::Object => match v.as_object()? {
-            ObjectRef::Id(_) => {}
-            ObjectRef::Full(f) => {
-                let mut props = f.properties();
-                while let Some((_, value)) = props.try_next()? {
-                    n += lazy_walk(value)?;
+        VariantType::Object => match v.as_object()? {
+            ObjectRef::Id(_) => Ok((1, Walked::Leaf)),
+            // A null object (empty class name) has no properties to walk.
+            ObjectRef::Full(f) if f.class_name().is_empty() => Ok((1, Walked::Leaf)),
+            ObjectRef::Full(f) => walk_object(f),
+        },
+        VariantType::Dictionary => walk_dict(v),
+        VariantType::Array => walk_array(v),
+        _ => {
+            walk_leaf(v)?;
+            Ok((1, Walked::Leaf))
+        }
+    }
+}
+
+// One function per container kind, kept out of line so that a nesting level costs one small
+// frame of each of `walk` and one of these in a debug build.
+
+#[inline(never)]
+fn walk_object(f: gdvariant::FullObjectRef<'_>) -> Result<(usize, Walked<'_>)> {
+    let _ = (f.class_name(), f.property_count());
+    let mut n = 1;
+    let mut props = f.properties();
+    while let Some((_, value)) = props.try_next()? {
+        let (m, w) = walk(value)?;
+        n += m;
+        resume!(props, w);
+    }
+    Ok((n, Walked::Object(props)))
+}
+
+#[inline(never)]
+fn walk_dict(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
+    let d = v.as_dictionary()?;
+    let (k, val) = d.key_value_types()?;
+    let _ = (
+        k.is_typed(),
+        val.is_typed(),
+        matches!(k, ContainerType::None),
+        d.len(),
+    );
+    let mut n = 1;
+    let mut it = d.iter();
+    while let Some((key, value)) = it.try_next()? {
+        n += walk(key)?.0;
+        let (m, w) = walk(value)?;
+        n += m;
+        resume!(it, w);
+    }
+    Ok((n, Walked::Dict(it)))
+}
+
+#[inline(never)]
+fn walk_array(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
+    let a = v.as_array()?;
+    let _ = (a.element_type()?, a.len());
+    let mut n = 1;
+    let mut it = a.iter();
+    while let Some(e) = it.try_next()? {
+        let (m, w) = walk(e)?;
+        n += m;
+        resume!(it, w);
+    }
+    Ok((n, Walked::Array(it)))
+}
+
+/// Walks the value at the start of `bytes` with the pull-event [`Walker`], calling every
+/// accessor that applies on each event's view; returns the number of values visited and the
+/// value's byte length. Iterative: any depth runs on a small stack.
+pub fn walker_accept(bytes: &[u8], opts: &Options) -> Result<(usize, usize)> {
+    let mut w = Walker::new(bytes, opts);
+    let mut n = 0;
+    while let Some(e) = w.next_event()? {
+        match e {
+            Event::Begin(v) => {
+                n += 1;
+                match v.ty() {
+                    VariantType::Array => drop(v.as_array()?.element_type()?),
+                    VariantType::Dictionary => drop(v.as_dictionary()?.key_value_types()?),
+                    _ => drop(v.as_object()?.is_null()),
+                }
+                let _ = v.count();
+            }
+            Event::Property(t) => drop(t.as_bytes().len()),
+            Event::Value(v) => {
+                n += 1;
+                match v.ty() {
+                    VariantType::Object => drop(v.as_object()?),
+                    _ => walk_leaf(v)?,
                 }
             }
-        },
-        T::Dictionary => {
-            let d = v.as_dictionary()?;
-            let (k, val) = d.key_value_types()?;
-            let _ = (
-                k.is_typed(),
-                val.is_typed(),
-                matches!(k, ContainerType::None),
-            );
-            let mut it = d.iter();
-            while let Some((key, value)) = it.try_next()? {
-                n += lazy_walk(key)? + lazy_walk(value)?;
-            }
+            Event::End => {}
         }
-        T::Array => {
-            let a = v.as_array()?;
-            a.element_type()?;
-            let mut it = a.iter();
-            while let Some(e) = it.try_next()? {
-                n += lazy_walk(e)?;
-            }
-        }
-        _ => walk_leaf(v)?,
     }
-    Ok(n)
+    Ok((n, w.offset()))
 }
 
 /// Reads every non-container value through its accessors.
@@ -108,7 +203,7 @@ fn walk_leaf(v: VariantRef<'_>) -> Result<()> {
         T::PackedVector4Array if v.is_wide() => drop(v.as_packed::<[f64; 4]>()?.iter().count()),
         T::PackedVector4Array => drop(v.as_packed::<[f32; 4]>()?.iter().count()),
         T::PackedColorArray => drop(v.as_packed::<gdvariant::Color>()?.iter().count()),
-        T::Object | T::Dictionary | T::Array => unreachable!("containers are walked by lazy_walk"),
+        T::Object | T::Dictionary | T::Array => unreachable!("containers are walked by walk"),
     }
     Ok(())
 }

@@ -1,0 +1,181 @@
+//! The one count-prefixed sequence under every lazy iterator: Array elements, Dictionary pairs,
+//! object properties and consecutive strings.
+//!
+//! It counts down the declared number of items, stops for good after the first error, and
+//! yields container children *unsized*: a child's body is walked only when the iterator moves
+//! past it, and not at all when the caller walked it through the child's own iterator and
+//! handed that back with [`Seq::resume_after`]. So a recursive walk through the lazy views
+//! reads every byte once, whatever the depth.
+
+use crate::error::Result;
+use crate::head::{head, read_text, Head};
+use crate::reader::Reader;
+use crate::text::Text;
+use crate::types::Options;
+use crate::value::VariantRef;
+use crate::walker::skip_body;
+
+/// A count-prefixed sequence of items at one depth; see the [module docs](self).
+// `pub` only so that the sealed [`Nested`] trait can name it; the module is private.
+#[allow(unreachable_pub)]
+#[derive(Clone, Debug)]
+pub struct Seq<'a> {
+    r: Reader<'a>,
+    remaining: u32,
+    /// The depth of the items.
+    depth: u32,
+    opts: Options,
+    /// A container child yielded unsized: its body is walked before the next item is read.
+    pending: Option<Head<'a>>,
+    /// The absolute offset of the first item (names the container for `resume_after`).
+    start: usize,
+    /// Whether an error ended the sequence.
+    failed: bool,
+}
+
+impl<'a> Seq<'a> {
+    /// The items of the container or PackedStringArray `v`.
+    #[inline]
+    pub(crate) fn of(v: &VariantRef<'a>) -> Seq<'a> {
+        let r = v.body_reader();
+        Seq {
+            start: r.offset(),
+            r,
+            remaining: v.h.count,
+            depth: v.depth() + 1,
+            opts: v.options(),
+            pending: None,
+            failed: false,
+        }
+    }
+
+    /// `count` items at `r` (no depth: strings only).
+    #[inline]
+    pub(crate) fn strings(r: Reader<'a>, count: u32, opts: Options) -> Seq<'a> {
+        Seq {
+            start: r.offset(),
+            r,
+            remaining: count,
+            depth: 0,
+            opts,
+            pending: None,
+            failed: false,
+        }
+    }
+
+    /// How many items are left (an upper bound: an error ends the sequence early).
+    #[inline]
+    pub(crate) fn remaining(&self) -> usize {
+        self.remaining as usize
+    }
+
+    /// The options the items are read with.
+    #[inline]
+    pub(crate) fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// The next item read by `read`, `Ok(None)` at the end; after an error, always `Ok(None)`.
+    /// The error-stop logic of every lazy iterator.
+    #[inline(always)]
+    pub(crate) fn next_with<T>(
+        &mut self,
+        read: impl FnOnce(&mut Seq<'a>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        let res = match self.pending.take() {
+            Some(p) => skip_body(&mut self.r, &p, self.depth, &self.opts, false),
+            None => Ok(()),
+        };
+        match res.and_then(|()| read(self)) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => {
+                self.remaining = 0;
+                self.pending = None;
+                self.failed = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads a value's head; a container's body is left for later (the view is unsized).
+    #[inline(always)]
+    pub(crate) fn value(&mut self) -> Result<VariantRef<'a>> {
+        let h = head(&mut self.r, self.depth, &self.opts, false)?;
+        if !h.sized {
+            self.pending = Some(h);
+        }
+        Ok(VariantRef::new(h, self.depth, self.opts))
+    }
+
+    /// Reads a whole value as a sized view (a dictionary key, which its value follows).
+    #[inline(always)]
+    pub(crate) fn sized_value(&mut self) -> Result<VariantRef<'a>> {
+        let h = head(&mut self.r, self.depth, &self.opts, false)?;
+        if h.sized {
+            return Ok(VariantRef::new(h, self.depth, self.opts));
+        }
+        skip_body(&mut self.r, &h, self.depth, &self.opts, false)?;
+        let len = self.r.offset() - h.offset;
+        Ok(VariantRef::new(h.sized_to(len), self.depth, self.opts))
+    }
+
+    /// Reads a string's text, checked by the dialect's rules.
+    #[inline]
+    pub(crate) fn text(&mut self) -> Result<Text<'a>> {
+        read_text(&mut self.r, self.opts.dialect)
+    }
+
+    /// The absolute offset of the next item (walking a pending child on a copy of the cursor).
+    pub(crate) fn offset(&self) -> Result<usize> {
+        let mut r = self.r;
+        if let Some(p) = &self.pending {
+            skip_body(&mut r, p, self.depth, &self.opts, false)?;
+        }
+        Ok(r.offset())
+    }
+
+    /// Continues after the container child just yielded, which the caller has iterated to its
+    /// end through `inner` (the child's own sequence): its body is not walked again. Returns
+    /// `false`, changing nothing, if `inner` is not that child's sequence or did not reach its
+    /// end (then the child is walked when the sequence moves on, as usual).
+    pub(crate) fn resume_after(&mut self, inner: &Seq<'a>) -> Result<bool> {
+        let Some(p) = &self.pending else {
+            return Ok(false);
+        };
+        let body = p.offset + p.body_at as usize;
+        if inner.start != body || inner.depth != self.depth + 1 || inner.failed {
+            return Ok(false);
+        }
+        if inner.remaining > 0 {
+            return Ok(false);
+        }
+        // The inner sequence's own last child may still be pending.
+        let mut r = inner.r;
+        if let Some(q) = &inner.pending {
+            skip_body(&mut r, q, inner.depth, &inner.opts, false)?;
+        }
+        let end = r.offset();
+        if end < self.r.offset() || self.r.skip(end - self.r.offset()).is_err() {
+            return Ok(false);
+        }
+        self.pending = None;
+        Ok(true)
+    }
+}
+
+pub(crate) mod private {
+    /// Seals [`Nested`](super::Nested): only the crate's container iterators implement it.
+    pub trait Sealed<'a> {
+        /// The iterator's sequence.
+        fn seq(&self) -> &super::Seq<'a>;
+    }
+}
+
+/// A container iterator that a parent iterator can resume after (see
+/// [`ArrayIter::resume_after`](crate::ArrayIter::resume_after)): [`ArrayIter`](crate::ArrayIter),
+/// [`DictIter`](crate::DictIter) and [`Properties`](crate::Properties). Sealed.
+pub trait Nested<'a>: private::Sealed<'a> {}
