@@ -1,8 +1,9 @@
 //! Errors: what went wrong and at which byte offset.
 
 use core::fmt;
+use core::num::NonZeroU8;
 
-use crate::types::VariantType;
+use crate::types::{Dialect, VariantType};
 
 /// A specialized [`Result`](core::result::Result) for gdvariant.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -12,11 +13,21 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 /// Every error carries the absolute byte offset in the input at which the problem was found (for a
 /// value obtained from a framed stream, the offset in the whole stream) and an [`ErrorKind`] saying
 /// what it was. Its `Display` reads like `unexpected end of input at offset 28`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Error {
-    offset: usize,
-    kind: ErrorKind,
+    // Two words, so that `Result<T>` stays small on every read path: the offset in 48 bits
+    // (256 TiB; larger offsets saturate), the kind as a tag and up to 72 bits of payload. The
+    // encoding is canonical (one bit pattern per kind and offset), so the derived traits hold.
+    lo: u32,
+    hi: u16,
+    /// The kind's tag plus one: the zero niche keeps `Result<()>` at 16 bytes.
+    tag: NonZeroU8,
+    aux: u8,
+    a: u32,
+    b: u32,
 }
+
+const _: () = assert!(core::mem::size_of::<Error>() <= 16);
 
 /// What went wrong. Non-exhaustive: new kinds may be added in minor releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,33 +136,43 @@ impl fmt::Display for Expected {
 }
 
 impl Error {
-    /// Creates an error of `kind` at `offset`.
+    /// Creates an error of `kind` at `offset` (offsets beyond 2^48 - 1 saturate; a
+    /// [`FrameTooLarge`](ErrorKind::FrameTooLarge) length or maximum beyond `u32::MAX` saturates
+    /// to it, as a length prefix cannot hold more; a [`WriterMisuse`](ErrorKind::WriterMisuse)
+    /// message or [`Expected::PackedOf`] name not of this crate reads back as a generic one).
     #[cold]
     #[inline(never)]
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
-        Error { offset, kind }
+        let (tag, aux, a, b) = encode_kind(kind);
+        let off = (offset as u64).min(MAX_OFFSET);
+        Error {
+            lo: off as u32,
+            hi: (off >> 32) as u16,
+            tag: NonZeroU8::new(tag + 1).unwrap_or(NonZeroU8::MIN),
+            aux,
+            a,
+            b,
+        }
     }
 
     /// The absolute byte offset at which the problem was found.
     #[inline]
     pub fn offset(&self) -> usize {
-        self.offset
+        let off = u64::from(self.lo) | u64::from(self.hi) << 32;
+        usize::try_from(off).unwrap_or(usize::MAX)
     }
 
     /// What went wrong.
     #[inline]
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        decode_kind(self.tag.get() - 1, self.aux, self.a, self.b)
     }
 
     /// The same error with its offset moved by `delta` (used when a value inside a larger stream
     /// was read from a sub-slice).
     #[must_use]
     pub fn shifted(self, delta: usize) -> Error {
-        Error {
-            offset: self.offset.saturating_add(delta),
-            kind: self.kind,
-        }
+        Error::new(self.kind(), self.offset().saturating_add(delta))
     }
 
     #[cold]
@@ -210,8 +231,238 @@ impl fmt::Display for ErrorKind {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at offset {}", self.kind, self.offset)
+        write!(f, "{} at offset {}", self.kind(), self.offset())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("offset", &self.offset())
+            .field("kind", &self.kind())
+            .finish()
+    }
+}
+
+// ----- the two-word encoding -----
+
+const MAX_OFFSET: u64 = (1 << 48) - 1;
+
+/// Every message of [`ErrorKind::WriterMisuse`] the crate writes; index 0 stands for any other.
+const MISUSE: &[&str] = &[
+    "writer misuse",
+    "dictionary key without a value",
+    "empty class name (write a null object with `object_id(0)`)",
+    "end without an open container",
+    "fewer values than the container's declared count",
+    "finish with open containers",
+    "more values than the container's declared count",
+    "object property name without a value",
+    "object property value without a name",
+    "property name outside an object",
+    "two property names in a row",
+    "raw value encoded in the other dialect",
+];
+
+/// Every element name of [`Expected::PackedOf`] (the sealed packed element types'); index 0
+/// stands for any other.
+const PACKED: &[&str] = &[
+    "element",
+    "i32",
+    "i64",
+    "f32",
+    "f64",
+    "[f32; 2] (Vector2)",
+    "[f64; 2] (Vector2, double)",
+    "[f32; 3] (Vector3)",
+    "[f64; 3] (Vector3, double)",
+    "[f32; 4] (Vector4)",
+    "[f64; 4] (Vector4, double)",
+    "Color",
+];
+
+fn index_of(table: &[&str], s: &str) -> u32 {
+    let i = table.iter().position(|t| *t == s).unwrap_or(0);
+    debug_assert!(
+        i != 0 || s == table[0],
+        "message not in the error table: {s}"
+    );
+    i as u32
+}
+
+fn split(n: u64) -> (u32, u32) {
+    (n as u32, (n >> 32) as u32)
+}
+
+fn join(a: u32, b: u32) -> usize {
+    usize::try_from(u64::from(a) | u64::from(b) << 32).unwrap_or(usize::MAX)
+}
+
+fn ty_byte(t: VariantType) -> u8 {
+    // The Godot 4 type ids follow the enum's order.
+    Dialect::Godot4.id_of(t).unwrap_or(0) as u8
+}
+
+fn byte_ty(b: u8) -> VariantType {
+    Dialect::Godot4
+        .type_of(u32::from(b))
+        .unwrap_or(VariantType::Nil)
+}
+
+fn encode_kind(kind: ErrorKind) -> (u8, u8, u32, u32) {
+    use ErrorKind as K;
+    match kind {
+        K::UnexpectedEof { needed } => {
+            let (a, b) = split(needed as u64);
+            (0, 0, a, b)
+        }
+        K::UnknownType { id } => (1, 0, id, 0),
+        K::InvalidContainerType { id } => (2, 0, id, 0),
+        K::InvalidUtf8 => (3, 0, 0, 0),
+        K::NotRustUtf8 => (4, 0, 0, 0),
+        K::NegativeLength { value } => (5, 0, value as u32, 0),
+        K::LengthOverflow => (6, 0, 0, 0),
+        K::DepthExceeded { limit } => (7, 0, limit, 0),
+        K::ObjectsNotAllowed => (8, 0, 0, 0),
+        K::InvalidObjectScript => (9, 0, 0, 0),
+        K::OldNodePathFormat => (10, 0, 0, 0),
+        K::WrongType { expected, found } => {
+            let e = match expected {
+                Expected::Type(t) => 0x100 | u32::from(ty_byte(t)),
+                Expected::StringLike => 0x200,
+                Expected::PackedOf(name) => 0x300 | index_of(PACKED, name),
+                Expected::AnyPacked => 0x400,
+            };
+            (11, ty_byte(found), e, 0)
+        }
+        K::UnsupportedInDialect { ty } => (12, ty_byte(ty), 0, 0),
+        K::TooLong => (13, 0, 0, 0),
+        K::WriterMisuse { what } => (14, 0, index_of(MISUSE, what), 0),
+        K::FrameTooLarge { len, max } => (
+            15,
+            0,
+            len.min(u64::from(u32::MAX)) as u32,
+            max.min(u64::from(u32::MAX)) as u32,
+        ),
+        K::TruncatedFrame { needed } => {
+            let (a, b) = split(needed as u64);
+            (16, 0, a, b)
+        }
+        K::TrailingBytesInFrame { extra } => {
+            let (a, b) = split(extra as u64);
+            (17, 0, a, b)
+        }
+    }
+}
+
+fn decode_kind(tag: u8, aux: u8, a: u32, b: u32) -> ErrorKind {
+    use ErrorKind as K;
+    match tag {
+        0 => K::UnexpectedEof { needed: join(a, b) },
+        1 => K::UnknownType { id: a },
+        2 => K::InvalidContainerType { id: a },
+        3 => K::InvalidUtf8,
+        4 => K::NotRustUtf8,
+        5 => K::NegativeLength { value: a as i32 },
+        6 => K::LengthOverflow,
+        7 => K::DepthExceeded { limit: a },
+        8 => K::ObjectsNotAllowed,
+        9 => K::InvalidObjectScript,
+        10 => K::OldNodePathFormat,
+        11 => K::WrongType {
+            expected: match a >> 8 {
+                1 => Expected::Type(byte_ty(a as u8)),
+                2 => Expected::StringLike,
+                3 => Expected::PackedOf(
+                    PACKED
+                        .get((a & 0xFF) as usize)
+                        .copied()
+                        .unwrap_or(PACKED[0]),
+                ),
+                _ => Expected::AnyPacked,
+            },
+            found: byte_ty(aux),
+        },
+        12 => K::UnsupportedInDialect { ty: byte_ty(aux) },
+        13 => K::TooLong,
+        14 => K::WriterMisuse {
+            what: MISUSE.get(a as usize).copied().unwrap_or(MISUSE[0]),
+        },
+        15 => K::FrameTooLarge {
+            len: u64::from(a),
+            max: u64::from(b),
+        },
+        16 => K::TruncatedFrame { needed: join(a, b) },
+        _ => K::TrailingBytesInFrame { extra: join(a, b) },
     }
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_two_words_and_round_trips_every_kind() {
+        assert!(core::mem::size_of::<Error>() <= 16);
+        assert!(core::mem::size_of::<Result<()>>() <= 16);
+        let mut kinds = alloc::vec![
+            ErrorKind::UnexpectedEof { needed: 7 },
+            ErrorKind::UnexpectedEof { needed: usize::MAX },
+            ErrorKind::UnknownType { id: 0xDEAD_BEEF },
+            ErrorKind::InvalidContainerType { id: 39 },
+            ErrorKind::InvalidUtf8,
+            ErrorKind::NotRustUtf8,
+            ErrorKind::NegativeLength { value: i32::MIN },
+            ErrorKind::LengthOverflow,
+            ErrorKind::DepthExceeded { limit: 1024 },
+            ErrorKind::ObjectsNotAllowed,
+            ErrorKind::InvalidObjectScript,
+            ErrorKind::OldNodePathFormat,
+            ErrorKind::WrongType {
+                expected: Expected::StringLike,
+                found: VariantType::PackedVector4Array,
+            },
+            ErrorKind::WrongType {
+                expected: Expected::AnyPacked,
+                found: VariantType::Nil,
+            },
+            ErrorKind::UnsupportedInDialect {
+                ty: VariantType::Vector4,
+            },
+            ErrorKind::TooLong,
+            ErrorKind::FrameTooLarge {
+                len: u64::from(u32::MAX),
+                max: 8 << 20,
+            },
+            ErrorKind::TruncatedFrame { needed: 3 },
+            ErrorKind::TrailingBytesInFrame { extra: 1 << 40 },
+        ];
+        for t in Dialect::Godot4.types() {
+            kinds.push(ErrorKind::WrongType {
+                expected: Expected::Type(t),
+                found: t,
+            });
+        }
+        for name in PACKED {
+            kinds.push(ErrorKind::WrongType {
+                expected: Expected::PackedOf(name),
+                found: VariantType::Int,
+            });
+        }
+        for what in MISUSE {
+            kinds.push(ErrorKind::WriterMisuse { what });
+        }
+        for (i, k) in kinds.into_iter().enumerate() {
+            for off in [0, i, (1 << 40) + i, MAX_OFFSET as usize] {
+                let e = Error::new(k, off);
+                assert_eq!((e.kind(), e.offset()), (k, off));
+            }
+        }
+        assert_eq!(
+            Error::new(ErrorKind::TooLong, usize::MAX).offset(),
+            MAX_OFFSET as usize
+        );
+    }
+}
