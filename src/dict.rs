@@ -21,6 +21,13 @@ use crate::walker::{read_value, skip_body, skip_value};
 pub trait Key {
     /// Whether the encoded `key` equals this key.
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool>;
+
+    /// The text of a string key, for lookups that compare string keys in place without making
+    /// views of the keys they pass; `None` (the default) for other keys.
+    #[doc(hidden)]
+    fn as_str_key(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl Key for &str {
@@ -35,17 +42,29 @@ impl Key for &str {
         let (raw, _) = r.read_string_raw()?;
         Ok(engine_text(raw).0 == self.as_bytes())
     }
+
+    fn as_str_key(&self) -> Option<&str> {
+        Some(self)
+    }
 }
 
 impl Key for String {
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Key::matches(&self.as_str(), key)
     }
+
+    fn as_str_key(&self) -> Option<&str> {
+        Some(self)
+    }
 }
 
 impl Key for &String {
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Key::matches(&self.as_str(), key)
+    }
+
+    fn as_str_key(&self) -> Option<&str> {
+        Some(self)
     }
 }
 
@@ -159,10 +178,27 @@ impl<'a> DictionaryRef<'a> {
         let mut r: Reader<'a> = self.value.body_reader();
         let depth = self.value.depth() + 1;
         let opts = self.value.options();
+        // A string key without NUL or leading BOM equals an encoded string key exactly when
+        // their bytes are equal, or when the encoded text only differs by what the engine
+        // strips: compared in place, without making views of the keys passed.
+        let plain = key
+            .as_str_key()
+            .filter(|s| !s.as_bytes().contains(&0) && !s.starts_with('\u{FEFF}'))
+            .filter(|_| depth <= opts.max_depth);
         let mut found = None;
         for _ in 0..self.value.h.count {
-            let k = read_value(&mut r, depth, &opts)?;
-            if key.matches(&k)? {
+            let hit = match plain {
+                Some(s) => match string_key(&mut r, &opts) {
+                    Some(raw) => {
+                        let raw = raw?;
+                        raw == s.as_bytes()
+                            || (raw.len() > s.len() && engine_text(raw).0 == s.as_bytes())
+                    }
+                    None => key.matches(&read_value(&mut r, depth, &opts)?)?,
+                },
+                None => key.matches(&read_value(&mut r, depth, &opts)?)?,
+            };
+            if hit {
                 let h = head(&mut r, depth, &opts, false)?;
                 let v = VariantRef::new(h, depth, opts);
                 if first {
@@ -176,6 +212,22 @@ impl<'a> DictionaryRef<'a> {
         }
         Ok(found)
     }
+}
+
+/// If the value at `r` is a String or StringName, reads it and returns its raw bytes; `None`
+/// (reading nothing) for any other value.
+#[inline(always)]
+fn string_key<'a>(r: &mut Reader<'a>, opts: &crate::Options) -> Option<Result<&'a [u8]>> {
+    let header = r.peek_u32()?;
+    let ty = opts.dialect.type_of(header & 0xFF)?;
+    if !matches!(ty, VariantType::String | VariantType::StringName) {
+        return None;
+    }
+    Some(
+        r.skip(4)
+            .and_then(|()| r.read_string_raw())
+            .map(|(raw, _)| raw),
+    )
 }
 
 impl<'a> IntoIterator for DictionaryRef<'a> {

@@ -102,7 +102,8 @@ pub(crate) fn skip_strings(
 
 /// The one place of the Godot 4 rule on a full object's `script` property: it must be Nil or
 /// a String holding a `res://` path (the engine loads it). `h` is the property value's head.
-pub(crate) fn check_script(h: &Head<'_>) -> Result<()> {
+#[cold]
+pub(crate) fn check_script(h: Head<'_>) -> Result<()> {
     match h.ty {
         VariantType::Nil => Ok(()),
         VariantType::String => {

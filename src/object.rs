@@ -239,7 +239,7 @@ impl<'a> Properties<'a> {
         let name = s.text()?;
         let value = s.value()?;
         if s.options().dialect == Dialect::Godot4 && name.as_bytes() == b"script" {
-            check_script(&value.h)?;
+            check_script(value.h)?;
         }
         Ok((name, value))
     }

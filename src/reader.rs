@@ -100,6 +100,13 @@ impl<'a> Reader<'a> {
         T::read_from_bytes(bytes).map_err(|_| Error::eof(self.offset(), size))
     }
 
+    /// The next `u32` without moving, `None` if fewer than 4 bytes are left.
+    #[inline(always)]
+    pub(crate) fn peek_u32(&self) -> Option<u32> {
+        let b = self.data.get(self.pos..)?.first_chunk::<4>()?;
+        Some(u32::from_le_bytes(*b))
+    }
+
     #[inline(always)]
     pub(crate) fn read_u32(&mut self) -> Result<u32> {
         self.read_le::<U32>().map(U32::get)

@@ -94,19 +94,19 @@ impl Frame {
 
     /// The frame of the container whose head `h` was just read (`None` for other values).
     #[inline(always)]
-    fn of(h: &Head<'_>, body: Body) -> Frame {
+    fn of(count: u32, body: Body) -> Frame {
         match body {
             // count <= 2^31 - 1 (bit 31 masked), so keys plus values fit in a u32.
             Body::Dictionary => Frame {
-                remaining: h.count.saturating_mul(2),
+                remaining: count.saturating_mul(2),
                 kind: Kind::Dictionary,
             },
             Body::Object => Frame {
-                remaining: h.count,
+                remaining: count,
                 kind: Kind::Object,
             },
             Body::Array | Body::Strings => Frame {
-                remaining: h.count,
+                remaining: count,
                 kind: Kind::Array,
             },
         }
@@ -257,18 +257,17 @@ impl<'a> Walker<'a> {
         if self.state != State::Running {
             return Ok(());
         }
-        let target = self.open - 1;
-        while self.open > target {
-            if self.next_event()?.is_none() {
-                break;
-            }
-        }
-        Ok(())
+        self.skip_until(self.open - 1)
     }
 
-    /// Walks to the end of the top value; returns the offset just after it.
+    /// Walks to the end of the top value (without events); returns the offset just after it.
     pub fn finish(&mut self) -> Result<usize> {
-        while self.next_event()?.is_some() {}
+        if self.state == State::Start {
+            self.next_event()?;
+        }
+        if self.state == State::Running {
+            self.skip_until(0)?;
+        }
         Ok(self.r.offset())
     }
 
@@ -302,7 +301,49 @@ impl<'a> Walker<'a> {
         }
     }
 
-    // ----- the step -----
+    // ----- the steps -----
+
+    /// Walks on without events until only `target` containers are open (`target < open`).
+    ///
+    /// The same walk as [`step`](Walker::step), with the cursor and the innermost frame in
+    /// locals: what `validate` and every sizing walk run, one value per iteration.
+    fn skip_until(&mut self, target: u32) -> Result<()> {
+        // One copy of the loop per checking mode, so that the check is decided at compile time.
+        if self.check {
+            self.skip_until_with::<true>(target)
+        } else {
+            self.skip_until_with::<false>(target)
+        }
+    }
+
+    #[inline(always)]
+    fn skip_until_with<const CHECK: bool>(&mut self, target: u32) -> Result<()> {
+        let mut r = self.r;
+        let mut top = self.top;
+        let mut open = self.open;
+        let res = run::<CHECK>(
+            &mut r,
+            &mut top,
+            &mut open,
+            &mut self.stack,
+            Pending {
+                named: self.named,
+                script: self.script,
+            },
+            self.base,
+            &self.opts,
+            target,
+        );
+        self.r = r;
+        self.top = top;
+        self.open = open;
+        self.named = false;
+        self.script = false;
+        if res.is_err() || open == 0 {
+            self.state = State::Done;
+        }
+        res
+    }
 
     #[inline(always)]
     fn step(&mut self) -> Result<Option<Event<'a>>> {
@@ -325,7 +366,7 @@ impl<'a> Walker<'a> {
             if self.check {
                 text::check(t, self.opts.dialect, at + skipped)?;
             }
-            self.script = self.opts.dialect == Dialect::Godot4 && t == b"script";
+            self.script = is_script(t, &self.opts);
             self.named = true;
             return Ok(Some(Event::Property(Text::new(t))));
         }
@@ -335,7 +376,7 @@ impl<'a> Walker<'a> {
         let h = head(&mut self.r, depth, &self.opts, self.check)?;
         if self.script {
             self.script = false;
-            check_script(&h)?;
+            check_script(h)?;
         }
         self.value(h, depth).map(Some)
     }
@@ -355,7 +396,7 @@ impl<'a> Walker<'a> {
                 )))
             }
             Some(body) => {
-                self.push(Frame::of(&h, body));
+                self.push(Frame::of(h.count, body));
                 Ok(Event::Begin(VariantRef::new(h, depth, self.opts)))
             }
         }
@@ -393,11 +434,88 @@ impl<'a> Iterator for Walker<'a> {
 
 impl FusedIterator for Walker<'_> {}
 
+/// The state of an object's property at the start of a skip: its name already read, and
+/// whether that name is `script`.
+#[derive(Clone, Copy)]
+struct Pending {
+    named: bool,
+    script: bool,
+}
+
+/// The loop of [`Walker::skip_until`], on locals: walks on until only `target` containers are
+/// open. Each pass of the outer loop reads the values of the innermost container until it
+/// ends or a nested container opens.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run<const CHECK: bool>(
+    r: &mut Reader<'_>,
+    top: &mut Frame,
+    open: &mut u32,
+    stack: &mut Stack,
+    mut pending: Pending,
+    base: u32,
+    opts: &Options,
+    target: u32,
+) -> Result<()> {
+    'outer: loop {
+        let depth = base + *open;
+        while top.remaining > 0 {
+            top.remaining -= 1;
+            if top.kind == Kind::Object {
+                if !pending.named {
+                    pending.script = read_name(r, opts, CHECK)?;
+                }
+                pending.named = false;
+            }
+            let h = head(r, depth, opts, CHECK)?;
+            if pending.script {
+                pending.script = false;
+                check_script(h)?;
+            }
+            match h.body() {
+                None => {}
+                Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
+                Some(body) => {
+                    stack.push(*top);
+                    *top = Frame::of(h.count, body);
+                    *open += 1;
+                    continue 'outer;
+                }
+            }
+        }
+        *open -= 1;
+        if *open > 0 {
+            *top = stack.pop();
+        }
+        if *open == target {
+            return Ok(());
+        }
+    }
+}
+
+/// Whether a property named `t` is the Godot 4 `script` property.
+#[inline(always)]
+fn is_script(t: &[u8], opts: &Options) -> bool {
+    opts.dialect == Dialect::Godot4 && t == b"script"
+}
+
+/// Reads a property name, checking its text with `check`; returns whether it names the Godot 4
+/// `script` property.
+#[inline]
+fn read_name(r: &mut Reader<'_>, opts: &Options, check: bool) -> Result<bool> {
+    let (raw, at) = r.read_string_raw()?;
+    let (t, skipped) = text::engine_text(raw);
+    if check {
+        text::check(t, opts.dialect, at + skipped)?;
+    }
+    Ok(is_script(t, opts))
+}
+
 // ----- crate-internal walks -----
 
 /// Walks the body of the value whose head `h` (at `depth`) was just read at `r`, leaving `r`
 /// after the whole value. With `check`, everything `validate` checks is checked.
-#[inline]
+#[inline(always)]
 pub(crate) fn skip_body<'a>(
     r: &mut Reader<'a>,
     h: &Head<'a>,
@@ -408,16 +526,26 @@ pub(crate) fn skip_body<'a>(
     match h.body() {
         None => Ok(()),
         Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, check),
-        Some(body) => {
-            let mut w = Walker::at(*r, depth, *opts, check);
-            w.push(Frame::of(h, body));
-            while w.state == State::Running {
-                w.step()?;
-            }
-            *r = w.r;
-            Ok(())
-        }
+        Some(body) => walk_container(r, h, body, depth, opts, check),
     }
+}
+
+/// The container case of [`skip_body`], out of line: it is the only one that needs a walker
+/// (and its frame stack) on the native stack.
+#[inline(never)]
+fn walk_container<'a>(
+    r: &mut Reader<'a>,
+    h: &Head<'a>,
+    body: Body,
+    depth: u32,
+    opts: &Options,
+    check: bool,
+) -> Result<()> {
+    let mut w = Walker::at(*r, depth, *opts, check);
+    w.push(Frame::of(h.count, body));
+    w.skip_until(0)?;
+    *r = w.r;
+    Ok(())
 }
 
 /// Validates one value at the cursor, leaving the cursor after it.

@@ -526,7 +526,7 @@ impl VariantRef<'_> {
                         let child =
                             VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
                         if dialect == Dialect::Godot4 && name == "script" {
-                            check_script(&child.h)?;
+                            check_script(child.h)?;
                         }
                         match convert(&child, &mut r, &mut budget)? {
                             Child::Value(x) => props.push((name, x)),
