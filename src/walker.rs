@@ -178,6 +178,8 @@ pub struct Walker<'a> {
     named: bool,
     /// Whether the next value is a Godot 4 `script` property.
     script: bool,
+    /// The absolute offset of the last property name's bytes.
+    name_at: usize,
     stack: Stack,
 }
 
@@ -211,6 +213,7 @@ impl<'a> Walker<'a> {
             top: Frame::NONE,
             named: false,
             script: false,
+            name_at: 0,
             stack: Stack::default(),
         }
     }
@@ -301,6 +304,12 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The absolute offset of the last [`Property`](Event::Property) name's bytes.
+    #[inline]
+    pub(crate) fn name_at(&self) -> usize {
+        self.name_at
+    }
+
     // ----- the steps -----
 
     /// Walks on without events until only `target` containers are open (`target < open`).
@@ -368,6 +377,7 @@ impl<'a> Walker<'a> {
             }
             self.script = is_script(t, &self.opts);
             self.named = true;
+            self.name_at = at;
             return Ok(Some(Event::Property(Text::new(t))));
         }
         self.top.remaining -= 1;

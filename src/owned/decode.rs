@@ -7,12 +7,12 @@ use alloc::vec::Vec;
 use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, ErrorKind, Result};
-use crate::head::{check_script, head};
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
 use crate::types::{Dialect, VariantType, FLAG_64};
 use crate::value::VariantRef;
+use crate::walker::{Event, Walker};
 
 impl TypeInfo {
     /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at
@@ -82,9 +82,6 @@ fn string_of(v: &VariantRef<'_>) -> Result<String> {
 }
 
 /// A container being converted: its children so far and its type info.
-///
-/// A leaf child is pushed as soon as it is read (see [`convert`]); a container child gets a
-/// `Nil` slot, filled when it is complete (see [`Building::current`]).
 enum Building {
     Array {
         items: Vec<Variant>,
@@ -93,22 +90,15 @@ enum Building {
     Dict {
         entries: Vec<(Variant, Variant)>,
         types: Option<Box<(TypeInfo, TypeInfo)>>,
-        /// The last entry's key is a container being read (or just filled in); its value
-        /// comes next.
-        key_open: bool,
+        /// The key read, whose value comes next.
+        key: Option<Variant>,
     },
     Object {
         class: String,
         props: Vec<(String, Variant)>,
+        /// The name read, whose value comes next.
+        name: Option<String>,
     },
-}
-
-/// An open container: what is built so far, the entries (values, key/value pairs,
-/// properties) still to start, its depth.
-struct Open {
-    b: Building,
-    remaining: u32,
-    depth: u32,
 }
 
 /// Initial capacity for `count` children of at least `min_size` encoded bytes each, with
@@ -126,17 +116,18 @@ fn capacity(count: u32, remaining: usize, min_size: usize, budget: &mut usize) -
 }
 
 impl Building {
-    /// The slot of the container child being read (the last one pushed).
-    #[inline]
-    fn current(&mut self) -> Option<&mut Variant> {
+    /// Adds a converted child: an element, a key or its value, a property value.
+    #[inline(always)]
+    fn push(&mut self, x: Variant) {
         match self {
-            Building::Array { items, .. } => items.last_mut(),
-            Building::Dict {
-                entries, key_open, ..
-            } => entries
-                .last_mut()
-                .map(|e| if *key_open { &mut e.0 } else { &mut e.1 }),
-            Building::Object { props, .. } => props.last_mut().map(|p| &mut p.1),
+            Building::Array { items, .. } => items.push(x),
+            Building::Dict { entries, key, .. } => match key.take() {
+                Some(k) => entries.push((k, x)),
+                None => *key = Some(x),
+            },
+            Building::Object { props, name, .. } => {
+                props.push((name.take().unwrap_or_default(), x));
+            }
         }
     }
 
@@ -157,25 +148,13 @@ impl Building {
     }
 }
 
-/// Opens the container `v` (whose head has been read and whose body starts at `r`), or returns
-/// `None` if `v` is not a container with a body.
-#[inline]
-fn open(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option<Open>> {
-    use VariantType as T;
-    // By type, not `v.body()`: a sized view (from an iterator or a frame) has no body to walk,
-    // but its elements still have to be read.
-    match v.ty() {
-        T::Array | T::Dictionary | T::Object => open_container(v, r, budget),
-        _ => Ok(None),
-    }
-}
-
-fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Result<Option<Open>> {
+/// Opens the container whose [`Begin`](Event::Begin) event is `v`, with `remaining` bytes of
+/// input after its head.
+fn open_container(v: &VariantRef<'_>, remaining: usize, budget: &mut usize) -> Result<Building> {
     use VariantType as T;
     let at = v.offset();
     let count = v.h.count;
-    let rem = r.remaining();
-    let b = match v.ty() {
+    Ok(match v.ty() {
         // Untyped containers (no kind bits in the header) have no type info to read.
         T::Array => {
             let ty = if v.header() & (0x3 << 16) == 0 {
@@ -186,7 +165,7 @@ fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Res
             };
             Building::Array {
                 ty,
-                items: Vec::with_capacity(capacity(count, rem, 4, budget)),
+                items: Vec::with_capacity(capacity(count, remaining, 4, budget)),
             }
         }
         T::Dictionary => {
@@ -201,27 +180,23 @@ fn open_container(v: &VariantRef<'_>, r: &Reader<'_>, budget: &mut usize) -> Res
             };
             Building::Dict {
                 types,
-                entries: Vec::with_capacity(capacity(count, rem, 8, budget)),
-                key_open: false,
+                entries: Vec::with_capacity(capacity(count, remaining, 8, budget)),
+                key: None,
             }
         }
-        T::Object => {
+        _ => {
             let class = match v.as_object()? {
-                ObjectRef::Full(f) if !f.class_name().is_empty() => f.class_name(),
-                _ => return Ok(None),
+                ObjectRef::Full(f) => f.class_name(),
+                // Unreachable: only full objects with a class begin a container.
+                ObjectRef::Id(_) => Text::new(b""),
             };
             Building::Object {
                 class: text_string(&class, at + 8)?,
-                props: Vec::with_capacity(capacity(count, rem, 8, budget)),
+                props: Vec::with_capacity(capacity(count, remaining, 8, budget)),
+                name: None,
             }
         }
-        _ => return Ok(None),
-    };
-    Ok(Some(Open {
-        b,
-        remaining: count,
-        depth: v.depth(),
-    }))
+    })
 }
 
 /// Reads `count` strings at `r` (the body of a PackedStringArray).
@@ -236,30 +211,6 @@ fn read_strings(
         out.push(read_owned_string(r, dialect)?);
     }
     Ok(out)
-}
-
-/// A child read by `to_owned`: a converted value, or a container to open.
-enum Child {
-    Value(Variant),
-    Open(Open),
-}
-
-/// Converts `v` (whose head has been read) or opens it if it is a container with a body.
-///
-/// Inlined, with the common leaf types converted inline, so that the value goes straight into
-/// its vector: returned through memory from a call, its copy into the vector reads back what the
-/// callee has just written field by field and stalls on store forwarding.
-#[inline(always)]
-fn convert(v: &VariantRef<'_>, r: &mut Reader<'_>, budget: &mut usize) -> Result<Child> {
-    if let Some(x) = quick_leaf(v)? {
-        return Ok(Child::Value(x));
-    }
-    if let Some(o) = open(v, r, budget)? {
-        return Ok(Child::Open(o));
-    }
-    let mut out = Variant::Nil;
-    leaf(v, r, budget, &mut out)?;
-    Ok(Child::Value(out))
 }
 
 /// The most common leaf types, read from the payload as the `VariantRef` accessors read them;
@@ -443,117 +394,53 @@ impl VariantRef<'_> {
     /// ```
     #[allow(clippy::wrong_self_convention)]
     pub fn to_owned(&self) -> Result<Variant> {
-        let mut r = self.body_reader();
-        // At most one value per 4 bytes: the total of all reservations (see `capacity`).
-        let mut budget = r.remaining() / 4;
-        let Some(first) = open(self, &r, &mut budget)? else {
-            let mut out = Variant::Nil;
-            leaf(self, &mut r, &mut budget, &mut out)?;
-            return Ok(out);
-        };
-        let opts = self.options();
-        let dialect = opts.get_dialect();
-        let mut stack = alloc::vec![first];
-        'outer: loop {
-            let Some(top) = stack.last_mut() else {
-                // Unreachable: the outermost container returns below.
-                return Ok(Variant::Nil);
-            };
-            let depth = top.depth + 1;
-            // Read children until one is a container to open, or the container is complete. An
-            // open container gets a `Nil` slot, filled when it is complete.
-            match &mut top.b {
-                Building::Array { items, .. } => {
-                    while top.remaining > 0 {
-                        top.remaining -= 1;
-                        let child =
-                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
-                        match convert(&child, &mut r, &mut budget)? {
-                            Child::Value(x) => items.push(x),
-                            Child::Open(o) => {
-                                items.push(Variant::Nil);
-                                stack.push(o);
-                                continue 'outer;
-                            }
-                        }
-                    }
+        let mut w = Walker::from_value(*self);
+        // The input left after the value's start bounds every reservation (see `capacity`).
+        let end = self.offset() + self.h.data.len();
+        let mut budget = self.h.data.len() / 4;
+        let mut stack: Vec<Building> = Vec::new();
+        while let Some(event) = w.next_event()? {
+            let done = match event {
+                Event::Value(v) => convert(&v, &mut budget)?,
+                Event::Begin(v) => {
+                    let remaining = end.saturating_sub(w.offset());
+                    stack.push(open_container(&v, remaining, &mut budget)?);
+                    continue;
                 }
-                Building::Dict {
-                    entries, key_open, ..
-                } => loop {
-                    // The key, or `None` if it is a container already in the last entry.
-                    let key = if *key_open {
-                        *key_open = false;
-                        None
-                    } else {
-                        if top.remaining == 0 {
-                            break;
-                        }
-                        top.remaining -= 1;
-                        let child =
-                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
-                        match convert(&child, &mut r, &mut budget)? {
-                            Child::Value(k) => Some(k),
-                            Child::Open(o) => {
-                                entries.push((Variant::Nil, Variant::Nil));
-                                *key_open = true;
-                                stack.push(o);
-                                continue 'outer;
-                            }
-                        }
+                Event::Property(t) => {
+                    let name = match t.as_str() {
+                        Some(s) => String::from(s),
+                        None => return Err(Error::new(ErrorKind::NotRustUtf8, w.name_at())),
                     };
-                    let child = VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
-                    match (convert(&child, &mut r, &mut budget)?, key) {
-                        (Child::Value(v), Some(k)) => entries.push((k, v)),
-                        (Child::Value(v), None) => {
-                            if let Some(e) = entries.last_mut() {
-                                e.1 = v;
-                            }
-                        }
-                        (Child::Open(o), key) => {
-                            if let Some(k) = key {
-                                entries.push((k, Variant::Nil));
-                            }
-                            stack.push(o);
-                            continue 'outer;
-                        }
+                    if let Some(Building::Object { name: slot, .. }) = stack.last_mut() {
+                        *slot = Some(name);
                     }
+                    continue;
+                }
+                Event::End => match stack.pop() {
+                    Some(b) => b.finish(),
+                    None => continue,
                 },
-                Building::Object { props, .. } => {
-                    while top.remaining > 0 {
-                        top.remaining -= 1;
-                        let name = read_owned_string(&mut r, dialect)?;
-                        let child =
-                            VariantRef::new(head(&mut r, depth, &opts, false)?, depth, opts);
-                        if dialect == Dialect::Godot4 && name == "script" {
-                            check_script(child.h)?;
-                        }
-                        match convert(&child, &mut r, &mut budget)? {
-                            Child::Value(x) => props.push((name, x)),
-                            Child::Open(o) => {
-                                props.push((name, Variant::Nil));
-                                stack.push(o);
-                                continue 'outer;
-                            }
-                        }
-                    }
-                }
-            }
-            // `top` is complete: it goes into its parent's slot.
-            let Some(done) = stack.pop() else { break };
-            let v = done.b.finish();
+            };
             match stack.last_mut() {
-                Some(parent) => {
-                    if let Some(slot) = parent.b.current() {
-                        *slot = v;
-                    }
-                }
-                None => return Ok(v),
+                Some(parent) => parent.push(done),
+                None => return Ok(done),
             }
         }
-        // Unreachable: the outermost container returns above.
+        // Unreachable: the walk ends with the top value's own event above.
         Ok(Variant::Nil)
     }
+}
+
+/// Converts the value of a [`Value`](Event::Value) event.
+#[inline(always)]
+fn convert(v: &VariantRef<'_>, budget: &mut usize) -> Result<Variant> {
+    if let Some(x) = quick_leaf(v)? {
+        return Ok(x);
+    }
+    let mut out = Variant::Nil;
+    leaf(v, &mut v.body_reader(), budget, &mut out)?;
+    Ok(out)
 }
 
 impl TryFrom<VariantRef<'_>> for Variant {
