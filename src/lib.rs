@@ -43,6 +43,9 @@ pub use value::VariantRef;
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 
+#[cfg(feature = "__count-reads")]
+#[doc(hidden)]
+pub use reader::read_count;
 use reader::Reader;
 
 /// Reads the Godot 4 value at the start of `bytes` with the engine's default limits.

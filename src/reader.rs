@@ -8,6 +8,34 @@ use zerocopy::FromBytes;
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// A per-thread count of the input bytes every cursor has consumed (feature `__count-reads`,
+/// for tests that check that walks read each byte once, whatever the nesting depth).
+#[cfg(feature = "__count-reads")]
+#[doc(hidden)]
+pub mod read_count {
+    use std::cell::Cell;
+
+    std::thread_local! {
+        static BYTES: Cell<u64> = const { Cell::new(0) };
+    }
+
+    #[inline]
+    pub(crate) fn add(n: usize) {
+        BYTES.with(|b| b.set(b.get() + n as u64));
+    }
+
+    /// The bytes consumed on this thread since the last call; resets the count.
+    pub fn take() -> u64 {
+        BYTES.with(|b| b.replace(0))
+    }
+}
+
+#[inline(always)]
+fn counted(_n: usize) {
+    #[cfg(feature = "__count-reads")]
+    read_count::add(_n);
+}
+
 /// A forward-only cursor over a byte slice whose first byte sits at absolute offset `base`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reader<'a> {
@@ -73,9 +101,23 @@ impl<'a> Reader<'a> {
         {
             Some(bytes) => {
                 self.pos += n;
+                counted(n);
                 Ok(bytes)
             }
             None => Err(self.eof(n)),
+        }
+    }
+
+    /// Moves to the absolute offset `to`, ahead of the cursor, whose bytes another cursor has
+    /// already walked (not counted as read); `false`, not moving, if it is not ahead or past
+    /// the end.
+    pub(crate) fn jump_to(&mut self, to: usize) -> bool {
+        match to.checked_sub(self.offset()) {
+            Some(n) if n <= self.remaining() => {
+                self.pos += n;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -86,6 +128,7 @@ impl<'a> Reader<'a> {
             return Err(self.eof(n));
         }
         self.pos += n;
+        counted(n);
         Ok(())
     }
 
@@ -177,6 +220,7 @@ impl<'a> Reader<'a> {
         }
         let bytes = &self.data[self.pos..self.pos + len];
         self.pos += padded;
+        counted(padded);
         Ok((bytes, at))
     }
 

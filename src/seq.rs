@@ -158,8 +158,7 @@ impl<'a> Seq<'a> {
         if let Some(q) = &inner.pending {
             skip_body(&mut r, q, inner.depth, &inner.opts, false)?;
         }
-        let end = r.offset();
-        if end < self.r.offset() || self.r.skip(end - self.r.offset()).is_err() {
+        if !self.r.jump_to(r.offset()) {
             return Ok(false);
         }
         self.pending = None;

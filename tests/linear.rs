@@ -1,0 +1,148 @@
+//! Every walk reads each input byte a bounded number of times, whatever the nesting depth: the
+//! bytes the cursors consume (feature `__count-reads`) are counted for inputs of the same size
+//! nested 10 and 1000 levels deep, and the deep one may cost at most 1.5× the shallow one.
+#![cfg(feature = "__count-reads")]
+
+mod common;
+
+use common::walk::{lazy_walk, walker_accept};
+use gdvariant::{read_count, Options, Walker};
+
+/// About `size` bytes of Godot 4 data nested `depth` levels: at each level an Array holding
+/// `width` ints, a short string, and (but at the innermost level) the next level.
+fn nested(depth: usize, size: usize) -> Vec<u8> {
+    // A level's own bytes: the array header and count (8), the leaves (8 each), the string (12).
+    let width = (size / depth).saturating_sub(20) / 8;
+    let mut levels = Vec::new();
+    for d in 0..depth {
+        let last = d + 1 == depth;
+        let mut b = Vec::new();
+        b.extend_from_slice(&28u32.to_le_bytes());
+        b.extend_from_slice(&((width + 1 + usize::from(!last)) as u32).to_le_bytes());
+        for i in 0..width {
+            b.extend_from_slice(&2u32.to_le_bytes());
+            b.extend_from_slice(&(i as u32).to_le_bytes());
+        }
+        b.extend_from_slice(&4u32.to_le_bytes());
+        b.extend_from_slice(&3u32.to_le_bytes());
+        b.extend_from_slice(b"abc\0");
+        levels.push(b);
+    }
+    // Level d's last element is level d + 1: write them outermost first.
+    levels.concat()
+}
+
+/// The bytes `f` makes the cursors consume on this thread.
+fn bytes_read(f: impl FnOnce()) -> u64 {
+    read_count::take();
+    f();
+    read_count::take()
+}
+
+/// Runs `f` on a thread with a big stack (the test's own lazy walk recurses once per level).
+fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+fn costs(depth: usize) -> (usize, Vec<(&'static str, u64)>) {
+    on_big_stack(move || {
+        let b = nested(depth, 400_000);
+        let o = Options::new();
+        assert_eq!(gdvariant::validate(&b), Ok(b.len()), "depth {depth}");
+        let costs = vec![
+            (
+                "validate",
+                bytes_read(|| drop(gdvariant::validate(&b).unwrap())),
+            ),
+            (
+                "parse_prefix",
+                bytes_read(|| drop(gdvariant::parse_prefix(&b, &o).unwrap())),
+            ),
+            (
+                "walker",
+                bytes_read(|| {
+                    let mut w = Walker::new(&b, &o);
+                    while w.next_event().unwrap().is_some() {}
+                    assert_eq!(w.offset(), b.len());
+                }),
+            ),
+            (
+                "walker+reads",
+                bytes_read(|| assert_eq!(walker_accept(&b, &o).unwrap().1, b.len())),
+            ),
+            (
+                "lazy walk",
+                bytes_read(|| drop(lazy_walk(gdvariant::parse(&b).unwrap()).unwrap())),
+            ),
+            (
+                "to_owned",
+                bytes_read(|| drop(gdvariant::parse(&b).unwrap().to_owned().unwrap())),
+            ),
+            (
+                "raw",
+                bytes_read(|| drop(gdvariant::parse(&b).unwrap().raw().unwrap())),
+            ),
+        ];
+        (b.len(), costs)
+    })
+}
+
+#[test]
+fn walks_read_each_byte_a_bounded_number_of_times_at_any_depth() {
+    let (len10, shallow) = costs(10);
+    let (len1000, deep) = costs(1000);
+    // Same size within 2%.
+    assert!(len10.abs_diff(len1000) * 50 < len10, "{len10} vs {len1000}");
+    for ((name, s), (_, d)) in shallow.iter().zip(&deep) {
+        let (s, d) = (*s as f64 / len10 as f64, *d as f64 / len1000 as f64);
+        eprintln!("{name:>13}: {s:.2} bytes read per input byte at depth 10, {d:.2} at 1000");
+        // Each walk reads a byte at most a few times (accessors re-read leaves)...
+        assert!(s <= 3.0 && d <= 3.0, "{name}: {s} / {d}");
+        // ... and depth does not multiply it.
+        assert!(
+            d <= 1.5 * s,
+            "{name}: {d} per byte at depth 1000 vs {s} at depth 10"
+        );
+    }
+    // The walker and validate read every byte exactly once.
+    for (costs, len) in [(&shallow, len10), (&deep, len1000)] {
+        for (name, n) in costs {
+            if matches!(*name, "validate" | "walker" | "parse_prefix" | "raw") {
+                assert_eq!(*n as usize, len, "{name}");
+            }
+        }
+    }
+}
+
+/// Walks nested arrays through the lazy iterators *without* handing the children's iterators
+/// back: each level's iterator then walks past its container child again.
+fn lazy_walk_without_resume(v: gdvariant::VariantRef<'_>) -> usize {
+    let mut n = 1;
+    if let Ok(a) = v.as_array() {
+        for e in a.iter() {
+            n += lazy_walk_without_resume(e.unwrap());
+        }
+    }
+    n
+}
+
+#[test]
+fn the_count_sees_a_walk_that_reads_twice() {
+    // Without resume_after, a recursive lazy walk re-reads every level once per level above
+    // it: the count shows it, so the linear test above can fail.
+    let cost = |depth| {
+        on_big_stack(move || {
+            let b = nested(depth, 400_000);
+            let n = bytes_read(|| drop(lazy_walk_without_resume(gdvariant::parse(&b).unwrap())));
+            n as f64 / b.len() as f64
+        })
+    };
+    let (shallow, deep) = (cost(10), cost(1000));
+    assert!(shallow < 10.0, "{shallow}");
+    assert!(deep > 100.0, "{deep}");
+}
