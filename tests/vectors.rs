@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::walk::lazy_accept;
+use common::walk::{lazy_accept, walker_accept};
 use gdvariant::{
     Color, ContainerType, Dialect, ErrorKind, ObjectRef, Options, StrIter, VariantRef, VariantType,
 };
@@ -1359,14 +1359,16 @@ fn check_mutations(name: &str, b: &[u8], opts: &Options, problems: &mut Vec<Stri
             for o in [*opts, opts.allow_objects(!opts.get_allow_objects())] {
                 let val = gdvariant::validate_with(&m, &o);
                 let lazy = lazy_accept(&m, &o);
+                let walker = walker_accept(&m, &o).map(|(_, len)| len);
                 let agree = match (&val, &lazy) {
                     (Ok(a), Ok(b)) => a == b,
                     (Err(_), Err(_)) => true,
                     _ => false,
                 };
-                if !agree {
+                // The pull-event walk gives exactly validate's answer, errors included.
+                if !agree || walker != val {
                     problems.push(format!(
-                        "{name}: byte {i} {orig:02x}->{new:02x} objects={}: validate {val:?}, lazy {lazy:?}",
+                        "{name}: byte {i} {orig:02x}->{new:02x} objects={}: validate {val:?}, lazy {lazy:?}, walker {walker:?}",
                         o.get_allow_objects()
                     ));
                 }

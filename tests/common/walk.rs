@@ -214,3 +214,35 @@ pub fn lazy_accept(bytes: &[u8], opts: &gdvariant::Options) -> Result<usize> {
     lazy_walk(v)?;
     v.byte_len()
 }
+
+/// The checks the fuzz target and its corpus replay share, for one input and options: the
+/// full lazy walk and `validate_with` agree on accept or reject and on the length; the
+/// pull-event walk (with every accessor on its views) gives exactly `validate_with`'s result,
+/// error kind and offset included; a valid value is found by `parse_prefix`, sized by `raw`,
+/// validated by `VariantRef::validate`, and converted by `to_owned` unless its text is Godot 3
+/// text that Rust strings cannot hold. Returns the length when valid.
+pub fn agree(name: &str, data: &[u8], opts: &Options) -> Option<usize> {
+    let val = gdvariant::validate_with(data, opts);
+    let lazy = lazy_accept(data, opts);
+    let dialect = opts.get_dialect();
+    match (&val, &lazy) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{name} {dialect} {opts:?}: lengths"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("{name} {dialect} {opts:?}: validate {val:?}, lazy walk {lazy:?}"),
+    }
+    let walker = walker_accept(data, opts).map(|(_, len)| len);
+    assert_eq!(walker, val, "{name} {dialect} {opts:?}: walker vs validate");
+    let n = val.ok()?;
+    let (v, used) = gdvariant::parse_prefix(data, opts).expect(name);
+    assert_eq!(used, n, "{name}: parse_prefix");
+    assert_eq!(v.raw().map(<[u8]>::len), Ok(n), "{name}: raw");
+    assert_eq!(v.validate(), Ok(n), "{name}: VariantRef::validate");
+    if let Err(e) = v.to_owned() {
+        assert_eq!(
+            e.kind(),
+            gdvariant::ErrorKind::NotRustUtf8,
+            "{name}: to_owned of a valid value: {e}"
+        );
+    }
+    Some(n)
+}
