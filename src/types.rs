@@ -147,6 +147,23 @@ const GODOT3: [VariantType; 27] = [
     T::PackedColorArray,
 ];
 
+/// [`Dialect::id_of`]'s answer for a type the dialect lacks.
+const NO_ID: u8 = 0xFF;
+
+/// The inverse of an id table: wire ids indexed by `VariantType as usize`.
+const fn ids_of<const N: usize>(table: &[VariantType; N]) -> [u8; 39] {
+    let mut ids = [NO_ID; 39];
+    let mut id = 0;
+    while id < N {
+        ids[table[id] as usize] = id as u8;
+        id += 1;
+    }
+    ids
+}
+
+static GODOT4_IDS: [u8; 39] = ids_of(&GODOT4);
+static GODOT3_IDS: [u8; 39] = ids_of(&GODOT3);
+
 impl Dialect {
     #[inline]
     fn table(self) -> &'static [VariantType] {
@@ -163,9 +180,16 @@ impl Dialect {
     }
 
     /// The wire type id of `ty` in this dialect, or `None` when the dialect has no such type.
+    #[inline]
     pub fn id_of(self, ty: VariantType) -> Option<u32> {
-        // The tables are tiny; a scan keeps this the one place that maps ids.
-        self.table().iter().position(|&t| t == ty).map(|i| i as u32)
+        let ids = match self {
+            Dialect::Godot4 => &GODOT4_IDS,
+            Dialect::Godot3 => &GODOT3_IDS,
+        };
+        match ids[ty as usize] {
+            NO_ID => None,
+            id => Some(u32::from(id)),
+        }
     }
 
     /// The number of type ids of this dialect (39 for Godot 4, 27 for Godot 3).
