@@ -221,6 +221,13 @@ impl<'a> Walker<'a> {
     /// The next event, or `Ok(None)` once the top value is complete (or after an error).
     #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        self.next_event_inline()
+    }
+
+    /// [`next_event`](Walker::next_event), always inlined: the crate's own event loops
+    /// (`to_owned`, serde) keep the event in registers instead of returning it through memory.
+    #[inline(always)]
+    pub(crate) fn next_event_inline(&mut self) -> Result<Option<Event<'a>>> {
         match self.step() {
             Ok(e) => Ok(e),
             Err(e) => {

@@ -399,7 +399,7 @@ impl VariantRef<'_> {
         let end = self.offset() + self.h.data.len();
         let mut budget = self.h.data.len() / 4;
         let mut stack: Vec<Building> = Vec::new();
-        while let Some(event) = w.next_event()? {
+        while let Some(event) = w.next_event_inline()? {
             let done = match event {
                 Event::Value(v) => convert(&v, &mut budget)?,
                 Event::Begin(v) => {
