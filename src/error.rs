@@ -1,7 +1,7 @@
 //! Errors: what went wrong and at which byte offset.
 
 use core::fmt;
-use core::num::NonZeroU8;
+use core::num::NonZeroU64;
 
 use crate::types::{Dialect, VariantType};
 
@@ -15,16 +15,14 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 /// what it was. Its `Display` reads like `unexpected end of input at offset 28`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Error {
-    // Two words, so that `Result<T>` stays small on every read path: the offset in 48 bits
-    // (256 TiB; larger offsets saturate), the kind as a tag and up to 72 bits of payload. The
-    // encoding is canonical (one bit pattern per kind and offset), so the derived traits hold.
-    lo: u32,
-    hi: u16,
-    /// The kind's tag plus one: the zero niche keeps `Result<()>` at 16 bytes.
-    tag: NonZeroU8,
-    aux: u8,
-    a: u32,
-    b: u32,
+    // Two 64-bit words, so that `Result<T>` stays small on every read path and is written and
+    // read whole (halves written apart and read back as one word stall the CPU): `head` holds
+    // the offset in its low 48 bits (256 TiB; larger offsets saturate), the kind's tag plus one
+    // in the next 8 (never zero: the niche keeps `Result<()>` at 16 bytes) and a byte of
+    // payload in the top 8; `payload` holds up to 64 more bits. The encoding is canonical (one
+    // bit pattern per kind and offset), so the derived traits hold.
+    head: NonZeroU64,
+    payload: u64,
 }
 
 const _: () = assert!(core::mem::size_of::<Error>() <= 16);
@@ -145,27 +143,25 @@ impl Error {
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
         let (tag, aux, a, b) = encode_kind(kind);
         let off = (offset as u64).min(MAX_OFFSET);
+        let head = off | u64::from(tag + 1) << 48 | u64::from(aux) << 56;
         Error {
-            lo: off as u32,
-            hi: (off >> 32) as u16,
-            tag: NonZeroU8::new(tag + 1).unwrap_or(NonZeroU8::MIN),
-            aux,
-            a,
-            b,
+            head: NonZeroU64::new(head).unwrap_or(NonZeroU64::MIN),
+            payload: u64::from(a) | u64::from(b) << 32,
         }
     }
 
     /// The absolute byte offset at which the problem was found.
     #[inline]
     pub fn offset(&self) -> usize {
-        let off = u64::from(self.lo) | u64::from(self.hi) << 32;
-        usize::try_from(off).unwrap_or(usize::MAX)
+        usize::try_from(self.head.get() & MAX_OFFSET).unwrap_or(usize::MAX)
     }
 
     /// What went wrong.
     #[inline]
     pub fn kind(&self) -> ErrorKind {
-        decode_kind(self.tag.get() - 1, self.aux, self.a, self.b)
+        let head = self.head.get();
+        let tag = ((head >> 48) as u8).wrapping_sub(1);
+        decode_kind(tag, (head >> 56) as u8, self.payload as u32, (self.payload >> 32) as u32)
     }
 
     /// The same error with its offset moved by `delta` (used when a value inside a larger stream
