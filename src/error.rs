@@ -161,7 +161,12 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         let head = self.head.get();
         let tag = ((head >> 48) as u8).wrapping_sub(1);
-        decode_kind(tag, (head >> 56) as u8, self.payload as u32, (self.payload >> 32) as u32)
+        decode_kind(
+            tag,
+            (head >> 56) as u8,
+            self.payload as u32,
+            (self.payload >> 32) as u32,
+        )
     }
 
     /// The same error with its offset moved by `delta` (used when a value inside a larger stream
