@@ -1,0 +1,105 @@
+//! Paths shown by `tree` and `stats`: one segment per level, kept borrowed from the input (or
+//! as a short string), and rendered truncated, so that neither deep nesting nor long keys make
+//! a path (or the memory behind it) large.
+
+use std::fmt::Write;
+
+use gdvariant::{Text, VariantRef, VariantType};
+
+/// The most characters of one segment shown.
+pub const SEG_CHARS: usize = 40;
+/// Paths with more segments show the first [`HEAD_SEGS`] and the last [`TAIL_SEGS`].
+pub const MAX_SEGS: usize = 8;
+const HEAD_SEGS: usize = 2;
+const TAIL_SEGS: usize = 5;
+
+/// One step of a path.
+#[derive(Clone, Debug)]
+pub enum Seg<'a> {
+    /// An array index.
+    Index(usize),
+    /// A String or StringName key, or a property name.
+    Text(Text<'a>),
+    /// An int key.
+    Int(i64),
+    /// Any other key, as a short text (`[Vector2(1, 2)]`).
+    Other(String),
+}
+
+impl<'a> Seg<'a> {
+    /// The segment of dictionary key `k`; `other` renders keys that are neither text nor int.
+    pub fn key(
+        k: &VariantRef<'a>,
+        other: impl FnOnce(&VariantRef<'a>) -> String,
+    ) -> gdvariant::Result<Seg<'a>> {
+        Ok(match k.ty() {
+            VariantType::String | VariantType::StringName => Seg::Text(k.as_text()?),
+            VariantType::Int => Seg::Int(k.as_i64()?),
+            _ => Seg::Other(other(k)),
+        })
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Seg::Index(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Seg::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Seg::Text(t) => push_short(out, &t.to_string_lossy(), SEG_CHARS),
+            Seg::Other(s) => out.push_str(s),
+        }
+    }
+}
+
+/// Appends at most `max` characters of `s`, then `…` if it was longer.
+pub fn push_short(out: &mut String, s: &str, max: usize) {
+    match s.char_indices().nth(max) {
+        None => out.push_str(s),
+        Some((cut, _)) => {
+            out.push_str(&s[..cut]);
+            out.push('…');
+        }
+    }
+}
+
+/// Renders `prefix` followed by the segments: `/a/b/c`, or `/a/b/…/x/y/z/v/w` when there are
+/// more than [`MAX_SEGS`]. An empty path with no prefix is `/`.
+pub fn render<'s, 'a: 's>(
+    prefix: &str,
+    segs: impl ExactSizeIterator<Item = &'s Seg<'a>>,
+) -> String {
+    let mut out = String::from(prefix);
+    let n = segs.len();
+    if n == 0 && out.is_empty() {
+        out.push('/');
+    }
+    for (i, s) in segs.enumerate() {
+        if n > MAX_SEGS && i >= HEAD_SEGS && i < n - TAIL_SEGS {
+            if i == HEAD_SEGS {
+                out.push_str("/…");
+            }
+            continue;
+        }
+        out.push('/');
+        s.write(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_paths_and_segments_are_truncated() {
+        let segs: Vec<Seg<'_>> = (0..1000).map(Seg::Index).collect();
+        assert_eq!(render("", segs.iter()), "/0/1/…/995/996/997/998/999");
+        assert_eq!(render("#3", segs[..2].iter()), "#3/0/1");
+        assert_eq!(render("", [].iter()), "/");
+        let mut s = String::new();
+        push_short(&mut s, &"k".repeat(1000), SEG_CHARS);
+        assert_eq!(s, format!("{}…", "k".repeat(40)));
+    }
+}
