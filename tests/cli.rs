@@ -65,6 +65,11 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
 }
 
+/// Standard output with every run of whitespace made one space (help text is wrapped).
+fn flat_stdout(o: &Output) -> String {
+    stdout(o).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -629,18 +634,130 @@ fn usage_errors_exit_2() {
         &["stats"],
         &["stats", "a", "b"],
         &["get", "path"],
-        &["get", "--framed", "p", "f"],
+        &["get", "--framed", "be", "p", "f"],
         &["decode", "--allow-objects=yes"],
+        &["decode", "--framed=middle"],
+        &["completions"],
+        &["completions", "tcsh"],
     ];
     for args in cases {
         let o = run(args, b"");
         no_panic(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("usage:"), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with("error: ") || e.contains("Usage: gdvariant <COMMAND>"),
+            "{args:?}: {e}"
+        );
     }
-    let o = run(&["--help"], b"");
-    assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).starts_with("usage:"));
+    // Help is not an error.
+    for args in [&["--help"][..], &["help"], &["-h"]] {
+        let o = run(args, b"");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let out = stdout(&o);
+        assert!(
+            out.contains("Usage: gdvariant <COMMAND>"),
+            "{args:?}: {out}"
+        );
+        for cmd in [
+            "decode",
+            "encode",
+            "validate",
+            "stats",
+            "get",
+            "completions",
+        ] {
+            assert!(out.contains(&format!("\n  {cmd} ")), "{cmd}: {out}");
+        }
+        assert!(out.contains("Exit status: 0 success, 1 invalid input, 2 usage error."));
+    }
+    let o = run(&["--version"], b"");
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (
+            Some(0),
+            format!("gdvariant {}\n", env!("CARGO_PKG_VERSION"))
+        )
+    );
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for cmd in [
+        "decode",
+        "encode",
+        "validate",
+        "stats",
+        "get",
+        "completions",
+    ] {
+        for args in [vec![cmd, "--help"], vec!["help", cmd]] {
+            let o = run(&args, b"");
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(
+                out.contains(&format!("Usage: gdvariant {cmd} ")),
+                "{args:?}: {out}"
+            );
+            assert_eq!(stderr(&o), "");
+        }
+    }
+    // The text form's limits are stated where it is chosen.
+    let o = run(&["decode", "--help"], b"");
+    let out = flat_stdout(&o);
+    assert!(out.contains("lists dictionary keys sorted"), "{out}");
+    assert!(
+        out.contains("For lossless round trips use --format json."),
+        "{out}"
+    );
+    assert!(out.contains("- json: Lossless typed JSON"), "{out}");
+    let o = run(&["encode", "--help"], b"");
+    assert!(flat_stdout(&o).contains("JSON from `decode --format json` gives back the exact bytes"));
+    let o = run(&["get", "--help"], b"");
+    assert!(flat_stdout(&o).contains("With --framed the first segment is the frame number"));
+}
+
+#[test]
+fn typos_get_suggestions() {
+    for (args, tip) in [
+        (
+            &["decod", "x"][..],
+            "similar subcommands exist: 'encode', 'decode'",
+        ),
+        (
+            &["decode", "--formt", "json"],
+            "a similar argument exists: '--format'",
+        ),
+        (
+            &["decode", "--format", "jsn"],
+            "[possible values: text, json, tree]",
+        ),
+        (
+            &["stats", "--max-dept", "3", "x"],
+            "a similar argument exists: '--max-depth'",
+        ),
+    ] {
+        let o = run(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(tip), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn shell_completions() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef gdvariant"),
+        ("fish", "complete -c gdvariant"),
+    ] {
+        let o = run(&["completions", shell], b"");
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains(marker), "{shell}: {out}");
+        for word in ["decode", "validate", "allow-objects", "max-depth"] {
+            assert!(out.contains(word), "{shell}: {word}");
+        }
+    }
 }
 
 #[test]
@@ -1015,15 +1132,18 @@ fn out_of_range_integers_in_text_are_errors_with_the_position() {
 #[test]
 fn usage_says_where_validate_reports_and_lists_stats_max_depth() {
     let o = run(&["--help"], b"");
-    let u = stdout(&o);
-    assert!(
-        u.contains("gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--max-depth N]"),
-        "{u}"
-    );
+    let u = flat_stdout(&o);
     assert!(
         u.contains("one line per bad file, on standard output"),
         "{u}"
     );
+    let o = run(&["validate", "--help"], b"");
+    let u = flat_stdout(&o);
+    assert!(u.contains("(the report: validate *.bin > bad.txt)"), "{u}");
+    let o = run(&["stats", "--help"], b"");
+    let u = flat_stdout(&o);
+    assert!(u.contains("--max-depth <N>"), "{u}");
+    assert!(u.contains("at most 16384"), "{u}");
     // and it does report there
     let bad = write_tmp("usage-bad.bin", &[2, 0, 0]);
     let o = run(&["validate", bad.to_str().unwrap()], b"");
