@@ -99,16 +99,24 @@ impl<W: io::Write> IoOut<W> {
 impl<W: io::Write> fmt::Write for IoOut<W> {
     #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.buf.len() + s.len() > BUF {
+            // Never grow the buffer: write it out first (and a long piece directly).
+            self.drain();
+            if s.len() > BUF && self.err.is_none() {
+                if let Err(e) = self.out.write_all(s.as_bytes()) {
+                    self.err = Some(e);
+                }
+                return if self.err.is_some() {
+                    Err(fmt::Error)
+                } else {
+                    Ok(())
+                };
+            }
+        }
         if self.err.is_some() {
             return Err(fmt::Error);
         }
         self.buf.push_str(s);
-        if self.buf.len() >= BUF {
-            self.drain();
-            if self.err.is_some() {
-                return Err(fmt::Error);
-            }
-        }
         Ok(())
     }
 }
