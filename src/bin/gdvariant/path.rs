@@ -64,26 +64,29 @@ pub fn push_short(out: &mut String, s: &str, max: usize) {
     }
 }
 
-/// Renders `prefix` followed by the segments: `/a/b/c`, or `/a/b/…/x/y/z/v/w` when there are
-/// more than [`MAX_SEGS`]. An empty path with no prefix is `/`.
-pub fn render<'s, 'a: 's>(
-    prefix: &str,
-    segs: impl ExactSizeIterator<Item = &'s Seg<'a>>,
-) -> String {
+/// Renders `prefix` followed by the segments `segs` and `last`: `/a/b/c`, or
+/// `/a/b/…/x/y/z/v/w` when there are more than [`MAX_SEGS`] (only those shown are read, so
+/// this costs the same at any depth). An empty path with no prefix is `/`.
+pub fn render(prefix: &str, segs: &[Seg<'_>], last: Option<&Seg<'_>>) -> String {
     let mut out = String::from(prefix);
-    let n = segs.len();
+    let n = segs.len() + usize::from(last.is_some());
     if n == 0 && out.is_empty() {
         out.push('/');
     }
-    for (i, s) in segs.enumerate() {
-        if n > MAX_SEGS && i >= HEAD_SEGS && i < n - TAIL_SEGS {
-            if i == HEAD_SEGS {
-                out.push_str("/…");
-            }
-            continue;
+    let seg = |i: usize| segs.get(i).or(last);
+    let shown = if n > MAX_SEGS {
+        (0..HEAD_SEGS).chain(n - TAIL_SEGS..n)
+    } else {
+        (0..n).chain(0..0)
+    };
+    for i in shown {
+        if n > MAX_SEGS && i == n - TAIL_SEGS {
+            out.push_str("/…");
         }
-        out.push('/');
-        s.write(&mut out);
+        if let Some(s) = seg(i) {
+            out.push('/');
+            s.write(&mut out);
+        }
     }
     out
 }
@@ -95,9 +98,14 @@ mod tests {
     #[test]
     fn long_paths_and_segments_are_truncated() {
         let segs: Vec<Seg<'_>> = (0..1000).map(Seg::Index).collect();
-        assert_eq!(render("", segs.iter()), "/0/1/…/995/996/997/998/999");
-        assert_eq!(render("#3", segs[..2].iter()), "#3/0/1");
-        assert_eq!(render("", [].iter()), "/");
+        assert_eq!(render("", &segs, None), "/0/1/…/995/996/997/998/999");
+        assert_eq!(
+            render("", &segs[..9], Some(&Seg::Int(-1))),
+            "/0/1/…/5/6/7/8/-1"
+        );
+        assert_eq!(render("#3", &segs[..2], None), "#3/0/1");
+        assert_eq!(render("", &segs[..8], None), "/0/1/2/3/4/5/6/7");
+        assert_eq!(render("", &[], None), "/");
         let mut s = String::new();
         push_short(&mut s, &"k".repeat(1000), SEG_CHARS);
         assert_eq!(s, format!("{}…", "k".repeat(40)));

@@ -66,8 +66,9 @@ impl Stats {
             start: usize,
             count: u64,
             children: u64,
-            /// Its segment (`None`: the root, or a Dictionary key, which has no path).
-            seg: Option<Seg<'a>>,
+            /// Whether it has a segment in `segs` (not the root, nor a Dictionary key, which
+            /// has no path of its own).
+            has_seg: bool,
             /// A Dictionary's next element is a key.
             key: bool,
             /// The next child's index, or its key / property name.
@@ -75,6 +76,8 @@ impl Stats {
             pending: Option<Seg<'a>>,
         }
         let mut open: Vec<Open<'_>> = Vec::new();
+        // The segments of the open containers that have one.
+        let mut segs: Vec<Seg<'_>> = Vec::new();
         let mut w = Walker::from_value(*v);
         while let Some(e) = w.next_event()? {
             let x = match e {
@@ -92,13 +95,12 @@ impl Stats {
                         if let Some(p) = open.last_mut() {
                             p.children += size;
                         }
-                        let segs = open.iter().filter_map(|o| o.seg.as_ref());
                         self.offer(o.ty, size, o.count, base + o.start, || {
-                            render(
-                                prefix,
-                                segs.chain(o.seg.as_ref()).collect::<Vec<_>>().into_iter(),
-                            )
+                            render(prefix, &segs, None)
                         });
+                        if o.has_seg {
+                            segs.pop();
+                        }
                     }
                     continue;
                 }
@@ -127,16 +129,20 @@ impl Stats {
                 },
             };
             match e {
-                Event::Begin(c) => open.push(Open {
-                    ty: c.ty(),
-                    start: c.offset(),
-                    count: c.count() as u64,
-                    children: 0,
-                    seg,
-                    key: true,
-                    next: 0,
-                    pending: None,
-                }),
+                Event::Begin(c) => {
+                    let has_seg = seg.is_some();
+                    segs.extend(seg);
+                    open.push(Open {
+                        ty: c.ty(),
+                        start: c.offset(),
+                        count: c.count() as u64,
+                        children: 0,
+                        has_seg,
+                        key: true,
+                        next: 0,
+                        pending: None,
+                    })
+                }
                 _ => {
                     let size = x.raw()?.len() as u64;
                     self.count(x.ty(), size);
@@ -144,12 +150,8 @@ impl Stats {
                         p.children += size;
                     }
                     if x.ty().is_container() {
-                        let segs = open.iter().filter_map(|o| o.seg.as_ref());
                         self.offer(x.ty(), size, 0, base + x.offset(), || {
-                            render(
-                                prefix,
-                                segs.chain(seg.as_ref()).collect::<Vec<_>>().into_iter(),
-                            )
+                            render(prefix, &segs, seg.as_ref())
                         });
                     }
                 }

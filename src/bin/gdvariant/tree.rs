@@ -363,10 +363,7 @@ fn line<W: Write>(
     out: &mut W,
 ) -> Result<(), Stop> {
     indent(depth, out)?;
-    let path = render(
-        &opts.root,
-        segs.iter().chain(seg).collect::<Vec<_>>().into_iter(),
-    );
+    let path = render(&opts.root, segs, seg);
     write!(
         out,
         "{path} {} @{} {size} B",
