@@ -7,15 +7,21 @@
 extern crate alloc;
 
 pub mod array;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod dict;
 pub mod encode;
 pub mod error;
 pub mod framing;
 mod head;
+#[cfg(feature = "json")]
+pub mod json;
+#[cfg(any(feature = "text", feature = "json"))]
+mod literal;
 pub mod math;
+#[cfg(any(feature = "text", feature = "json"))]
+mod num;
 pub mod object;
+#[cfg(any(feature = "text", feature = "json"))]
+mod out;
 pub mod owned;
 pub mod packed;
 mod reader;

@@ -65,6 +65,11 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
 }
 
+/// Standard output with every run of whitespace made one space (help text is wrapped).
+fn flat_stdout(o: &Output) -> String {
+    stdout(o).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -629,18 +634,130 @@ fn usage_errors_exit_2() {
         &["stats"],
         &["stats", "a", "b"],
         &["get", "path"],
-        &["get", "--framed", "p", "f"],
+        &["get", "--framed", "be", "p", "f"],
         &["decode", "--allow-objects=yes"],
+        &["decode", "--framed=middle"],
+        &["completions"],
+        &["completions", "tcsh"],
     ];
     for args in cases {
         let o = run(args, b"");
         no_panic(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("usage:"), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with("error: ") || e.contains("Usage: gdvariant <COMMAND>"),
+            "{args:?}: {e}"
+        );
     }
-    let o = run(&["--help"], b"");
-    assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).starts_with("usage:"));
+    // Help is not an error.
+    for args in [&["--help"][..], &["help"], &["-h"]] {
+        let o = run(args, b"");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let out = stdout(&o);
+        assert!(
+            out.contains("Usage: gdvariant <COMMAND>"),
+            "{args:?}: {out}"
+        );
+        for cmd in [
+            "decode",
+            "encode",
+            "validate",
+            "stats",
+            "get",
+            "completions",
+        ] {
+            assert!(out.contains(&format!("\n  {cmd} ")), "{cmd}: {out}");
+        }
+        assert!(out.contains("Exit status: 0 success, 1 invalid input, 2 usage error."));
+    }
+    let o = run(&["--version"], b"");
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (
+            Some(0),
+            format!("gdvariant {}\n", env!("CARGO_PKG_VERSION"))
+        )
+    );
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for cmd in [
+        "decode",
+        "encode",
+        "validate",
+        "stats",
+        "get",
+        "completions",
+    ] {
+        for args in [vec![cmd, "--help"], vec!["help", cmd]] {
+            let o = run(&args, b"");
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(
+                out.contains(&format!("Usage: gdvariant {cmd} ")),
+                "{args:?}: {out}"
+            );
+            assert_eq!(stderr(&o), "");
+        }
+    }
+    // The text form's limits are stated where it is chosen.
+    let o = run(&["decode", "--help"], b"");
+    let out = flat_stdout(&o);
+    assert!(out.contains("lists dictionary keys sorted"), "{out}");
+    assert!(
+        out.contains("For lossless round trips use --format json."),
+        "{out}"
+    );
+    assert!(out.contains("- json: Lossless typed JSON"), "{out}");
+    let o = run(&["encode", "--help"], b"");
+    assert!(flat_stdout(&o).contains("JSON from `decode --format json` gives back the exact bytes"));
+    let o = run(&["get", "--help"], b"");
+    assert!(flat_stdout(&o).contains("With --framed the first segment is the frame number"));
+}
+
+#[test]
+fn typos_get_suggestions() {
+    for (args, tip) in [
+        (
+            &["decod", "x"][..],
+            "similar subcommands exist: 'encode', 'decode'",
+        ),
+        (
+            &["decode", "--formt", "json"],
+            "a similar argument exists: '--format'",
+        ),
+        (
+            &["decode", "--format", "jsn"],
+            "[possible values: text, json, tree]",
+        ),
+        (
+            &["stats", "--max-dept", "3", "x"],
+            "a similar argument exists: '--max-depth'",
+        ),
+    ] {
+        let o = run(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(tip), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn shell_completions() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef gdvariant"),
+        ("fish", "complete -c gdvariant"),
+    ] {
+        let o = run(&["completions", shell], b"");
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains(marker), "{shell}: {out}");
+        for word in ["decode", "validate", "allow-objects", "max-depth"] {
+            assert!(out.contains(word), "{shell}: {word}");
+        }
+    }
 }
 
 #[test]
@@ -878,9 +995,7 @@ fn printing_a_big_dictionary_allocates_less_than_its_encoded_size() {
     let v = gdvariant::parse(&bytes).unwrap();
     let mut out = std::io::sink();
     let used = allocated_by(|| {
-        gdvariant::cli::text::write_text(&v, &mut out)
-            .unwrap()
-            .unwrap();
+        gdvariant::text::to_writer(&v, &mut out).unwrap();
     });
     assert!(
         used < bytes.len(),
@@ -1017,15 +1132,18 @@ fn out_of_range_integers_in_text_are_errors_with_the_position() {
 #[test]
 fn usage_says_where_validate_reports_and_lists_stats_max_depth() {
     let o = run(&["--help"], b"");
-    let u = stdout(&o);
-    assert!(
-        u.contains("gdvariant stats    [--dialect 4|3|auto] [--allow-objects] [--max-depth N]"),
-        "{u}"
-    );
+    let u = flat_stdout(&o);
     assert!(
         u.contains("one line per bad file, on standard output"),
         "{u}"
     );
+    let o = run(&["validate", "--help"], b"");
+    let u = flat_stdout(&o);
+    assert!(u.contains("(the report: validate *.bin > bad.txt)"), "{u}");
+    let o = run(&["stats", "--help"], b"");
+    let u = flat_stdout(&o);
+    assert!(u.contains("--max-depth <N>"), "{u}");
+    assert!(u.contains("at most 16384"), "{u}");
     // and it does report there
     let bad = write_tmp("usage-bad.bin", &[2, 0, 0]);
     let o = run(&["validate", bad.to_str().unwrap()], b"");
@@ -1079,4 +1197,211 @@ fn the_worker_stack_holds_the_deepest_accepted_values() {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("16384"), "{}", stdout(&o));
+}
+
+#[test]
+fn errors_hint_at_the_option_that_reads_the_input() {
+    // Two framed ints, little-endian.
+    let mut le = Vec::new();
+    for i in [5u8, 6] {
+        le.extend_from_slice(&[8, 0, 0, 0, 2, 0, 0, 0, i, 0, 0, 0]);
+    }
+    let p = write_tmp("hint_le.bin", &le);
+    let p = p.to_str().unwrap();
+    for cmd in ["decode", "validate", "stats"] {
+        let o = run(&[cmd, p], b"");
+        assert!(
+            stderr(&o).contains(
+                "hint: the input looks like a stream of length-prefixed values: try --framed"
+            ),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&["decode", "--framed", p], b"");
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "5\n6\n"));
+    // Big-endian prefixes read as little-endian.
+    let mut be = Vec::new();
+    for i in [5u8, 6] {
+        be.extend_from_slice(&[0, 0, 0, 8, 2, 0, 0, 0, i, 0, 0, 0]);
+    }
+    let p = write_tmp("hint_be.bin", &be);
+    let p = p.to_str().unwrap();
+    let o = run(&["decode", "--framed", p], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("hint: the length prefixes read as big-endian: try --framed=be"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["validate", p], b"");
+    assert!(stderr(&o).contains("try --framed=be"), "{}", stderr(&o));
+    // Godot 3 bytes read as Godot 4: Vector3 (id 7) is a truncated Rect2 in Godot 4.
+    let v3 = write_tmp(
+        "hint_g3.bin",
+        &[7, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64],
+    );
+    let o = run(&["decode", v3.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("hint: the input is valid in the Godot 3 dialect: try --dialect 3"),
+        "{}",
+        stderr(&o)
+    );
+    // A full object without --allow-objects.
+    let obj = [
+        24u8, 0, 0, 0, 4, 0, 0, 0, b'N', b'o', b'd', b'e', 0, 0, 0, 0,
+    ];
+    let o = run(&["decode", "-"], &obj);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("-: error: full objects are not allowed")
+            || stderr(&o).contains("-: error: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("hint: the input holds a full object: add --allow-objects to read it"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        stdout(&run(&["decode", "--allow-objects", "-"], &obj)),
+        "Object(Node)\n\n"
+    );
+    // No hint when nothing else reads it.
+    let o = run(&["decode", "-"], &[200, 0, 0, 0]);
+    assert!(!stderr(&o).contains("hint:"), "{}", stderr(&o));
+}
+
+#[test]
+fn error_messages_quote_short_excerpts() {
+    let huge = "9".repeat(1_000_000);
+    for (from, input) in [
+        ("text", format!("Vector2({huge}.5.5, 1)")),
+        ("text", format!("Frobnicate{huge}(1)")),
+        ("json", format!("{{\"${huge}\": 1}}")),
+    ] {
+        let o = run(&["encode", "--from", from, "-"], input.as_bytes());
+        assert_eq!(o.status.code(), Some(1), "{from}");
+        let e = stderr(&o);
+        assert!(
+            e.len() < 300,
+            "{from}: {} bytes: {}",
+            e.len(),
+            &e[..300.min(e.len())]
+        );
+        assert!(e.contains("… (1000"), "{from}: {e}");
+    }
+}
+
+#[test]
+fn get_indexes_packed_arrays_and_framed_streams() {
+    let o = run(&["get", "entities/7/tags/1", &example()], b"");
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "\"team_3\"\n")
+    );
+    let o = run(
+        &["get", "--format", "json", "entities/7/tags/0", &example()],
+        b"",
+    );
+    assert_eq!(stdout(&o), "\"npc\"\n");
+    let o = run(&["get", "entities/7/tags/2", &example()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("path 'entities/7/tags/2' not found"));
+    // Packed numbers and vectors.
+    let o = encode_with(
+        &["encode", "-"],
+        "{\"f\": PackedFloat32Array(0.5, -2), \"v\": PackedVector3Array(1, 2, 3, 4, 5, 6), \"b\": PackedByteArray(7, 255)}",
+    );
+    for (path, want) in [
+        ("f/1", "-2.0\n"),
+        ("v/1", "Vector3(4, 5, 6)\n"),
+        ("b/1", "255\n"),
+    ] {
+        let g = run(&["get", path, "-"], &o.stdout);
+        assert_eq!(stdout(&g), want, "{path}: {}", stderr(&g));
+    }
+    // Frame N, then a path.
+    let text = "1\n\"two\"\n{\n\"three\": [Vector2(3, 3), PackedInt32Array(4, 5)]\n}\n";
+    for (flag, want_tree) in [("--framed", "#2"), ("--framed=be", "#2")] {
+        let o = run(&["encode", flag, "-"], text.as_bytes());
+        let b = o.stdout;
+        for (path, want) in [
+            ("0", "1\n"),
+            ("1", "\"two\"\n"),
+            ("2/three/0", "Vector2(3, 3)\n"),
+            ("#2/three/1/1", "5\n"),
+        ] {
+            let g = run(&["get", flag, path, "-"], &b);
+            assert_eq!(stdout(&g), want, "{flag} {path}: {}", stderr(&g));
+        }
+        let g = run(&["get", flag, "3", "-"], &b);
+        assert_eq!(g.status.code(), Some(1));
+        // The outline of a stream: absolute offsets, paths from the frame.
+        let t = run(&["decode", flag, "--format", "tree", "-"], &b);
+        let out = stdout(&t);
+        assert!(out.contains("#0 int @4 8 B = 1\n"), "{out}");
+        assert!(out.contains("#1 String @16 12 B = \"two\"\n"), "{out}");
+        assert!(
+            out.contains(&format!("{want_tree} Dictionary @32 ")),
+            "{out}"
+        );
+        assert!(out.contains("  #2/three Array @"), "{out}");
+        // get --format tree keeps the absolute offsets too.
+        let g = run(&["get", flag, "--format", "tree", "2/three/0", "-"], &b);
+        assert!(stdout(&g).starts_with("/ Vector2 @"), "{}", stdout(&g));
+        let s = run(&["stats", flag, "-"], &b);
+        assert!(stdout(&s).contains("#2/three"), "{}", stdout(&s));
+    }
+}
+
+#[test]
+fn tree_shows_a_signals_name() {
+    // Godot 4: Signal "pressed" of object 77, in an Array.
+    let mut b = vec![28, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 7, 0, 0, 0];
+    b.extend_from_slice(b"pressed\0");
+    b.extend_from_slice(&77u64.to_le_bytes());
+    let o = run(&["decode", "--format", "tree", "-"], &b);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "/ Array @0 32 B, 1 elements\n  /0 Signal @8 24 B, name \"pressed\", object id 77\n"
+    );
+}
+
+#[test]
+fn tree_and_stats_shorten_deep_paths_and_long_keys() {
+    // 1000 Dictionaries, each the value of a 1000-byte key: the old outline printed (and kept)
+    // every full path, 500 MB for this 1 MB input.
+    let key = "k".repeat(1000);
+    let mut b = Vec::new();
+    for _ in 0..1000 {
+        b.extend_from_slice(&[27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0]);
+        b.extend_from_slice(&1000u32.to_le_bytes());
+        b.extend_from_slice(key.as_bytes());
+    }
+    b.extend_from_slice(&[27, 0, 0, 0, 0, 0, 0, 0]);
+    let o = run(&["decode", "--format", "tree", "-"], &b);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1001);
+    let k40 = format!("{}…", "k".repeat(40));
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last.trim_start(),
+        format!(
+            "/{k40}/{k40}/…/{k40}/{k40}/{k40}/{k40}/{k40} Dictionary @{} 8 B, 0 entries",
+            b.len() - 8
+        )
+    );
+    // Output grows with the indentation only: about 2 KB a line at the deepest.
+    assert!(out.len() < 2_600_000, "{}", out.len());
+    let o = run(&["stats", "-"], &b);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("max depth 1000"), "{out}");
+    assert!(out.contains(&format!("  /{k40}\n")), "{out}");
+    assert!(out.lines().all(|l| l.len() < 600), "{out}");
 }

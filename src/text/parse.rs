@@ -15,8 +15,8 @@
 //! PackedFloat32Array) are read as `f32` straight from the decimal.
 //!
 //! ```
-//! use gdvariant::{cli::parse::parse_text, Dialect, Variant};
-//! let v = parse_text("{\n\"a\": [1, 2.5]\n}", Dialect::Godot4).unwrap();
+//! use gdvariant::{text, Dialect, Variant};
+//! let v = text::from_str("{\n\"a\": [1, 2.5]\n}", Dialect::Godot4).unwrap();
 //! let d = v.as_dictionary().unwrap();
 //! assert_eq!(d.get_str("a").unwrap().as_array().unwrap().items[1], Variant::Float(2.5));
 //! ```
@@ -24,6 +24,7 @@
 use std::string::String;
 use std::vec::Vec;
 
+use crate::literal::{excerpt, node_path, Entries};
 use crate::math::*;
 use crate::owned::{Array, Dictionary, Object, Signal, TypeInfo, Variant};
 use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH};
@@ -57,13 +58,15 @@ type R<T> = core::result::Result<T, ParseError>;
 /// recurses once per level.
 const MAX_NESTING: usize = ENGINE_MAX_DEPTH as usize;
 
-/// Reads one value.
+/// Reads one value of engine text (what `str_to_var` reads) in `dialect`: a type the
+/// dialect does not have is an error at the value. Whitespace around it is allowed.
 ///
-/// Stack: recurses once per nesting level of the input, which is refused past the encoder's
-/// limit (1025 levels), each level needing up to [`STACK_PER_LEVEL`](super::STACK_PER_LEVEL)
-/// bytes (measured at most 1.3 KiB in release builds, 15 KiB in debug builds).
-pub fn parse_text(input: &str, dialect: Dialect) -> R<Variant> {
-    let mut v = parse_text_values(input, dialect)?;
+/// Stack: the reader recurses once per nesting level of the input, which is refused past the
+/// encoder's limit (1025 levels); measured at most 1.3 KiB a level in release builds (15 KiB in
+/// debug builds): about 1.4 MiB for the deepest input, so run it on the main thread or on a
+/// thread with a few MiB of stack.
+pub fn from_str(input: &str, dialect: Dialect) -> R<Variant> {
+    let mut v = from_str_values(input, dialect, false)?;
     if v.len() != 1 {
         return Err(ParseError {
             message: format!("expected one value, found {}", v.len()),
@@ -73,22 +76,11 @@ pub fn parse_text(input: &str, dialect: Dialect) -> R<Variant> {
     Ok(v.remove(0))
 }
 
-/// Reads a sequence of values separated by whitespace.
-///
-/// Stack: recurses once per nesting level of the input, which is refused past the encoder's
-/// limit (1025 levels), each level needing up to [`STACK_PER_LEVEL`](super::STACK_PER_LEVEL)
-/// bytes (measured at most 1.3 KiB in release builds, 15 KiB in debug builds).
-pub fn parse_text_values(input: &str, dialect: Dialect) -> R<Vec<Variant>> {
-    parse_values_with(input, dialect, false)
-}
-
-/// Like [`parse_text_values`], reading math components as `f64` when `double` is set (for
-/// double-precision output).
-///
-/// Stack: recurses once per nesting level of the input, which is refused past the encoder's
-/// limit (1025 levels), each level needing up to [`STACK_PER_LEVEL`](super::STACK_PER_LEVEL)
-/// bytes (measured at most 1.3 KiB in release builds, 15 KiB in debug builds).
-pub fn parse_values_with(input: &str, dialect: Dialect, double: bool) -> R<Vec<Variant>> {
+/// Reads a sequence of values separated by whitespace (as `gdvariant encode --framed` takes
+/// them). With `double`, math components and packed vector elements are read as `f64` (for a
+/// double-precision encoding); otherwise they are read as `f32` straight from the decimal, as
+/// the engine's single-precision build stores them. Stack: as [`from_str`].
+pub fn from_str_values(input: &str, dialect: Dialect, double: bool) -> R<Vec<Variant>> {
     let mut p = Parser {
         s: input.as_bytes(),
         i: 0,
@@ -211,7 +203,7 @@ impl Parser<'_> {
             t.parse::<f64>().ok()
         };
         r.ok_or(ParseError {
-            message: format!("bad number '{t}'"),
+            message: format!("bad number '{}'", excerpt(&t)),
             offset: at,
         })
     }
@@ -224,7 +216,7 @@ impl Parser<'_> {
             match t.parse::<f64>() {
                 Ok(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => Ok(x as i64),
                 _ => Err(ParseError {
-                    message: format!("bad integer '{t}'"),
+                    message: format!("bad integer '{}'", excerpt(&t)),
                     offset: at,
                 }),
             }
@@ -476,9 +468,7 @@ impl Parser<'_> {
             }
             b'^' => {
                 self.i += 1;
-                return self
-                    .string()
-                    .map(|s| Variant::from(super::json::node_path(&s)));
+                return self.string().map(|s| Variant::from(node_path(&s)));
             }
             b'[' => {
                 return self
@@ -495,12 +485,12 @@ impl Parser<'_> {
                     "nan" => Ok(Variant::Float(f64::NAN)),
                     t if t.contains(['.', 'e', 'E']) => {
                         t.parse().map(Variant::Float).map_err(|_| ParseError {
-                            message: format!("bad number '{t}'"),
+                            message: format!("bad number '{}'", excerpt(t)),
                             offset: at,
                         })
                     }
                     t => t.parse().map(Variant::Int).map_err(|_| ParseError {
-                        message: format!("bad integer '{t}'"),
+                        message: format!("bad integer '{}'", excerpt(t)),
                         offset: at,
                     }),
                 };
@@ -547,7 +537,7 @@ impl Parser<'_> {
         }
         if !self.eat(b'(') {
             self.i = at;
-            return self.err(format!("unknown identifier '{id}'"));
+            return self.err(format!("unknown identifier '{}'", excerpt(&id)));
         }
         let v = match id.as_str() {
             "Vector2" => Variant::Vector2(Vector2::from_array(self.reals(single)?)),
@@ -576,7 +566,7 @@ impl Parser<'_> {
             "NodePath" => {
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::from(super::json::node_path(&s))
+                Variant::from(node_path(&s))
             }
             "StringName" => {
                 let s = self.string()?;
@@ -655,7 +645,7 @@ impl Parser<'_> {
             ),
             _ => {
                 self.i = at;
-                return self.err(format!("unknown constructor '{id}'"));
+                return self.err(format!("unknown constructor '{}'", excerpt(&id)));
             }
         };
         Ok(v)
@@ -689,80 +679,6 @@ fn builtin(name: &str) -> Option<VariantType> {
     Dialect::Godot4.types().find(|t| t.name() == name)
 }
 
-/// A Dictionary being read: a repeated key replaces the value in place (the first key's
-/// position, the last value), as [`Dictionary::insert`] and the engine's `str_to_var` do, but
-/// found through a hash of the key instead of a scan, so reading `n` entries costs O(n).
-#[derive(Default)]
-pub(crate) struct Entries {
-    d: Dictionary,
-    /// Key hash → the last entry with that hash; `chain[i]` is the previous one (or MAX).
-    heads: std::collections::HashMap<u64, usize>,
-    chain: Vec<usize>,
-    /// Randomly keyed, so crafted keys cannot all collide.
-    state: std::collections::hash_map::RandomState,
-}
-
-/// Hashes a key consistently with Variant's `==`: equal keys hash alike (floats by their bits;
-/// containers and rarer types only by their kind and size, which equal values share).
-struct KeyHash<'a>(&'a Variant);
-
-impl core::hash::Hash for KeyHash<'_> {
-    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
-        fn bits<const N: usize>(x: [f64; N], h: &mut impl core::hash::Hasher) {
-            for c in x {
-                h.write_u64(c.to_bits());
-            }
-        }
-        let v = self.0;
-        core::hash::Hash::hash(&core::mem::discriminant(v), h);
-        match v {
-            Variant::Bool(b) => b.hash(h),
-            Variant::Int(i) => i.hash(h),
-            Variant::Float(x) => h.write_u64(x.to_bits()),
-            Variant::String(t) | Variant::StringName(t) => t.hash(h),
-            Variant::Vector2(x) => bits(x.to_array(), h),
-            Variant::Vector3(x) => bits(x.to_array(), h),
-            Variant::Vector4(x) => bits(x.to_array(), h),
-            Variant::Vector2i(x) => x.to_array().hash(h),
-            Variant::Vector3i(x) => x.to_array().hash(h),
-            Variant::Vector4i(x) => x.to_array().hash(h),
-            Variant::Rid(x) => x.hash(h),
-            Variant::Array(a) => {
-                a.items.len().hash(h);
-                for x in a.items.iter().take(4) {
-                    KeyHash(x).hash(h);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Entries {
-    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
-        use core::hash::BuildHasher;
-        let h = self.state.hash_one(KeyHash(&key));
-        let mut at = self.heads.get(&h).copied().unwrap_or(usize::MAX);
-        while at != usize::MAX {
-            let e = &mut self.d.entries[at];
-            // Variant's `==` (floats by their bits), as `Dictionary::insert` compares.
-            if e.0 == key {
-                e.1 = value;
-                return;
-            }
-            at = self.chain[at];
-        }
-        let i = self.d.entries.len();
-        self.chain
-            .push(self.heads.insert(h, i).unwrap_or(usize::MAX));
-        self.d.entries.push((key, value));
-    }
-
-    pub(crate) fn finish(self) -> Dictionary {
-        self.d
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -781,14 +697,14 @@ mod tests {
             ("Dictionary[int, int]({})", 0, "a typed Dictionary cannot"),
             ("PackedInt64Array(1)", 0, "a PackedInt64Array cannot"),
         ] {
-            let e = parse_text(text, Dialect::Godot3).unwrap_err();
+            let e = from_str(text, Dialect::Godot3).unwrap_err();
             assert!(e.message.starts_with(msg), "{text}: {e}");
             assert_eq!(e.offset, at, "{text}: {e}");
-            assert!(parse_text(text, Dialect::Godot4).is_ok(), "{text}");
+            assert!(from_str(text, Dialect::Godot4).is_ok(), "{text}");
         }
         // Godot 3's own syntax reads in both.
         for d in [Dialect::Godot3, Dialect::Godot4] {
-            let v = parse_text(
+            let v = from_str(
                 "[ Vector2( 1, 2 ), PoolIntArray( 1 ), Quat( 0, 0, 0, 1 ) ]",
                 d,
             );
@@ -798,7 +714,7 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_replaced_in_place() {
-        let v = parse_text(
+        let v = from_str(
             "{\"a\": 1, 2: 0, \"a\": [3], 2: 5, \"c\": 4}",
             Dialect::Godot4,
         )

@@ -1,10 +1,117 @@
-//! Strings as the engine reads them: BOM stripped, cut at the first NUL, then UTF-8 checked by
-//! the dialect's rules (strict for Godot 4, Godot 3's lenient decoder for Godot 3).
+//! Text: the engine's string text ([`Text`], always available) and, with the `text` feature,
+//! the engine's text form of whole values — what Godot 4's `var_to_str` and Godot 3's
+//! `var2str` print, and what `str_to_var` / `str2var` read.
+//!
+//! # Strings
+//!
+//! Strings are read as the engine reads them: BOM stripped, cut at the first NUL, then UTF-8
+//! checked by the dialect's rules (strict for Godot 4, Godot 3's lenient decoder for Godot 3).
+//!
+//! # The text form (feature `text`)
+//!
+//! [`to_string`] prints a lazy [`VariantRef`] byte for byte as the engine does, for every value
+//! that is not an Object, including its quirks: floats in the engine's number format, `-0.0`
+//! as `0.0`, dictionary keys **sorted** the way the engine sorts them (with its own introsort,
+//! so even keys the engine cannot order come out in the engine's order), one key per line,
+//! typed containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so
+//! on. The dialect is the one the value was read with. [`from_str`] reads such text back.
+//!
+//! Because of the sorted keys, text is not a byte-exact round trip for dictionaries (nor for
+//! `-0.0`, Signals, or Godot 3's 6-digit floats): use the [JSON form](crate::json) for that.
+//!
+//! Objects print in the engine's layout (`Object(Class,"prop":value,...)` and a newline), but
+//! the engine prints the *live* object's property list, which bytes cannot tell; an object sent
+//! as an instance id prints as the `EncodedObjectAsID` the engine decodes it to.
+//!
+//! Printing walks the value twice, linearly, without native recursion (any depth is fine on any
+//! stack) and writes nothing if the value is malformed. Memory: 4 bytes per key of every
+//! dictionary with two or more entries (8 past 4 GiB of input), plus a stack entry per open
+//! container. [`VariantRef`] and [`Variant`](crate::Variant) implement `Display` in this form.
+//!
+//! ```
+//! use gdvariant::{text, Dialect, Variant};
+//! // var_to_bytes({"b": 1.5, "a": [1, 2]}) in Godot 4
+//! let bytes = [27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'b', 0, 0, 0,
+//!              3, 0, 0, 0, 0, 0, 0xC0, 0x3F, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0,
+//!              28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0];
+//! let v = gdvariant::parse(&bytes)?;
+//! assert_eq!(text::to_string(&v)?, "{\n\"a\": [1, 2],\n\"b\": 1.5\n}");
+//! assert_eq!(v.to_string(), text::to_string(&v)?);          // Display
+//! let back = text::from_str("{\n\"a\": [1, 2],\n\"b\": 1.5\n}", Dialect::Godot4).unwrap();
+//! assert_eq!(back.to_string(), v.to_string());
+//! # Ok::<(), gdvariant::Error>(())
+//! ```
 
 use core::fmt;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::Dialect;
+
+#[cfg(feature = "text")]
+mod parse;
+#[cfg(feature = "text")]
+mod print;
+
+#[cfg(feature = "text")]
+pub use parse::{from_str, from_str_values, ParseError};
+
+#[cfg(feature = "text")]
+use crate::{owned::Variant, value::VariantRef};
+
+/// The engine text of `v` (see the [module docs](self)): `var_to_str` in Godot 4, `var2str` in
+/// Godot 3, by the dialect `v` was read with. Errors if `v` is malformed.
+#[cfg(feature = "text")]
+pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {
+    crate::out::to_string(|s| print::print(v, s))
+}
+
+/// Writes the engine text of `v` to `out`. The whole value is checked before anything is
+/// written: a malformed value is `Err` with nothing written; a failing writer is `Ok(Err(_))`.
+#[cfg(feature = "text")]
+pub fn to_fmt<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> Result<fmt::Result> {
+    crate::out::to_fmt(|| print::print(v, out))
+}
+
+/// Writes the engine text of `v` to `out` through a 64 KiB buffer, then flushes it. A malformed
+/// value is an [`std::io::ErrorKind::InvalidData`] error (nothing written) whose
+/// [`get_ref`](std::io::Error::get_ref) is the [`Error`], with its offset.
+#[cfg(feature = "text")]
+pub fn to_writer<W: std::io::Write>(v: &VariantRef<'_>, out: W) -> std::io::Result<()> {
+    crate::out::to_writer(out, |o| print::print(v, o))
+}
+
+/// The engine text (what [`to_string`] returns). A malformed value prints as
+/// `<invalid: what at offset N>` (formatting does not fail: `format!` would panic).
+#[cfg(feature = "text")]
+impl fmt::Display for VariantRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match to_fmt(self, f) {
+            Ok(r) => r,
+            Err(e) => write!(f, "<invalid: {e}>"),
+        }
+    }
+}
+
+/// Godot 4's `var_to_str` text of the value (math components in double precision when they are
+/// not exact `f32`s, as a double-precision build prints them). A value that cannot be encoded
+/// prints as `<cannot print: what>`.
+#[cfg(feature = "text")]
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opts = crate::EncodeOptions::new()
+            .double_precision(true)
+            .full_objects(true);
+        let bytes = match crate::encode_with(self, &opts) {
+            Ok(b) => b,
+            Err(e) => return write!(f, "<cannot print: {e}>"),
+        };
+        let read = crate::Options::new().allow_objects(true);
+        match crate::parse_with(&bytes, &read) {
+            Ok(v) => fmt::Display::fmt(&v, f),
+            Err(e) => write!(f, "<cannot print: {e}>"),
+        }
+    }
+}
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -12,15 +12,6 @@ pub(crate) struct Sink<'w> {
 }
 
 impl<'w> Sink<'w> {
-    /// A sink that keeps everything in memory.
-    pub(crate) fn memory() -> Sink<'static> {
-        Sink {
-            buf: String::new(),
-            out: None,
-            err: None,
-        }
-    }
-
     /// A sink that drains into `out`.
     pub(crate) fn writer(out: &'w mut dyn Write) -> Sink<'w> {
         Sink {
@@ -36,11 +27,6 @@ impl<'w> Sink<'w> {
         if self.buf.len() >= 1 << 16 {
             self.drain();
         }
-    }
-
-    #[inline]
-    pub(crate) fn ch(&mut self, c: char) {
-        self.buf.push(c);
     }
 
     fn drain(&mut self) {

@@ -77,15 +77,7 @@ fn scientific(digits: &str, exp: i32, out: &mut String) {
 
 /// Godot 4's `rtos_fix`: how a real number (a float, a vector component, a packed array
 /// element) is printed by `var_to_str`.
-///
-/// ```
-/// use gdvariant::cli::num::real4;
-/// assert_eq!(real4(0.1), "0.1");
-/// assert_eq!(real4(0.1f32 as f64), "0.1");
-/// assert_eq!(real4(1e15), "1e+15");
-/// assert_eq!(real4(f64::NEG_INFINITY), "inf_neg");
-/// ```
-pub fn real4(x: f64) -> String {
+pub(crate) fn real4(x: f64) -> String {
     if x == 0.0 {
         return "0".into();
     }
@@ -109,14 +101,7 @@ pub fn real4(x: f64) -> String {
 }
 
 /// Godot 3's `rtos_fix`: the value narrowed to `f32`, then `printf("%g")`.
-///
-/// ```
-/// use gdvariant::cli::num::real3;
-/// assert_eq!(real3(3.14159265), "3.14159");
-/// assert_eq!(real3(16777216.0), "1.67772e+07");
-/// assert_eq!(real3(f64::NEG_INFINITY), "-inf");
-/// ```
-pub fn real3(x: f64) -> String {
+pub(crate) fn real3(x: f64) -> String {
     let x = x as f32 as f64;
     if x == 0.0 {
         return "0".into();
@@ -143,7 +128,7 @@ pub fn real3(x: f64) -> String {
 }
 
 /// A real number as the dialect prints it (see [`real4`], [`real3`]).
-pub fn real(x: f64, dialect: Dialect) -> String {
+pub(crate) fn real(x: f64, dialect: Dialect) -> String {
     match dialect {
         Dialect::Godot4 => real4(x),
         Dialect::Godot3 => real3(x),
@@ -152,14 +137,7 @@ pub fn real(x: f64, dialect: Dialect) -> String {
 
 /// A standalone `float` value as the dialect prints it: like [`real`], with `.0` appended
 /// when the text has neither `.` nor an exponent (`1.0`, `-inf.0` in Godot 3).
-///
-/// ```
-/// use gdvariant::{cli::num::float, Dialect};
-/// assert_eq!(float(100.0, Dialect::Godot4), "100.0");
-/// assert_eq!(float(-0.0, Dialect::Godot4), "0.0");
-/// assert_eq!(float(f64::NEG_INFINITY, Dialect::Godot3), "-inf.0");
-/// ```
-pub fn float(x: f64, dialect: Dialect) -> String {
+pub(crate) fn float(x: f64, dialect: Dialect) -> String {
     let mut s = real(x, dialect);
     let word = match dialect {
         Dialect::Godot4 => s == "inf" || s == "inf_neg" || s == "nan",
@@ -174,7 +152,7 @@ pub fn float(x: f64, dialect: Dialect) -> String {
 /// The shortest decimal that reads back as exactly `x` as an `f64`, always with a `.` or an
 /// exponent so that it reads as a float (`1.0`, `0.1`, `1e+300`); `None` for non-finite values.
 /// Used by the JSON form.
-pub fn json_f64(x: f64) -> Option<String> {
+pub(crate) fn json_f64(x: f64) -> Option<String> {
     if !x.is_finite() {
         return None;
     }

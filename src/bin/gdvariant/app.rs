@@ -1,0 +1,974 @@
+//! The commands: arguments (clap), input loading, printing, and error reports with hints.
+
+use std::io::{self, Write};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use gdvariant::framing::{raw_frames, Endian, FrameOptions};
+use gdvariant::{Dialect, EncodeOptions, Error, ErrorKind, Options, Variant, VariantRef};
+
+use crate::sink::Sink;
+use crate::stats;
+use crate::tree::{self, TreeOptions};
+
+const AFTER_HELP: &str = "\
+Exit status: 0 success, 1 invalid input, 2 usage error.
+Files are memory-mapped; '-' (or no FILE) is standard input.";
+
+/// Read, check and write Godot Engine's binary Variant serialization (var_to_bytes,
+/// put_var, store_var), Godot 4 and Godot 3 dialects.
+#[derive(Parser, Debug)]
+#[command(name = "gdvariant", version, after_help = AFTER_HELP, arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Print a value: the engine's text (var_to_str), typed JSON, or an outline.
+    ///
+    /// The text form is exactly what the engine's var_to_str / var2str prints, so it lists
+    /// dictionary keys sorted, not in their byte order: `decode | encode` does not give back the
+    /// same bytes for dictionaries (nor for -0.0, Signals or Godot 3's 6-digit floats). For
+    /// lossless round trips use --format json.
+    #[command(after_help = AFTER_HELP)]
+    Decode {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// A stream of values, each behind a u32 length prefix (little-endian unless =be), as
+        /// StreamPeer.put_var / FileAccess.store_var write them.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "le", value_name = "ENDIAN")]
+        framed: Option<FrameEndian>,
+        /// Input file ('-' or none: standard input).
+        file: Option<String>,
+    },
+    /// Write the bytes of a value given as engine text (str_to_var syntax) or typed JSON.
+    ///
+    /// Text from `decode` reads back to the same value, but not always to the same bytes: the
+    /// engine's text lists dictionary keys sorted. JSON from `decode --format json` gives back
+    /// the exact bytes.
+    #[command(after_help = AFTER_HELP)]
+    Encode {
+        /// Dialect of the bytes written.
+        #[arg(long, value_enum, default_value_t = WriteDialect::Four)]
+        dialect: WriteDialect,
+        /// Input form.
+        #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+        from: InputFormat,
+        /// Math components as f32 (single) or f64 (double, as a precision=double build).
+        #[arg(long, value_enum, default_value_t = Precision::Single)]
+        precision: Precision,
+        /// Write a stream: every value of the input, each behind a u32 length prefix.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "le", value_name = "ENDIAN")]
+        framed: Option<FrameEndian>,
+        /// Input file ('-' or none: standard input).
+        input: Option<String>,
+    },
+    /// Check files completely: one line per bad file, on standard output.
+    ///
+    /// Each bad file gets one line `FILE: error: <what> at offset N` on standard output (the
+    /// report: validate *.bin > bad.txt); hints go to standard error. Bytes after the value are
+    /// an error.
+    #[command(after_help = AFTER_HELP)]
+    Validate {
+        #[command(flatten)]
+        read: ReadArgs,
+        #[command(flatten)]
+        depth: DepthArgs,
+        /// Each file is a stream of length-prefixed values.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "le", value_name = "ENDIAN")]
+        framed: Option<FrameEndian>,
+        /// Files to check.
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Counts and bytes per type, maximum depth, largest sub-trees.
+    #[command(after_help = AFTER_HELP)]
+    Stats {
+        #[command(flatten)]
+        read: ReadArgs,
+        #[command(flatten)]
+        depth: DepthArgs,
+        /// The file is a stream of length-prefixed values (paths start with #N, the frame).
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "le", value_name = "ENDIAN")]
+        framed: Option<FrameEndian>,
+        /// Input file.
+        file: String,
+    },
+    /// Print the value at a path of keys and indices (entities/9/pos, tags/0).
+    ///
+    /// A segment is a dictionary key (a String, else an int), an array index, or an index into
+    /// a packed array. With --framed the first segment is the frame number (3/entities/0).
+    /// Nothing but the values on the way is read.
+    #[command(after_help = AFTER_HELP)]
+    Get {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The file is a stream of length-prefixed values; the path starts with a frame number.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "le", value_name = "ENDIAN")]
+        framed: Option<FrameEndian>,
+        /// Path of keys and indices separated by '/'.
+        path: String,
+        /// Input file.
+        file: String,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// For example: gdvariant completions bash > /etc/bash_completion.d/gdvariant
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// How values are read.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct ReadArgs {
+    /// Dialect of the bytes; auto tries both (Godot 4 when both fit) and says which on stderr.
+    #[arg(long, value_enum, default_value_t = ReadDialect::Four)]
+    dialect: ReadDialect,
+    /// Accept full objects (class name and properties), as bytes_to_var_with_objects does.
+    #[arg(long)]
+    allow_objects: bool,
+}
+
+/// The depth limit.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct DepthArgs {
+    /// Allow values nested N levels deep (default 1024, the engine's limit; at most 16384,
+    /// larger values are taken as 16384).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadDialect {
+    #[value(name = "4")]
+    Four,
+    #[value(name = "3")]
+    Three,
+    Auto,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteDialect {
+    #[value(name = "4")]
+    Four,
+    #[value(name = "3")]
+    Three,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The engine's text (var_to_str): keys sorted.
+    Text,
+    /// Lossless typed JSON.
+    Json,
+    /// An outline with paths, offsets and sizes.
+    Tree,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// The engine's text (str_to_var syntax).
+    Text,
+    /// The typed JSON of `decode --format json`.
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    Single,
+    Double,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameEndian {
+    /// Little-endian length prefixes (the engine's default).
+    Le,
+    /// Big-endian (FileAccess.big_endian = true).
+    Be,
+}
+
+/// What the binary provides: file access and the terminal check.
+pub trait Host {
+    /// The bytes of a file (`-` is standard input), memory-mapped where possible.
+    fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>>;
+    /// Whether standard output is a terminal (binary output is refused then).
+    fn stdout_is_terminal(&self) -> bool;
+}
+
+/// Why a command failed.
+pub enum Fail {
+    /// A usage error (exit 2).
+    Usage(String),
+    /// Invalid input (exit 1): the report, already formatted.
+    Input(String),
+    /// Writing the output failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Fail {
+        Fail::Io(e)
+    }
+}
+
+type Res<T> = Result<T, Fail>;
+
+/// Runs a parsed command; returns the exit status.
+pub fn run(cli: Cli, host: &mut dyn Host, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut cx = Cx { host, out, err };
+    let res = match cli.cmd {
+        Cmd::Decode {
+            read,
+            format,
+            framed,
+            file,
+        } => cx.decode(read, format, framed, file.as_deref().unwrap_or("-")),
+        Cmd::Encode {
+            dialect,
+            from,
+            precision,
+            framed,
+            input,
+        } => cx.encode(
+            dialect,
+            from,
+            precision,
+            framed,
+            input.as_deref().unwrap_or("-"),
+        ),
+        Cmd::Validate {
+            read,
+            depth,
+            framed,
+            files,
+        } => cx.validate(read, depth, framed, &files),
+        Cmd::Stats {
+            read,
+            depth,
+            framed,
+            file,
+        } => cx.stats(read, depth, framed, &file),
+        Cmd::Get {
+            read,
+            format,
+            framed,
+            path,
+            file,
+        } => cx.get(read, format, framed, &path, &file),
+        Cmd::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "gdvariant", cx.out);
+            Ok(0)
+        }
+    };
+    match res.and_then(|code| cx.out.flush().map(|()| code).map_err(Fail::Io)) {
+        Ok(code) => code,
+        Err(Fail::Usage(msg)) => {
+            let _ = writeln!(
+                cx.err,
+                "error: {msg}\n\nFor more information, try '--help'."
+            );
+            2
+        }
+        Err(Fail::Input(msg)) => {
+            let _ = writeln!(cx.err, "{msg}");
+            1
+        }
+        Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(Fail::Io(e)) => {
+            let _ = writeln!(cx.err, "gdvariant: write error: {e}");
+            1
+        }
+    }
+}
+
+struct Cx<'h> {
+    host: &'h mut dyn Host,
+    out: &'h mut dyn Write,
+    err: &'h mut dyn Write,
+}
+
+/// `FILE: error: <what> at offset N`.
+fn describe(file: &str, e: &Error) -> String {
+    match e.kind() {
+        // Made by `whole` for a file or a frame with bytes after its value.
+        ErrorKind::TrailingBytesInFrame { extra } => format!(
+            "{file}: error: {extra} trailing bytes after the value at offset {}",
+            e.offset()
+        ),
+        _ => format!("{file}: error: {e}"),
+    }
+}
+
+/// How the input is read: the arguments and the dialect chosen.
+#[derive(Clone, Copy, Debug)]
+struct Read {
+    args: ReadArgs,
+    max_depth: Option<u32>,
+    dialect: Dialect,
+}
+
+impl Read {
+    fn options(&self) -> Options {
+        let mut o = Options::new()
+            .dialect(self.dialect)
+            .allow_objects(self.args.allow_objects);
+        if let Some(d) = self.max_depth {
+            o = o.max_depth(d);
+        }
+        o
+    }
+}
+
+fn endian(f: FrameEndian) -> Endian {
+    match f {
+        FrameEndian::Le => Endian::Little,
+        FrameEndian::Be => Endian::Big,
+    }
+}
+
+/// The frames of a length-prefixed stream: `(offset of the value, its bytes)`. A tool looks at
+/// captures of any size, so no maximum frame size applies beyond what the prefix can say.
+fn frames(bytes: &[u8], e: FrameEndian) -> impl Iterator<Item = Result<(usize, &[u8]), Error>> {
+    let opts = FrameOptions::new()
+        .endian(endian(e))
+        .max_frame(u32::MAX as usize);
+    raw_frames(bytes, &opts).map(|f| f.map(|f| (f.offset, f.bytes)))
+}
+
+/// Validates the value in `b` (at absolute offset `at`) and requires it to fill `b` exactly.
+fn whole(b: &[u8], at: usize, o: &Options) -> Result<(), Error> {
+    let used = gdvariant::validate_with(b, o).map_err(|e| e.shifted(at))?;
+    if used < b.len() {
+        return Err(Error::new(
+            ErrorKind::TrailingBytesInFrame {
+                extra: b.len() - used,
+            },
+            at + used,
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the whole input: one value filling it, or a stream of such frames.
+fn check_all(bytes: &[u8], framed: Option<FrameEndian>, o: &Options) -> Result<(), Error> {
+    match framed {
+        Some(e) => {
+            for f in frames(bytes, e) {
+                let (at, b) = f?;
+                whole(b, at, o)?;
+            }
+            Ok(())
+        }
+        None => whole(bytes, 0, o),
+    }
+}
+
+/// A hint for an input that failed to read with `framed` and `o`: another framing, dialect or
+/// object policy with which it reads.
+fn hint(bytes: &[u8], framed: Option<FrameEndian>, rd: &Read, e: &Error) -> Option<String> {
+    let o = &rd.options();
+    if e.kind() == ErrorKind::ObjectsNotAllowed && !rd.args.allow_objects {
+        return Some("the input holds a full object: add --allow-objects to read it".into());
+    }
+    // A stream's frames need at least one value and a plausible first prefix.
+    let framed_ok = |f: FrameEndian| bytes.len() >= 8 && check_all(bytes, Some(f), o).is_ok();
+    match framed {
+        None if framed_ok(FrameEndian::Le) => {
+            return Some(
+                "the input looks like a stream of length-prefixed values: try --framed".into(),
+            )
+        }
+        None if framed_ok(FrameEndian::Be) => return Some(
+            "the input looks like a stream of big-endian length-prefixed values: try --framed=be"
+                .into(),
+        ),
+        Some(FrameEndian::Le) if framed_ok(FrameEndian::Be) => {
+            return Some("the length prefixes read as big-endian: try --framed=be".into())
+        }
+        Some(FrameEndian::Be) if framed_ok(FrameEndian::Le) => {
+            return Some(
+                "the length prefixes read as little-endian: try --framed (or --framed=le)".into(),
+            )
+        }
+        _ => {}
+    }
+    let other = match rd.dialect {
+        Dialect::Godot4 => Dialect::Godot3,
+        Dialect::Godot3 => Dialect::Godot4,
+    };
+    let (arg, name) = match other {
+        Dialect::Godot3 => ("3", "Godot 3"),
+        Dialect::Godot4 => ("4", "Godot 4"),
+    };
+    for f in [framed, None, Some(FrameEndian::Le), Some(FrameEndian::Be)] {
+        if f.is_some() && bytes.len() < 8 {
+            continue;
+        }
+        if check_all(
+            bytes,
+            f,
+            &Read {
+                dialect: other,
+                ..*rd
+            }
+            .options(),
+        )
+        .is_ok()
+        {
+            let framing = match (framed, f) {
+                (a, b) if a == b => String::new(),
+                (_, None) => " without --framed".into(),
+                (_, Some(FrameEndian::Le)) => " with --framed".into(),
+                (_, Some(FrameEndian::Be)) => " with --framed=be".into(),
+            };
+            return Some(format!(
+                "the input is valid in the {name} dialect{framing}: try --dialect {arg}"
+            ));
+        }
+    }
+    None
+}
+
+impl Cx<'_> {
+    fn load(&mut self, path: &str) -> Res<Box<dyn AsRef<[u8]>>> {
+        self.host
+            .load(path)
+            .map_err(|e| Fail::Input(format!("{path}: error: {e}")))
+    }
+
+    /// The report of a bad input, with a hint when one applies (hints for validate go to
+    /// standard error, its report lines to standard output).
+    fn bad(
+        &mut self,
+        file: &str,
+        bytes: &[u8],
+        framed: Option<FrameEndian>,
+        rd: &Read,
+        e: &Error,
+    ) -> Fail {
+        let mut msg = describe(file, e);
+        if let Some(h) = hint(bytes, framed, rd, e) {
+            msg.push_str(&format!("\n{file}: hint: {h}"));
+        }
+        Fail::Input(msg)
+    }
+
+    /// Picks the dialect: the one asked for, or with `auto` the one whose check of the input
+    /// succeeds (Godot 4 when both do), saying so on stderr.
+    fn pick(
+        &mut self,
+        args: ReadArgs,
+        max_depth: Option<u32>,
+        file: &str,
+        check: impl Fn(&Options) -> bool,
+    ) -> Res<Read> {
+        let rd = |dialect| Read {
+            args,
+            max_depth,
+            dialect,
+        };
+        match args.dialect {
+            ReadDialect::Four => Ok(rd(Dialect::Godot4)),
+            ReadDialect::Three => Ok(rd(Dialect::Godot3)),
+            ReadDialect::Auto => {
+                let four = check(&rd(Dialect::Godot4).options());
+                let three = check(&rd(Dialect::Godot3).options());
+                let (d, msg) = match (four, three) {
+                    (true, true) => (Dialect::Godot4, "valid in both dialects; using Godot 4"),
+                    (true, false) => (Dialect::Godot4, "valid as Godot 4 (not as Godot 3)"),
+                    (false, true) => (Dialect::Godot3, "valid as Godot 3 (not as Godot 4)"),
+                    (false, false) => (
+                        Dialect::Godot4,
+                        "valid in neither dialect; reading as Godot 4",
+                    ),
+                };
+                writeln!(self.err, "{file}: dialect auto: {msg}")?;
+                Ok(rd(d))
+            }
+        }
+    }
+
+    fn decode(
+        &mut self,
+        read: ReadArgs,
+        format: Format,
+        framed: Option<FrameEndian>,
+        file: &str,
+    ) -> Res<i32> {
+        let data = self.load(file)?;
+        let bytes = (*data).as_ref();
+        let rd = self.pick(read, None, file, |o| match framed {
+            Some(_) => check_all(bytes, framed, o).is_ok(),
+            None => gdvariant::validate_with(bytes, o).is_ok(),
+        })?;
+        let opts = rd.options();
+        match framed {
+            None => {
+                // Check everything before printing anything.
+                let used = match gdvariant::validate_with(bytes, &opts) {
+                    Ok(n) => n,
+                    Err(e) => return Err(self.bad(file, bytes, framed, &rd, &e)),
+                };
+                let v = gdvariant::parse_with(bytes, &opts)
+                    .map_err(|e| Fail::Input(describe(file, &e)))?;
+                self.print(&v, format, &TreeOptions::default())
+                    .map_err(|e| self.print_err(file, e))?;
+                if used < bytes.len() {
+                    writeln!(
+                        self.err,
+                        "{file}: warning: {} bytes after the value (from offset {used}) ignored",
+                        bytes.len() - used
+                    )?;
+                    let e = Error::new(
+                        ErrorKind::TrailingBytesInFrame {
+                            extra: bytes.len() - used,
+                        },
+                        used,
+                    );
+                    if let Some(h) = hint(bytes, framed, &rd, &e) {
+                        writeln!(self.err, "{file}: hint: {h}")?;
+                    }
+                }
+            }
+            Some(_) => {
+                if let Err(e) = check_all(bytes, framed, &opts) {
+                    return Err(self.bad(file, bytes, framed, &rd, &e));
+                }
+                for (i, f) in frames(bytes, framed.unwrap_or(FrameEndian::Le)).enumerate() {
+                    let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
+                    let v = gdvariant::parse_with(b, &opts)
+                        .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
+                    let tree = TreeOptions {
+                        base: at,
+                        root: format!("#{i}"),
+                        ..TreeOptions::default()
+                    };
+                    self.print(&v, format, &tree)
+                        .map_err(|e| self.print_err(file, e.shifted(at)))?;
+                }
+            }
+        }
+        Ok(0)
+    }
+
+    fn print_err(&self, file: &str, e: PrintError) -> Fail {
+        match e {
+            PrintError::Data(e) => Fail::Input(describe(file, &e)),
+            PrintError::Io(e) => Fail::Io(e),
+        }
+    }
+
+    fn print(
+        &mut self,
+        v: &VariantRef<'_>,
+        format: Format,
+        tree: &TreeOptions,
+    ) -> Result<(), PrintError> {
+        match format {
+            Format::Text | Format::Json => {
+                let r = if format == Format::Text {
+                    gdvariant::text::to_writer(v, &mut *self.out)
+                } else {
+                    gdvariant::json::to_writer(v, &mut *self.out)
+                };
+                r.map_err(PrintError::from_io)?;
+                self.out.write_all(b"\n").map_err(PrintError::Io)
+            }
+            Format::Tree => {
+                let mut sink = Sink::writer(self.out);
+                match tree::tree(v, tree, &mut sink) {
+                    Ok(()) => sink.finish().map_err(PrintError::Io),
+                    Err(tree::Stop::Data(e)) => Err(PrintError::Data(e)),
+                    Err(tree::Stop::Write) => Err(PrintError::Io(
+                        sink.finish()
+                            .err()
+                            .unwrap_or_else(|| io::Error::other("write failed")),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn encode(
+        &mut self,
+        dialect: WriteDialect,
+        from: InputFormat,
+        precision: Precision,
+        framed: Option<FrameEndian>,
+        file: &str,
+    ) -> Res<i32> {
+        if self.host.stdout_is_terminal() {
+            return Err(Fail::Usage(
+                "refusing to write binary data to a terminal; redirect standard output".into(),
+            ));
+        }
+        let data = self.load(file)?;
+        let input = std::str::from_utf8((*data).as_ref())
+            .map_err(|e| Fail::Input(format!("{file}: error: input is not UTF-8: {e}")))?;
+        let dialect = match dialect {
+            WriteDialect::Three => Dialect::Godot3,
+            WriteDialect::Four => Dialect::Godot4,
+        };
+        let double = precision == Precision::Double;
+        // JSON: double precision when any parsed value carries `"$f64": true`.
+        let (values, double) = match from {
+            InputFormat::Json => gdvariant::json::from_str_values(input)
+                .map(|(v, wide)| (v, double || wide))
+                .map_err(|e| e.to_string()),
+            InputFormat::Text => gdvariant::text::from_str_values(input, dialect, double)
+                .map(|v| (v, double))
+                .map_err(|e| e.to_string()),
+        }
+        .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+        if framed.is_none() && values.len() != 1 {
+            return Err(Fail::Input(format!(
+                "{file}: error: expected exactly one value, found {} (use --framed for several)",
+                values.len()
+            )));
+        }
+        let opts = EncodeOptions::new()
+            .dialect(dialect)
+            .double_precision(double)
+            .full_objects(true);
+        let mut buf = Vec::new();
+        for v in &values {
+            let bytes = gdvariant::encode_with(v, &opts)
+                .map_err(|e| Fail::Input(format!("{file}: error: cannot encode: {e}")))?;
+            if let Some(e) = framed {
+                let n = u32::try_from(bytes.len())
+                    .map_err(|_| Fail::Input(format!("{file}: error: value too large")))?;
+                buf.extend_from_slice(&match e {
+                    FrameEndian::Be => n.to_be_bytes(),
+                    FrameEndian::Le => n.to_le_bytes(),
+                });
+            }
+            buf.extend_from_slice(&bytes);
+        }
+        self.out.write_all(&buf)?;
+        Ok(0)
+    }
+
+    fn validate(
+        &mut self,
+        read: ReadArgs,
+        depth: DepthArgs,
+        framed: Option<FrameEndian>,
+        files: &[String],
+    ) -> Res<i32> {
+        let mut code = 0;
+        for file in files {
+            let data = match self.host.load(file) {
+                Ok(d) => d,
+                Err(e) => {
+                    writeln!(self.out, "{file}: error: {e}")?;
+                    code = 1;
+                    continue;
+                }
+            };
+            let bytes = (*data).as_ref();
+            let rd = self.pick(read, depth.max_depth, file, |o| {
+                check_all(bytes, framed, o).is_ok()
+            })?;
+            let opts = rd.options();
+            if let Err(e) = check_all(bytes, framed, &opts) {
+                writeln!(self.out, "{}", describe(file, &e))?;
+                if let Some(h) = hint(bytes, framed, &rd, &e) {
+                    writeln!(self.err, "{file}: hint: {h}")?;
+                }
+                code = 1;
+            }
+        }
+        Ok(code)
+    }
+
+    fn stats(
+        &mut self,
+        read: ReadArgs,
+        depth: DepthArgs,
+        framed: Option<FrameEndian>,
+        file: &str,
+    ) -> Res<i32> {
+        let data = self.load(file)?;
+        let bytes = (*data).as_ref();
+        let rd = self.pick(read, depth.max_depth, file, |o| {
+            check_all(bytes, framed, o).is_ok()
+        })?;
+        let opts = rd.options();
+        if let Err(e) = check_all(bytes, framed, &opts) {
+            return Err(self.bad(file, bytes, framed, &rd, &e));
+        }
+        let mut st = stats::Stats::new(10);
+        match framed {
+            None => {
+                let v = gdvariant::parse_with(bytes, &opts)
+                    .map_err(|e| Fail::Input(describe(file, &e)))?;
+                st.add_at(&v, "", 0)
+                    .map_err(|e| Fail::Input(describe(file, &e)))?;
+            }
+            Some(fe) => {
+                for (i, f) in frames(bytes, fe).enumerate() {
+                    let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
+                    let v = gdvariant::parse_with(b, &opts)
+                        .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
+                    st.add_at(&v, &format!("#{i}"), at)
+                        .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
+                }
+            }
+        }
+        st.write_report(rd.dialect, self.out)?;
+        Ok(0)
+    }
+
+    fn get(
+        &mut self,
+        read: ReadArgs,
+        format: Format,
+        framed: Option<FrameEndian>,
+        path: &str,
+        file: &str,
+    ) -> Res<i32> {
+        let data = self.load(file)?;
+        let bytes = (*data).as_ref();
+        // Auto: look the path up in each dialect; no whole-file validation.
+        let rd = self.pick(read, None, file, |o| {
+            lookup(bytes, framed, path, o).is_ok_and(|f| f.is_some())
+        })?;
+        let opts = rd.options();
+        let found = match lookup(bytes, framed, path, &opts) {
+            Ok(f) => f,
+            Err(e) => return Err(self.bad(file, bytes, framed, &rd, &e)),
+        };
+        let Some((found, at)) = found else {
+            let mut msg = format!("{file}: error: path '{}' not found", short(path));
+            if framed.is_none()
+                && gdvariant::validate_with(bytes, &opts).is_ok_and(|n| n < bytes.len())
+            {
+                let e = Error::new(ErrorKind::TrailingBytesInFrame { extra: 0 }, 0);
+                if let Some(h) = hint(bytes, framed, &rd, &e) {
+                    msg.push_str(&format!("\n{file}: hint: {h}"));
+                }
+            }
+            return Err(Fail::Input(msg));
+        };
+        let tree = TreeOptions {
+            base: at,
+            ..TreeOptions::default()
+        };
+        match found {
+            Found::Value(v) => {
+                if let Err(e) = v.validate() {
+                    return Err(Fail::Input(describe(file, &e.shifted(at))));
+                }
+                self.print(&v, format, &tree)
+                    .map_err(|e| self.print_err(file, e.shifted(at)))?;
+            }
+            Found::Element(x) => {
+                // A packed array's element: printed as the Variant it is.
+                let enc = EncodeOptions::new()
+                    .dialect(rd.dialect)
+                    .double_precision(true);
+                let b = gdvariant::encode_with(&x, &enc)
+                    .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+                let v = gdvariant::parse_with(&b, &opts)
+                    .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+                self.print(&v, format, &TreeOptions::default())
+                    .map_err(|e| self.print_err(file, e))?;
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// At most 64 characters of a user-given string, for messages.
+fn short(s: &str) -> String {
+    let mut out = String::new();
+    crate::path::push_short(&mut out, s, 64);
+    out
+}
+
+/// What a path leads to.
+enum Found<'a> {
+    Value(VariantRef<'a>),
+    /// An element of a packed array.
+    Element(Variant),
+}
+
+/// Looks `path` up (after the frame number, with `framed`); the result with the offset its
+/// value's offsets are relative to.
+fn lookup<'a>(
+    bytes: &'a [u8],
+    framed: Option<FrameEndian>,
+    path: &str,
+    o: &Options,
+) -> Result<Option<(Found<'a>, usize)>, Error> {
+    let (root, path, at) = match framed {
+        None => (gdvariant::parse_with(bytes, o)?, path, 0),
+        Some(fe) => {
+            let p = path.trim_start_matches('/');
+            let (first, rest) = p.split_once('/').unwrap_or((p, ""));
+            let Ok(n) = first.trim_start_matches('#').parse::<usize>() else {
+                return Ok(None);
+            };
+            let Some(f) = frames(bytes, fe).nth(n) else {
+                return Ok(None);
+            };
+            let (at, b) = f?;
+            let v = gdvariant::parse_with(b, o).map_err(|e| e.shifted(at))?;
+            (v, rest, at)
+        }
+    };
+    let shift = |e: Error| e.shifted(at);
+    if let Some(v) = root.path(path).map_err(shift)? {
+        return Ok(Some((Found::Value(v), at)));
+    }
+    // The last segment may index a packed array.
+    let trimmed = path.trim_end_matches('/');
+    let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+    let (Some(p), Ok(i)) = (root.path(parent).map_err(shift)?, last.parse::<usize>()) else {
+        return Ok(None);
+    };
+    Ok(element(&p, i)
+        .map_err(shift)?
+        .map(|x| (Found::Element(x), at)))
+}
+
+/// Element `i` of the packed array `v` (`None` if `v` is not one, or too short).
+fn element(v: &VariantRef<'_>, i: usize) -> Result<Option<Variant>, Error> {
+    use gdvariant::{Color, VariantType as T, Vector2, Vector3, Vector4};
+    let wide = v.is_wide();
+    Ok(match v.ty() {
+        T::PackedByteArray => v.as_byte_array()?.get(i).map(|&b| Variant::Int(b.into())),
+        T::PackedInt32Array => v.as_packed::<i32>()?.get(i).map(|x| Variant::Int(x.into())),
+        T::PackedInt64Array => v.as_packed::<i64>()?.get(i).map(Variant::Int),
+        T::PackedFloat32Array => v
+            .as_packed::<f32>()?
+            .get(i)
+            .map(|x| Variant::Float(x.into())),
+        T::PackedFloat64Array => v.as_packed::<f64>()?.get(i).map(Variant::Float),
+        T::PackedStringArray => v
+            .as_string_array()?
+            .get(i)?
+            .map(|s| Variant::String(s.to_string())),
+        T::PackedVector2Array if wide => v
+            .as_packed::<[f64; 2]>()?
+            .get(i)
+            .map(|c| Variant::Vector2(Vector2::from_array(c))),
+        T::PackedVector2Array => v
+            .as_packed::<[f32; 2]>()?
+            .get(i)
+            .map(|c| Variant::Vector2(Vector2::from_array(c.map(f64::from)))),
+        T::PackedVector3Array if wide => v
+            .as_packed::<[f64; 3]>()?
+            .get(i)
+            .map(|c| Variant::Vector3(Vector3::from_array(c))),
+        T::PackedVector3Array => v
+            .as_packed::<[f32; 3]>()?
+            .get(i)
+            .map(|c| Variant::Vector3(Vector3::from_array(c.map(f64::from)))),
+        T::PackedVector4Array if wide => v
+            .as_packed::<[f64; 4]>()?
+            .get(i)
+            .map(|c| Variant::Vector4(Vector4::from_array(c))),
+        T::PackedVector4Array => v
+            .as_packed::<[f32; 4]>()?
+            .get(i)
+            .map(|c| Variant::Vector4(Vector4::from_array(c.map(f64::from)))),
+        T::PackedColorArray => v.as_packed::<Color>()?.get(i).map(Variant::Color),
+        _ => None,
+    })
+}
+
+/// A printing failure.
+pub enum PrintError {
+    Data(Error),
+    Io(io::Error),
+}
+
+impl PrintError {
+    fn from_io(e: io::Error) -> PrintError {
+        match e.get_ref().and_then(|x| x.downcast_ref::<Error>()) {
+            Some(d) if e.kind() == io::ErrorKind::InvalidData => PrintError::Data(*d),
+            _ => PrintError::Io(e),
+        }
+    }
+
+    fn shifted(self, at: usize) -> PrintError {
+        match self {
+            PrintError::Data(e) => PrintError::Data(e.shifted(at)),
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    struct Fake {
+        tty: bool,
+        input: Vec<u8>,
+    }
+
+    impl Host for Fake {
+        fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>> {
+            if path == "-" {
+                Ok(Box::new(self.input.clone()))
+            } else {
+                Err(io::Error::new(io::ErrorKind::NotFound, "no such file"))
+            }
+        }
+        fn stdout_is_terminal(&self) -> bool {
+            self.tty
+        }
+    }
+
+    fn go(args: &[&str], tty: bool, input: &[u8]) -> (i32, Vec<u8>, String) {
+        let cli = Cli::try_parse_from(std::iter::once("gdvariant").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut host = Fake {
+            tty,
+            input: input.to_vec(),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run(cli, &mut host, &mut out, &mut err);
+        (code, out, String::from_utf8_lossy(&err).into_owned())
+    }
+
+    #[test]
+    fn encode_refuses_to_write_binary_to_a_terminal() {
+        let (code, out, err) = go(&["encode", "-"], true, b"42");
+        assert_eq!((code, out.len()), (2, 0));
+        assert!(
+            err.contains("refusing to write binary data to a terminal"),
+            "{err}"
+        );
+        let (code, out, _) = go(&["encode", "-"], false, b"42");
+        assert_eq!((code, out), (0, vec![2, 0, 0, 0, 42, 0, 0, 0]));
+        // text output to a terminal is fine
+        let (code, out, _) = go(&["decode", "-"], true, &[2, 0, 0, 0, 42, 0, 0, 0]);
+        assert_eq!((code, out), (0, b"42\n".to_vec()));
+    }
+
+    #[test]
+    fn missing_file_is_invalid_input() {
+        let (code, _, err) = go(&["decode", "nope.bin"], false, b"");
+        assert_eq!(code, 1);
+        assert_eq!(err, "nope.bin: error: no such file\n");
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        <Cli as clap::CommandFactory>::command().debug_assert();
+    }
+}

@@ -1,0 +1,82 @@
+//! A lossless, typed JSON form of Variants, written from a lazy [`VariantRef`] and read back into
+//! a [`Variant`].
+//!
+//! The common types map onto plain JSON so that `jq` paths read naturally
+//! (`.entities[3].name`); everything else is a one-key object tagged with `$` and the type's
+//! Godot 4 name (in both dialects).
+//!
+//! | Variant | JSON |
+//! |---|---|
+//! | Nil, bool | `null`, `true`, `false` |
+//! | int | an integer, exact to 64 bits (`-9223372036854775808`) |
+//! | float | a number that always has a `.` or an exponent (`1.0`, `0.1`, `1e+300`): the shortest decimal that reads back as the same `f64`; the encoder writes 4 bytes iff that is exact, as the engine does. NaN and infinities: `{"$float": "nan"}`, `"inf"`, `"-inf"` |
+//! | String | a string |
+//! | Array (untyped) | an array |
+//! | Array (typed) | `{"$Array": [...], "$type": T}` |
+//! | Dictionary whose keys are all Strings, none starting with `$`, untyped | an object, keys in insertion order |
+//! | any other Dictionary | `{"$Dictionary": [[key, value], ...]}`, plus `"$key": T, "$value": T` when typed |
+//! | Vector2, Rect2, Vector3, Transform2D, Vector4, Plane, Quaternion, AABB, Basis, Transform3D, Projection, Color | `{"$Vector3": [x, y, z]}`: components in wire order (Basis row-major) |
+//! | Vector2i, Rect2i, Vector3i, Vector4i | `{"$Vector2i": [1, -2]}` |
+//! | StringName, NodePath | `{"$StringName": "name"}`, `{"$NodePath": "/root/a:prop"}` |
+//! | RID | `{"$RID": 81604378624}` |
+//! | Object | `{"$ObjectId": 123}` (instance id), `{"$Object": {"class": "Node", "properties": [["name", value], ...]}}` (full object; class `""` is null) |
+//! | Callable, Signal | `{"$Callable": null}`, `{"$Signal": {"name": "pressed", "object": 123}}` |
+//! | Packed arrays | `{"$PackedInt32Array": [1, 2]}`, `{"$PackedByteArray": [1, 2]}`, `{"$PackedStringArray": ["a"]}`, `{"$PackedVector3Array": [[1.0, 2.0, 3.0]]}`, `{"$PackedColorArray": [[r, g, b, a]]}` |
+//!
+//! `T` (a container's element, key or value type) is a builtin type name (`"int"`,
+//! `"Vector2"`), `{"class": "Node"}` or `{"script": "res://thing.gd"}`; an untyped key or value
+//! of a half-typed Dictionary is `"Variant"`.
+//!
+//! Components of math types and packed arrays stored as `f32` are written as the shortest decimal
+//! that reads back as the same `f32` (`0.1`, not `0.10000000149011612`). Non-finite components
+//! are the strings `"nan"`, `"inf"`, `"-inf"`. A value whose components were written as `f64`
+//! (a double-precision engine build) carries `"$f64": true` next to its tag; encoding such JSON
+//! uses double precision (as `--precision double` does).
+//!
+//! The text is lossless: `gdvariant encode --from json` gives back the original bytes for
+//! everything the engines write (tested on every golden vector of both engines). Tools that
+//! re-print numbers through `f64` lose that: jq 1.6 prints `100.0` as `100` (which then reads
+//! as an int) and rounds ints beyond 2^53. Use jq to read and select; feed `encode` JSON that
+//! kept its number literals (jq 1.7+ keeps unmodified literals).
+//!
+//! Printing walks the value twice (once to tell which Dictionaries print as plain objects),
+//! linearly, without native recursion, and writes nothing if the value is malformed. Memory: one
+//! bit per Dictionary and a stack entry per open container.
+//!
+//! ```
+//! use gdvariant::{json, Variant, Vector2i};
+//! let v = gdvariant::parse(&[2, 0, 0, 0, 42, 0, 0, 0])?;
+//! assert_eq!(json::to_string(&v)?, "42");
+//! let back = json::from_str("{\"$Vector2i\": [1, -2]}").unwrap();
+//! assert_eq!(back, Variant::Vector2i(Vector2i::new(1, -2)));
+//! # Ok::<(), gdvariant::Error>(())
+//! ```
+
+use core::fmt;
+
+use crate::error::Result;
+use crate::value::VariantRef;
+
+mod parse;
+mod print;
+
+pub use parse::{from_str, from_str_values, JsonError};
+
+/// The JSON form of `v` on one line. Errors if `v` is malformed.
+pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {
+    crate::out::to_string(|s| print::print(v, s))
+}
+
+/// Writes the JSON form of `v` (one line) to `out`. The whole value is checked before anything
+/// is written: a malformed value is `Err` with nothing written; a failing writer is
+/// `Ok(Err(_))`.
+pub fn to_fmt<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> Result<fmt::Result> {
+    crate::out::to_fmt(|| print::print(v, out))
+}
+
+/// Writes the JSON form of `v` (one line) to `out` through a 64 KiB buffer, then flushes it. A
+/// malformed value is an [`std::io::ErrorKind::InvalidData`] error (nothing written) whose
+/// [`get_ref`](std::io::Error::get_ref) is the [`Error`](crate::Error), with its offset.
+pub fn to_writer<W: std::io::Write>(v: &VariantRef<'_>, out: W) -> std::io::Result<()> {
+    crate::out::to_writer(out, |o| print::print(v, o))
+}

@@ -1,0 +1,1058 @@
+//! Printing a lazy [`VariantRef`] in the engine's text form, in two linear passes and without
+//! native recursion.
+//!
+//! The engine prints dictionary keys sorted, so a dictionary's entries come out in another
+//! order than their bytes. The first pass (a [`Walker`]) checks the whole value and records,
+//! for every dictionary of two or more entries, the offset of each key (4 bytes a key below
+//! 4 GiB of input). The second pass prints: it reads values front to back with its own stack
+//! of open containers (on the heap), and for a dictionary sorts the recorded key offsets with
+//! the engine's sort and visits each entry at its key's offset; a value starts where its key
+//! ends, and a dictionary ends where its last entry in byte order ends, so nothing is skipped
+//! or read twice. Only the key comparisons of the sort read keys again.
+
+use core::cell::RefCell;
+use core::cmp::Ordering;
+use core::fmt;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use crate::array::{ArrayIter, ContainerType};
+use crate::error::{Error, ErrorKind, Result};
+use crate::head::{head, read_text, skip_strings};
+use crate::num;
+use crate::object::ObjectRef;
+use crate::out::{ch, put, Stop, R};
+use crate::reader::Reader;
+use crate::types::{Dialect, Options, VariantType as T};
+use crate::value::VariantRef;
+use crate::walker::{Event, Walker};
+
+/// Prints `v` to `out`; see the [module docs](self).
+pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
+    if u32::try_from(v.h.data.len()).is_ok() {
+        let idx = index::<u32>(v)?;
+        Printer::new(v, idx, out).run(v)
+    } else {
+        let idx = index::<usize>(v)?;
+        Printer::new(v, idx, out).run(v)
+    }
+}
+
+// ----- pass 1: the key offsets -----
+
+/// A key offset, relative to the printed value's start: `u32` below 4 GiB of input.
+trait Off: Copy + Default {
+    fn of(x: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl Off for u32 {
+    #[inline]
+    fn of(x: usize) -> u32 {
+        // Only used when the whole input fits in a u32 (checked by `print`).
+        x as u32
+    }
+    #[inline]
+    fn get(self) -> usize {
+        self as usize
+    }
+}
+
+impl Off for usize {
+    #[inline]
+    fn of(x: usize) -> usize {
+        x
+    }
+    #[inline]
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// The key offsets of every dictionary of two or more entries.
+struct Index<O> {
+    /// (the dictionary's offset, where its keys start in `keys`), by offset.
+    dicts: Vec<(O, O)>,
+    /// Each such dictionary's key offsets, in byte order until the printer sorts them.
+    keys: Vec<O>,
+}
+
+/// Pass 1: walks (and so checks) the whole value once and records the key offsets.
+fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
+    let base = v.offset();
+    let end = base + v.h.data.len();
+    let mut idx = Index {
+        dicts: Vec::new(),
+        keys: Vec::new(),
+    };
+    /// An open container: for a recorded dictionary, the next key slot and the end of its
+    /// slots; `key` says whether its next element is a key.
+    struct Open {
+        dict: bool,
+        key: bool,
+        at: usize,
+        end: usize,
+    }
+    let mut open: Vec<Open> = Vec::new();
+    let mut w = Walker::from_value(*v);
+    while let Some(e) = w.next_event()? {
+        let x = match e {
+            Event::Begin(x) | Event::Value(x) => x,
+            Event::Property(_) => continue,
+            Event::End => {
+                open.pop();
+                continue;
+            }
+        };
+        if let Some(o) = open.last_mut() {
+            if o.dict {
+                if o.key && o.at < o.end {
+                    if let Some(slot) = idx.keys.get_mut(o.at) {
+                        *slot = O::of(x.offset() - base);
+                    }
+                    o.at += 1;
+                }
+                o.key = !o.key;
+            }
+        }
+        if let Event::Begin(c) = e {
+            let dict = c.ty() == T::Dictionary;
+            let mut o = Open {
+                dict,
+                key: true,
+                at: 0,
+                end: 0,
+            };
+            if dict && c.count() >= 2 {
+                // Each pair takes at least 8 bytes: a count beyond what the rest of the input
+                // can hold is not believed (the walk fails before it matters).
+                let slots = c.count().min(end.saturating_sub(w.offset()) / 8);
+                o.at = idx.keys.len();
+                o.end = o.at + slots;
+                idx.dicts.push((O::of(c.offset() - base), O::of(o.at)));
+                idx.keys.resize(o.end, O::default());
+            }
+            open.push(o);
+        }
+    }
+    Ok(idx)
+}
+
+// ----- pass 2: printing -----
+
+/// What a dictionary being printed waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// The next entry (or the end).
+    Next,
+    /// Its key to be printed.
+    Key,
+    /// Its value to start.
+    KeyDone,
+    /// Its value to be printed.
+    Value,
+}
+
+/// A container being printed.
+enum Frame<'a> {
+    Array {
+        r: Reader<'a>,
+        left: u32,
+        first: bool,
+        depth: u32,
+        typed: bool,
+    },
+    Object {
+        r: Reader<'a>,
+        left: u32,
+        depth: u32,
+    },
+    Dict {
+        /// Where its sorted key offsets start in the index (`None`: one entry, at `body`).
+        from: Option<usize>,
+        body: Reader<'a>,
+        n: usize,
+        i: usize,
+        stage: Stage,
+        /// The current entry's value.
+        vr: Reader<'a>,
+        /// The furthest end of an entry so far: the dictionary's end once all are printed.
+        end: Reader<'a>,
+        depth: u32,
+        typed: bool,
+    },
+}
+
+struct Printer<'a, 'w, O, W: ?Sized> {
+    /// The input from the printed value's start to the end.
+    data: &'a [u8],
+    base: usize,
+    opts: Options,
+    idx: Index<O>,
+    out: &'w mut W,
+    scratch: RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+}
+
+impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
+    fn new(v: &VariantRef<'a>, idx: Index<O>, out: &'w mut W) -> Self {
+        Printer {
+            data: v.h.data,
+            base: v.offset(),
+            opts: v.options(),
+            idx,
+            out,
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A cursor at absolute offset `at`.
+    fn at(&self, at: usize) -> Reader<'a> {
+        let rel = at.saturating_sub(self.base);
+        Reader::new(self.data.get(rel..).unwrap_or(&[]), self.base + rel)
+    }
+
+    fn run(mut self, v: &VariantRef<'a>) -> R {
+        let mut frames: Vec<Frame<'a>> = Vec::new();
+        let mut done = self.value(self.at(v.offset()), v.depth(), &mut frames)?;
+        while let Some(top) = frames.last_mut() {
+            // The value just printed (if any) ended at `done`.
+            if let Some(end) = done.take() {
+                match top {
+                    Frame::Array { r, .. } | Frame::Object { r, .. } => *r = end,
+                    Frame::Dict {
+                        stage,
+                        vr,
+                        end: e,
+                        i,
+                        ..
+                    } => match *stage {
+                        Stage::Key => {
+                            *vr = end;
+                            *stage = Stage::KeyDone;
+                        }
+                        Stage::Value => {
+                            if end.offset() > e.offset() {
+                                *e = end;
+                            }
+                            *i += 1;
+                            *stage = Stage::Next;
+                        }
+                        Stage::Next | Stage::KeyDone => {}
+                    },
+                }
+            }
+            let (start, depth) = match top {
+                Frame::Array {
+                    r,
+                    left,
+                    first,
+                    depth,
+                    typed,
+                } => {
+                    if *left == 0 {
+                        let (end, typed) = (*r, *typed);
+                        frames.pop();
+                        put(self.out, if self.g3() { " ]" } else { "]" })?;
+                        if typed {
+                            ch(self.out, ')')?;
+                        }
+                        done = Some(end);
+                        continue;
+                    }
+                    *left -= 1;
+                    if !*first {
+                        put(self.out, ", ")?;
+                    }
+                    *first = false;
+                    (*r, *depth + 1)
+                }
+                Frame::Object { r, left, depth } => {
+                    if *left == 0 {
+                        let end = *r;
+                        frames.pop();
+                        put(self.out, ")\n")?;
+                        done = Some(end);
+                        continue;
+                    }
+                    *left -= 1;
+                    let name = read_text(r, self.opts.dialect)?;
+                    put(self.out, ",\"")?;
+                    put(self.out, &name.to_string_lossy())?;
+                    put(self.out, "\":")?;
+                    if name.as_bytes() == b"script" {
+                        // A script path prints as the resource it names.
+                        let mut after = *r;
+                        let h = head(&mut after, *depth + 1, &self.opts, false)?;
+                        if h.ty == T::String {
+                            let path = VariantRef::new(h, *depth + 1, self.opts).as_text()?;
+                            put(
+                                self.out,
+                                if self.g3() {
+                                    "Resource( \""
+                                } else {
+                                    "Resource(\""
+                                },
+                            )?;
+                            put(self.out, &path.to_string_lossy())?;
+                            put(self.out, "\")")?;
+                            done = Some(after);
+                            continue;
+                        }
+                    }
+                    (*r, *depth + 1)
+                }
+                Frame::Dict {
+                    from,
+                    body,
+                    n,
+                    i,
+                    stage,
+                    vr,
+                    end,
+                    depth,
+                    typed,
+                } => match *stage {
+                    Stage::Next => {
+                        if *i >= *n {
+                            let (end, typed) = (*end, *typed);
+                            frames.pop();
+                            put(self.out, "\n}")?;
+                            if typed {
+                                ch(self.out, ')')?;
+                            }
+                            done = Some(end);
+                            continue;
+                        }
+                        if *i > 0 {
+                            put(self.out, ",\n")?;
+                        }
+                        *stage = Stage::Key;
+                        let key = match *from {
+                            None => *body,
+                            Some(f) => {
+                                let k = self.idx.keys.get(f + *i).map_or(0, |k| k.get());
+                                self.at(self.base + k)
+                            }
+                        };
+                        (key, *depth + 1)
+                    }
+                    Stage::KeyDone => {
+                        put(self.out, ": ")?;
+                        *stage = Stage::Value;
+                        (*vr, *depth + 1)
+                    }
+                    // Waiting for a child that is neither done nor open: cannot happen.
+                    Stage::Key | Stage::Value => return Err(Stop::Write),
+                },
+            };
+            done = self.value(start, depth, &mut frames)?;
+        }
+        Ok(())
+    }
+
+    fn g3(&self) -> bool {
+        self.opts.dialect == Dialect::Godot3
+    }
+
+    /// Starts printing the value at `r`: a leaf is printed whole and its end returned; a
+    /// container's opening is printed and its frame pushed.
+    fn value(
+        &mut self,
+        mut r: Reader<'a>,
+        depth: u32,
+        frames: &mut Vec<Frame<'a>>,
+    ) -> R<Option<Reader<'a>>> {
+        let h = head(&mut r, depth, &self.opts, false)?;
+        let v = VariantRef::new(h, depth, self.opts);
+        match h.ty {
+            T::Array => {
+                let ty = v.as_array()?.element_type()?;
+                if ty.is_typed() {
+                    put(self.out, "Array[")?;
+                    type_name(&ty, self.out)?;
+                    put(self.out, "](")?;
+                }
+                put(self.out, if self.g3() { "[ " } else { "[" })?;
+                frames.push(Frame::Array {
+                    r,
+                    left: h.count,
+                    first: true,
+                    depth,
+                    typed: ty.is_typed(),
+                });
+                Ok(None)
+            }
+            T::Dictionary => {
+                let (kt, vt) = v.as_dictionary()?.key_value_types()?;
+                let typed = kt.is_typed() || vt.is_typed();
+                if typed {
+                    put(self.out, "Dictionary[")?;
+                    type_name(&kt, self.out)?;
+                    put(self.out, ", ")?;
+                    type_name(&vt, self.out)?;
+                    put(self.out, "](")?;
+                }
+                if h.count == 0 {
+                    put(self.out, if self.g3() { "{\n\n}" } else { "{}" })?;
+                    if typed {
+                        ch(self.out, ')')?;
+                    }
+                    return Ok(Some(r));
+                }
+                put(self.out, "{\n")?;
+                let from = if h.count >= 2 {
+                    Some(self.sorted_keys(h.offset, h.count as usize, depth + 1)?)
+                } else {
+                    None
+                };
+                frames.push(Frame::Dict {
+                    from,
+                    body: r,
+                    n: h.count as usize,
+                    i: 0,
+                    stage: Stage::Next,
+                    vr: r,
+                    end: r,
+                    depth,
+                    typed,
+                });
+                Ok(None)
+            }
+            T::Object if h.body().is_some() => {
+                put(self.out, "Object(")?;
+                if let ObjectRef::Full(f) = v.as_object()? {
+                    put(self.out, &f.class_name().to_string_lossy())?;
+                }
+                frames.push(Frame::Object {
+                    r,
+                    left: h.count,
+                    depth,
+                });
+                Ok(None)
+            }
+            T::PackedStringArray => {
+                leaf(&v, self.out)?;
+                skip_strings(&mut r, h.count, self.opts.dialect, false)?;
+                Ok(Some(r))
+            }
+            _ => {
+                leaf(&v, self.out)?;
+                Ok(Some(r))
+            }
+        }
+    }
+
+    /// Sorts the keys of the dictionary at `offset` in the engine's order; returns where they
+    /// start in the index.
+    fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<usize> {
+        let rel = offset - self.base;
+        let Ok(i) = self.idx.dicts.binary_search_by_key(&rel, |d| d.0.get()) else {
+            // Pass 1 recorded every dictionary of two or more entries.
+            return Err(Stop::Data(Error::new(
+                ErrorKind::UnexpectedEof { needed: 0 },
+                offset,
+            )));
+        };
+        let from = self.idx.dicts[i].1.get();
+        let mut keys = core::mem::take(&mut self.idx.keys);
+        if let Some(slice) = keys.get_mut(from..from + n) {
+            let key = |k: &O| -> Option<VariantRef<'a>> {
+                let mut r = self.at(self.base + k.get());
+                head(&mut r, depth, &self.opts, false)
+                    .ok()
+                    .map(|h| VariantRef::new(h, depth, self.opts))
+            };
+            godot_sort(slice, |a, b| match (key(a), key(b)) {
+                (Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
+                _ => false,
+            });
+        }
+        self.idx.keys = keys;
+        Ok(from)
+    }
+}
+
+/// Prints a value that is not a container with elements.
+fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
+    let d = v.dialect();
+    let g3 = d == Dialect::Godot3;
+    let (open, close) = if g3 { ("( ", " )") } else { ("(", ")") };
+    let name = v.ty().name_in(d);
+    macro_rules! reals {
+        ($arr:expr) => {{
+            put(s, name)?;
+            put(s, open)?;
+            for (i, x) in $arr.into_iter().enumerate() {
+                if i > 0 {
+                    put(s, ", ")?;
+                }
+                put(s, &num::real(x as f64, d))?;
+            }
+            put(s, close)?;
+        }};
+    }
+    macro_rules! ints {
+        ($arr:expr) => {{
+            put(s, name)?;
+            put(s, open)?;
+            for (i, x) in $arr.into_iter().enumerate() {
+                if i > 0 {
+                    put(s, ", ")?;
+                }
+                put(s, &x.to_string())?;
+            }
+            put(s, close)?;
+        }};
+    }
+    match v.ty() {
+        T::Nil => put(s, "null")?,
+        T::Bool => put(s, if v.as_bool()? { "true" } else { "false" })?,
+        T::Int => put(s, &v.as_i64()?.to_string())?,
+        T::Float => put(s, &num::float(v.as_f64()?, d))?,
+        T::String => {
+            ch(s, '"')?;
+            escape_multiline(&v.as_text()?.to_string_lossy(), s)?;
+            ch(s, '"')?;
+        }
+        T::StringName => {
+            put(s, "&\"")?;
+            c_escape(&v.as_text()?.to_string_lossy(), d, s)?;
+            ch(s, '"')?;
+        }
+        T::Vector2 => reals!(v.as_vector2()?.to_array()),
+        T::Vector2i => ints!(v.as_vector2i()?.to_array()),
+        T::Rect2 => reals!(v.as_rect2()?.to_array()),
+        T::Rect2i => ints!(v.as_rect2i()?.to_array()),
+        T::Vector3 => reals!(v.as_vector3()?.to_array()),
+        T::Vector3i => ints!(v.as_vector3i()?.to_array()),
+        T::Transform2D => reals!(v.as_transform2d()?.to_array()),
+        T::Vector4 => reals!(v.as_vector4()?.to_array()),
+        T::Vector4i => ints!(v.as_vector4i()?.to_array()),
+        T::Plane => reals!(v.as_plane()?.to_array()),
+        T::Quaternion => reals!(v.as_quaternion()?.to_array()),
+        T::Aabb => reals!(v.as_aabb()?.to_array()),
+        T::Basis => reals!(v.as_basis()?.to_array()),
+        T::Transform3D => reals!(v.as_transform3d()?.to_array()),
+        T::Projection => reals!(v.as_projection()?.to_array()),
+        T::Color => reals!(v.as_color()?.to_array()),
+        T::NodePath => {
+            let mut path = String::new();
+            let _ = v.as_node_path()?.write_text(&mut path)?;
+            put(s, "NodePath(\"")?;
+            c_escape(&path, d, s)?;
+            put(s, "\")")?;
+        }
+        T::Rid => {
+            if !g3 {
+                match v.as_rid()? {
+                    0 => put(s, "RID()")?,
+                    id => {
+                        put(s, "RID(")?;
+                        put(s, &id.to_string())?;
+                        ch(s, ')')?;
+                    }
+                }
+            }
+        }
+        T::Object => match v.as_object()? {
+            ObjectRef::Id(0) => put(s, "null")?,
+            ObjectRef::Id(id) => {
+                put(s, "Object(EncodedObjectAsID,\"object_id\":")?;
+                put(s, &id.to_string())?;
+                put(s, ",\"script\":null)\n")?;
+            }
+            // A full object with elements is a container; here its class is empty: null.
+            ObjectRef::Full(_) => put(s, "null")?,
+        },
+        T::Callable => put(s, "Callable()")?,
+        T::Signal => put(s, "Signal()")?,
+        T::PackedByteArray => ints!(v.as_byte_array()?.iter()),
+        T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
+        T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
+        T::PackedFloat32Array => reals!(v.as_packed::<f32>()?.iter()),
+        T::PackedFloat64Array => reals!(v.as_packed::<f64>()?.iter()),
+        T::PackedStringArray => {
+            put(s, name)?;
+            put(s, open)?;
+            let mut it = v.as_string_array()?.iter();
+            let mut first = true;
+            while let Some(t) = it.try_next()? {
+                if !first {
+                    put(s, ", ")?;
+                }
+                first = false;
+                ch(s, '"')?;
+                c_escape(&t.to_string_lossy(), d, s)?;
+                ch(s, '"')?;
+            }
+            put(s, close)?;
+        }
+        T::PackedVector2Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 2]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 2]>()?.iter().flatten())
+            }
+        }
+        T::PackedVector3Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 3]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 3]>()?.iter().flatten())
+            }
+        }
+        T::PackedVector4Array => {
+            if v.is_wide() {
+                reals!(v.as_packed::<[f64; 4]>()?.iter().flatten())
+            } else {
+                reals!(v.as_packed::<[f32; 4]>()?.iter().flatten())
+            }
+        }
+        T::PackedColorArray => reals!(v
+            .as_packed::<crate::math::Color>()?
+            .iter()
+            .flat_map(|c| c.to_array())),
+        // Containers with elements are printed by the printer's frames; an empty Array or
+        // Dictionary never reaches here either.
+        T::Array | T::Dictionary => {}
+    }
+    Ok(())
+}
+
+/// The name of a container's element / key / value type as the engine prints it.
+fn type_name<W: fmt::Write + ?Sized>(t: &ContainerType<'_>, s: &mut W) -> R {
+    match t {
+        ContainerType::None => put(s, "Variant"),
+        ContainerType::Builtin(ty) => put(s, ty.name()),
+        ContainerType::ClassName(c) => put(s, &c.to_string_lossy()),
+        ContainerType::Script(p) => {
+            put(s, "Resource(\"")?;
+            put(s, &p.to_string_lossy())?;
+            put(s, "\")")
+        }
+    }
+}
+
+/// `String::c_escape_multiline`: only `\` and `"` are escaped (Strings).
+fn escape_multiline<W: fmt::Write + ?Sized>(t: &str, s: &mut W) -> R {
+    let mut rest = t;
+    while let Some(i) = rest.find(['\\', '"']) {
+        put(s, &rest[..i])?;
+        put(
+            s,
+            if rest.as_bytes()[i] == b'\\' {
+                "\\\\"
+            } else {
+                "\\\""
+            },
+        )?;
+        rest = &rest[i + 1..];
+    }
+    put(s, rest)
+}
+
+/// `String::c_escape` (StringName, NodePath, PackedStringArray entries). Godot 3 also escapes
+/// `?`.
+fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
+    for c in t.chars() {
+        match c {
+            '\\' => put(s, "\\\\")?,
+            '\u{7}' => put(s, "\\a")?,
+            '\u{8}' => put(s, "\\b")?,
+            '\u{c}' => put(s, "\\f")?,
+            '\n' => put(s, "\\n")?,
+            '\r' => put(s, "\\r")?,
+            '\t' => put(s, "\\t")?,
+            '\u{b}' => put(s, "\\v")?,
+            '\'' => put(s, "\\'")?,
+            '"' => put(s, "\\\"")?,
+            '?' if d == Dialect::Godot3 => put(s, "\\?")?,
+            c => ch(s, c)?,
+        }
+    }
+    Ok(())
+}
+
+// ----- the key order -----
+
+/// The engine's key order for printing dictionaries: Godot 4's `StringLikeVariantOrder`
+/// (String and StringName compare as text) over `Variant::operator<` (type id first, then the
+/// type's `<` operator where it has one; values of types without one are unordered).
+/// The key order as one three-way comparison: `Less` iff `a < b` in the engine's order,
+/// `Greater` iff `b < a`, and `Equal` when neither holds (equal, or unordered: NaNs, types
+/// without `<`, malformed values). Godot 4 Arrays compare element-wise, iteratively: `stack`
+/// holds the pairs of open Arrays, each element pair is compared once, and an Array walked
+/// to its end is not read again by its parent ([`ArrayIter::resume_after`]), so comparing two
+/// keys costs time linear in their size, whatever their depth.
+fn order_with<'a>(
+    a: &VariantRef<'a>,
+    b: &VariantRef<'a>,
+    stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+) -> Ordering {
+    let arrays = |x: &VariantRef<'_>, y: &VariantRef<'_>| {
+        x.ty() == T::Array && y.ty() == T::Array && x.dialect() == Dialect::Godot4
+    };
+    if !arrays(a, b) {
+        return order(a, b);
+    }
+    let mut fresh = Vec::new();
+    let mut borrowed = stack.try_borrow_mut();
+    let stack = match borrowed.as_mut() {
+        Ok(s) => &mut **s,
+        Err(_) => &mut fresh,
+    };
+    stack.clear();
+    let res = (|| -> Result<Ordering> {
+        stack.push((a.as_array()?.iter(), b.as_array()?.iter()));
+        while let Some((i, j)) = stack.last_mut() {
+            match (i.try_next()?, j.try_next()?) {
+                (Some(p), Some(q)) => {
+                    if arrays(&p, &q) {
+                        stack.push((p.as_array()?.iter(), q.as_array()?.iter()));
+                        continue;
+                    }
+                    match order(&p, &q) {
+                        Ordering::Equal => {}
+                        o => return Ok(o),
+                    }
+                }
+                (None, Some(_)) => return Ok(Ordering::Less),
+                (Some(_), None) => return Ok(Ordering::Greater),
+                (None, None) => {
+                    if let Some((ci, cj)) = stack.pop() {
+                        if let Some((pi, pj)) = stack.last_mut() {
+                            pi.resume_after(&ci)?;
+                            pj.resume_after(&cj)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Ordering::Equal)
+    })();
+    stack.clear();
+    // A malformed element leaves the pair unordered.
+    res.unwrap_or(Ordering::Equal)
+}
+
+/// The order of two values that are not both Godot 4 Arrays (those: [`order_with`]).
+fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
+    let d = a.dialect();
+    let string_like = |v: &VariantRef<'_>| matches!(v.ty(), T::String | T::StringName);
+    if d == Dialect::Godot4 && string_like(a) && string_like(b) {
+        return text_bytes(a).cmp(text_bytes(b));
+    }
+    let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
+    if ia != ib {
+        return ia.cmp(&ib);
+    }
+    /// The first differing component decides; an unordered pair there (NaN) orders neither way.
+    fn lex<X: PartialOrd>(x: &[X], y: &[X]) -> Ordering {
+        for (p, q) in x.iter().zip(y) {
+            if p != q {
+                return p.partial_cmp(q).unwrap_or(Ordering::Equal);
+            }
+        }
+        Ordering::Equal
+    }
+    fn both<X, Y>(x: Result<X>, y: Result<X>, f: impl Fn(X, X) -> Y) -> Option<Y> {
+        match (x, y) {
+            (Ok(x), Ok(y)) => Some(f(x, y)),
+            _ => None,
+        }
+    }
+    // Vectors compare component by component.
+    macro_rules! lex_of {
+        ($as:ident) => {
+            both(a.$as(), b.$as(), |x, y| lex(&x.to_array(), &y.to_array()))
+        };
+    }
+    let o = match a.ty() {
+        T::Bool => both(a.as_bool(), b.as_bool(), |x, y| x.cmp(&y)),
+        T::Int => both(a.as_i64(), b.as_i64(), |x, y| x.cmp(&y)),
+        T::Float => both(a.as_f64(), b.as_f64(), |x, y| {
+            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+        }),
+        T::String | T::StringName => Some(text_bytes(a).cmp(text_bytes(b))),
+        T::Vector2 => lex_of!(as_vector2),
+        T::Vector3 => lex_of!(as_vector3),
+        T::Vector4 => lex_of!(as_vector4),
+        T::Vector2i => lex_of!(as_vector2i),
+        T::Vector3i => lex_of!(as_vector3i),
+        T::Vector4i => lex_of!(as_vector4i),
+        T::Color if d == Dialect::Godot4 => both(a.as_color(), b.as_color(), |x, y| {
+            lex(&x.to_array().map(f64::from), &y.to_array().map(f64::from))
+        }),
+        T::Rid if d == Dialect::Godot4 => both(a.as_rid(), b.as_rid(), |x, y| x.cmp(&y)),
+        _ => None,
+    };
+    o.unwrap_or(Ordering::Equal)
+}
+
+fn text_bytes<'a>(v: &VariantRef<'a>) -> &'a [u8] {
+    v.as_text().map(|t| t.as_bytes()).unwrap_or(&[])
+}
+
+/// The engine's `SortArray::sort` (introsort, then a final insertion sort), ported so that
+/// elements the comparator cannot order end up where the engine puts them. Unlike the engine,
+/// every index is bounds-checked, so an inconsistent comparator cannot run off the slice.
+pub(crate) fn godot_sort<X: Copy>(v: &mut [X], less: impl Fn(&X, &X) -> bool) {
+    let n = v.len();
+    if n < 2 {
+        return;
+    }
+    let s = Sorter { less: &less };
+    let mut k = 0;
+    let mut m = n;
+    while m != 1 {
+        m >>= 1;
+        k += 1;
+    }
+    s.introsort(v, 0, n, k * 2);
+    s.final_insertion_sort(v, 0, n);
+}
+
+const THRESHOLD: usize = 16;
+
+struct Sorter<'c, X> {
+    less: &'c dyn Fn(&X, &X) -> bool,
+}
+
+impl<X: Copy> Sorter<'_, X> {
+    fn lt(&self, a: &X, b: &X) -> bool {
+        (self.less)(a, b)
+    }
+
+    fn median_of_3(&self, p: &[X], a: usize, b: usize, c: usize) -> usize {
+        let (x, y, z) = (&p[a], &p[b], &p[c]);
+        if self.lt(x, y) {
+            if self.lt(y, z) {
+                b
+            } else if self.lt(x, z) {
+                c
+            } else {
+                a
+            }
+        } else if self.lt(x, z) {
+            a
+        } else if self.lt(y, z) {
+            c
+        } else {
+            b
+        }
+    }
+
+    fn introsort(&self, p: &mut [X], first: usize, mut last: usize, mut depth: usize) {
+        while last - first > THRESHOLD {
+            if depth == 0 {
+                self.partial_sort(p, first, last, last);
+                return;
+            }
+            depth -= 1;
+            let pivot = self.median_of_3(p, first, first + (last - first) / 2, last - 1);
+            let cut = self.partitioner(p, first, last, pivot);
+            self.introsort(p, cut, last, depth);
+            last = cut;
+        }
+    }
+
+    fn partitioner(&self, p: &mut [X], mut first: usize, mut last: usize, pivot: usize) -> usize {
+        let (lo, hi) = (first, last);
+        let mut pv = pivot;
+        loop {
+            // As in the engine: the `!=` tests use the original pivot index, the comparisons
+            // the pivot element's current location.
+            while first != pivot && first + 1 < hi && self.lt(&p[first], &p[pv]) {
+                first += 1;
+            }
+            last -= 1;
+            while last != pivot && last > lo && self.lt(&p[pv], &p[last]) {
+                last -= 1;
+            }
+            if first >= last {
+                return first;
+            }
+            if pv == first {
+                pv = last;
+            } else if pv == last {
+                pv = first;
+            }
+            p.swap(first, last);
+            first += 1;
+        }
+    }
+
+    fn partial_sort(&self, p: &mut [X], first: usize, last: usize, middle: usize) {
+        self.make_heap(p, first, middle);
+        for i in middle..last {
+            if self.lt(&p[i], &p[first]) {
+                let val = p[i];
+                self.pop_heap_to(p, first, middle, i, val);
+            }
+        }
+        self.sort_heap(p, first, middle);
+    }
+
+    fn make_heap(&self, p: &mut [X], first: usize, last: usize) {
+        if last - first < 2 {
+            return;
+        }
+        let len = last - first;
+        let mut parent = (len - 2) / 2;
+        loop {
+            let val = p[first + parent];
+            self.adjust_heap(p, first, parent, len, val);
+            if parent == 0 {
+                return;
+            }
+            parent -= 1;
+        }
+    }
+
+    fn sort_heap(&self, p: &mut [X], first: usize, mut last: usize) {
+        while last - first > 1 {
+            let val = p[last - 1];
+            self.pop_heap_to(p, first, last - 1, last - 1, val);
+            last -= 1;
+        }
+    }
+
+    fn pop_heap_to(&self, p: &mut [X], first: usize, last: usize, result: usize, val: X) {
+        p[result] = p[first];
+        self.adjust_heap(p, first, 0, last - first, val);
+    }
+
+    fn adjust_heap(&self, p: &mut [X], first: usize, mut hole: usize, len: usize, val: X) {
+        let top = hole;
+        let mut second = 2 * hole + 2;
+        while second < len {
+            if self.lt(&p[first + second], &p[first + second - 1]) {
+                second -= 1;
+            }
+            p[first + hole] = p[first + second];
+            hole = second;
+            second = 2 * (second + 1);
+        }
+        if second == len {
+            p[first + hole] = p[first + second - 1];
+            hole = second - 1;
+        }
+        // push_heap
+        while hole > top {
+            let parent = (hole - 1) / 2;
+            if !self.lt(&p[first + parent], &val) {
+                break;
+            }
+            p[first + hole] = p[first + parent];
+            hole = parent;
+        }
+        p[first + hole] = val;
+    }
+
+    fn insertion_sort(&self, p: &mut [X], first: usize, last: usize) {
+        if first == last {
+            return;
+        }
+        for i in first + 1..last {
+            let val = p[i];
+            if self.lt(&val, &p[first]) {
+                let mut j = i;
+                while j > first {
+                    p[j] = p[j - 1];
+                    j -= 1;
+                }
+                p[first] = val;
+            } else {
+                self.unguarded_linear_insert(p, i, val);
+            }
+        }
+    }
+
+    fn unguarded_linear_insert(&self, p: &mut [X], mut last: usize, val: X) {
+        // The engine does not check the lower bound (the comparator guarantees a stop); we do.
+        while last > 0 && self.lt(&val, &p[last - 1]) {
+            p[last] = p[last - 1];
+            last -= 1;
+        }
+        p[last] = val;
+    }
+
+    fn final_insertion_sort(&self, p: &mut [X], first: usize, last: usize) {
+        if last - first > THRESHOLD {
+            self.insertion_sort(p, first, first + THRESHOLD);
+            for i in first + THRESHOLD..last {
+                let val = p[i];
+                self.unguarded_linear_insert(p, i, val);
+            }
+        } else {
+            self.insertion_sort(p, first, last);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_matches_std_for_total_orders() {
+        let mut x: Vec<u32> = (0..300).map(|i| (i * 7919) % 1009).collect();
+        let mut y = x.clone();
+        godot_sort(&mut x, |a, b| a < b);
+        y.sort();
+        assert_eq!(x, y);
+        let mut z: Vec<u32> = vec![5, 1, 4];
+        godot_sort(&mut z, |_, _| true);
+        assert_eq!(z.len(), 3);
+    }
+
+    fn nested(depth: usize, inner: crate::Variant) -> crate::Variant {
+        use crate::owned::Array;
+        let mut v = crate::Variant::Array(Array::new(vec![inner]));
+        for _ in 1..depth {
+            v = crate::Variant::Array(Array::new(vec![v]));
+        }
+        v
+    }
+
+    #[test]
+    fn comparing_deeply_nested_array_keys_takes_linear_time() {
+        // Testing `less` both ways per element pair cost 2^40 comparisons here.
+        let mut d = crate::owned::Dictionary::new();
+        d.entries
+            .push((nested(40, crate::Variant::Int(1)), crate::Variant::Int(1)));
+        d.entries
+            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(2)));
+        d.entries
+            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(3)));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
+        assert_eq!(
+            text,
+            format!(
+                "{{\n{}: 2,\n{}: 3,\n{}: 1\n}}",
+                key("null"),
+                key("null"),
+                key("1")
+            )
+        );
+    }
+
+    #[test]
+    fn dictionary_values_after_container_keys_are_found_again() {
+        let mut d = crate::owned::Dictionary::new();
+        let arr = |v: Vec<crate::Variant>| crate::Variant::Array(crate::owned::Array::new(v));
+        d.entries
+            .push((arr(vec![2.into(), "x".into()]), arr(vec![5.into()])));
+        d.entries.push(("b".into(), arr(vec![])));
+        d.entries.push((arr(vec![1.into()]), "one".into()));
+        d.entries.push((7.into(), crate::Variant::Nil));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "{\n7: null,\n\"b\": [],\n[1]: \"one\",\n[2, \"x\"]: [5]\n}"
+        );
+    }
+}
