@@ -1,5 +1,5 @@
 //! A lossless, typed JSON form of Variants, written from a lazy [`VariantRef`] and read back into
-//! a [`Variant`].
+//! a [`Variant`](crate::Variant).
 //!
 //! The common types map onto plain JSON so that `jq` paths read naturally
 //! (`.entities[3].name`); everything else is a one-key object tagged with `$` and the type's

@@ -26,7 +26,7 @@
 //! Printing walks the value twice, linearly, without native recursion (any depth is fine on any
 //! stack) and writes nothing if the value is malformed. Memory: 4 bytes per key of every
 //! dictionary with two or more entries (8 past 4 GiB of input), plus a stack entry per open
-//! container. [`VariantRef`] and [`Variant`](crate::Variant) implement `Display` in this form.
+//! container. [`VariantRef`] and [`Variant`] implement `Display` in this form.
 //!
 //! ```
 //! use gdvariant::{text, Dialect, Variant};
