@@ -7,6 +7,9 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod de;
 pub mod dict;
 pub mod encode;
 pub mod error;
@@ -26,6 +29,11 @@ pub mod owned;
 pub mod packed;
 mod reader;
 mod seq;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod ser;
+#[cfg(feature = "serde")]
+mod serde_math;
 pub mod text;
 pub mod types;
 pub mod value;
@@ -48,6 +56,12 @@ pub use types::{Dialect, Options, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DE
 pub use value::VariantRef;
 pub use walker::{Event, Walker};
 pub use writer::Writer;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub use {
+    de::{from_slice, from_slice_with, from_variant_ref},
+    ser::{to_vec, to_vec_with, to_writer},
+};
 
 #[cfg(feature = "__count-reads")]
 #[doc(hidden)]

@@ -1,0 +1,556 @@
+//! serde serialization: your own Rust types as the bytes the engine's `var_to_bytes` writes.
+//!
+//! [`to_vec`] writes any `T: Serialize` as one Godot 4 value, through the streaming
+//! [`Writer`]: structs become Dictionaries with String keys in field order, sequences and tuples
+//! Arrays, maps Dictionaries, `Option::None` and `()` Nil, enums are externally tagged
+//! (`{"Name": value}`, a unit variant as its name), byte slices (`serde_bytes`) a
+//! PackedByteArray, and the crate's math types their native Godot types. Ints are written in
+//! their minimal width and floats as f32 when f32 holds them exactly, as the engine does, so a
+//! struct whose fields follow the engine's key order serializes to the engine's very bytes. A
+//! `u64` (or `u128`, `i128`) beyond `i64` is an error: Godot ints are `i64`.
+//!
+//! ```
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize)]
+//! struct Input<'a> {
+//!     seq: u32,
+//!     aim: gdvariant::Vector3,
+//!     name: &'a str,
+//! }
+//! let bytes = gdvariant::to_vec(&Input { seq: 7, aim: gdvariant::Vector3::new(0.5, 1.0, 0.0), name: "p1" })?;
+//! let d = gdvariant::parse(&bytes)?.as_dictionary()?;
+//! assert_eq!(d.get("seq")?.unwrap().as_i64()?, 7);
+//! assert_eq!(d.get("aim")?.unwrap().as_vector3()?, gdvariant::Vector3::new(0.5, 1.0, 0.0));
+//! # Ok::<(), gdvariant::ser::Error>(())
+//! ```
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::ser::{self, Serialize};
+
+use crate::encode::EncodeOptions;
+use crate::math::*;
+use crate::owned::Variant;
+use crate::types::VariantType;
+use crate::writer::Writer;
+
+/// The serialization error: a format error of the writer (a value the dialect cannot hold, a
+/// string too long, …) or a value serde's data model has that Godot's has not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The writer refused a value.
+    Format(crate::Error),
+    /// A value Godot's format cannot hold, or a message from a `Serialize` impl.
+    Message(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Format(e) => e.fmt(f),
+            Error::Message(m) => f.write_str(m),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+impl ser::Error for Error {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Error {
+        Error::Message(msg.to_string())
+    }
+}
+
+impl From<crate::Error> for Error {
+    #[cold]
+    fn from(e: crate::Error) -> Error {
+        Error::Format(e)
+    }
+}
+
+/// A specialized `Result` for serialization.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Serializes `value` as one Godot 4 value (the engine's `var_to_bytes` output for it).
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    to_vec_with(value, &EncodeOptions::new())
+}
+
+/// Serializes `value` with the given options (dialect, precision).
+pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &EncodeOptions) -> Result<Vec<u8>> {
+    let mut w = Writer::with_buffer(Vec::with_capacity(128), *opts);
+    to_writer(&mut w, value)?;
+    Ok(w.finish()?)
+}
+
+/// Serializes `value` into a streaming [`Writer`] (inside a container it has open, or as a
+/// value of its own).
+pub fn to_writer<T: Serialize + ?Sized>(w: &mut Writer, value: &T) -> Result<()> {
+    value.serialize(&mut Serializer { w })
+}
+
+/// The serde `Serializer` over a [`Writer`].
+pub struct Serializer<'w> {
+    w: &'w mut Writer,
+}
+
+impl<'w> Serializer<'w> {
+    /// A serializer writing into `w`.
+    pub fn new(w: &'w mut Writer) -> Serializer<'w> {
+        Serializer { w }
+    }
+}
+
+#[cold]
+fn too_big(what: &str) -> Error {
+    Error::Message(alloc::format!("{what} does not fit Godot's 64-bit int"))
+}
+
+impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a, 'w>;
+    type SerializeTuple = Compound<'a, 'w>;
+    type SerializeTupleStruct = Compound<'a, 'w>;
+    type SerializeTupleVariant = Compound<'a, 'w>;
+    type SerializeMap = Compound<'a, 'w>;
+    type SerializeStruct = Compound<'a, 'w>;
+    type SerializeStructVariant = Compound<'a, 'w>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        Ok(self.w.bool(v)?)
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        Ok(self.w.int(v)?)
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        let v = i64::try_from(v).map_err(|_| too_big("an i128"))?;
+        Ok(self.w.int(v)?)
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        Ok(self.w.int(v.into())?)
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        let v = i64::try_from(v).map_err(|_| too_big("a u64 above i64::MAX"))?;
+        Ok(self.w.int(v)?)
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        let v = i64::try_from(v).map_err(|_| too_big("a u128"))?;
+        Ok(self.w.int(v)?)
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        Ok(self.w.float(v.into())?)
+    }
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        Ok(self.w.float(v)?)
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        Ok(self.w.string(v.encode_utf8(&mut [0; 4]))?)
+    }
+    fn serialize_str(self, v: &str) -> Result<()> {
+        Ok(self.w.string(v)?)
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        Ok(self.w.packed_bytes(v)?)
+    }
+    fn serialize_none(self) -> Result<()> {
+        Ok(self.w.nil()?)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        Ok(self.w.nil()?)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        Ok(self.w.nil()?)
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _i: u32,
+        variant: &'static str,
+    ) -> Result<()> {
+        Ok(self.w.string(variant)?)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if let Some((ty, n)) = crate::serde_math::magic_type(name) {
+            // A math type: its components, collected, then the native type.
+            let mut c = Collect {
+                out: [0.0; 16],
+                n: 0,
+            };
+            value.serialize(&mut c)?;
+            if c.n != n {
+                return Err(Error::Message(alloc::format!(
+                    "{} needs {n} components",
+                    ty.name()
+                )));
+            }
+            return Ok(self.w.value(&math_value(ty, &c.out))?);
+        }
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _i: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.w.begin_dictionary(Some(1))?;
+        self.w.string(variant)?;
+        value.serialize(&mut *self)?;
+        Ok(self.w.end()?)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, 'w>> {
+        self.w.begin_array(len)?;
+        Ok(Compound {
+            s: self,
+            variant: false,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a, 'w>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a, 'w>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _i: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, 'w>> {
+        self.w.begin_dictionary(Some(1))?;
+        self.w.string(variant)?;
+        self.w.begin_array(Some(len))?;
+        Ok(Compound {
+            s: self,
+            variant: true,
+        })
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'w>> {
+        self.w.begin_dictionary(len)?;
+        Ok(Compound {
+            s: self,
+            variant: false,
+        })
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a, 'w>> {
+        // The count is patched on `end`: fields skipped with `skip_serializing_if` do not count.
+        self.w.begin_dictionary(None)?;
+        Ok(Compound {
+            s: self,
+            variant: false,
+        })
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _i: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'a, 'w>> {
+        self.w.begin_dictionary(Some(1))?;
+        self.w.string(variant)?;
+        self.w.begin_dictionary(None)?;
+        Ok(Compound {
+            s: self,
+            variant: true,
+        })
+    }
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// A container being serialized; `variant` when an enum's one-entry Dictionary wraps it.
+pub struct Compound<'a, 'w> {
+    s: &'a mut Serializer<'w>,
+    variant: bool,
+}
+
+impl Compound<'_, '_> {
+    fn end(self) -> Result<()> {
+        self.s.w.end()?;
+        if self.variant {
+            self.s.w.end()?;
+        }
+        Ok(())
+    }
+}
+
+macro_rules! seq_like {
+    ($($tr:ident :: $method:ident),*) => {$(
+        impl ser::$tr for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+                value.serialize(&mut *self.s)
+            }
+            fn end(self) -> Result<()> {
+                Compound::end(self)
+            }
+        }
+    )*};
+}
+seq_like!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+impl ser::SerializeMap for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
+        key.serialize(&mut *self.s)
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.s)
+    }
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.s.w.string(key)?;
+        value.serialize(&mut *self.s)
+    }
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.s.w.string(key)?;
+        value.serialize(&mut *self.s)
+    }
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+/// The native value of the math type `ty` from its components.
+fn math_value(ty: VariantType, c: &[f64; 16]) -> Variant {
+    use VariantType as T;
+    fn take<const N: usize>(c: &[f64; 16]) -> [f64; N] {
+        core::array::from_fn(|i| c[i])
+    }
+    fn ints<const N: usize>(c: &[f64; 16]) -> [i32; N] {
+        core::array::from_fn(|i| c[i] as i32)
+    }
+    match ty {
+        T::Vector2 => Vector2::from_array(take(c)).into(),
+        T::Vector2i => Vector2i::from_array(ints(c)).into(),
+        T::Rect2 => Rect2::from_array(take(c)).into(),
+        T::Rect2i => Rect2i::from_array(ints(c)).into(),
+        T::Vector3 => Vector3::from_array(take(c)).into(),
+        T::Vector3i => Vector3i::from_array(ints(c)).into(),
+        T::Transform2D => Transform2D::from_array(take(c)).into(),
+        T::Vector4 => Vector4::from_array(take(c)).into(),
+        T::Vector4i => Vector4i::from_array(ints(c)).into(),
+        T::Plane => Plane::from_array(take(c)).into(),
+        T::Quaternion => Quaternion::from_array(take(c)).into(),
+        T::Aabb => Aabb::from_array(take(c)).into(),
+        T::Basis => Basis::from_array(take(c)).into(),
+        T::Transform3D => Transform3D::from_array(take(c)).into(),
+        T::Projection => Projection::from_array(take(c)).into(),
+        _ => Color::from_array(take::<4>(c).map(|x| x as f32)).into(),
+    }
+}
+
+/// Collects the numeric components of a math type's tuple.
+struct Collect {
+    out: [f64; 16],
+    n: usize,
+}
+
+impl Collect {
+    fn push(&mut self, x: f64) -> Result<()> {
+        match self.out.get_mut(self.n) {
+            Some(slot) => {
+                *slot = x;
+                self.n += 1;
+                Ok(())
+            }
+            None => Err(Error::Message("too many components".into())),
+        }
+    }
+}
+
+#[cold]
+fn not_a_component() -> Error {
+    Error::Message("a math type's components are numbers".into())
+}
+
+impl ser::Serializer for &mut Collect {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.push(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.push(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.push(v.into())
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_bool(self, _: bool) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_i8(self, _: i8) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_i16(self, _: i16) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_i64(self, _: i64) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_u8(self, _: u8) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_u16(self, _: u16) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_u32(self, _: u32) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_u64(self, _: u64) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_char(self, _: char) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_str(self, _: &str) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_none(self) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_unit(self) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<()> {
+        Err(not_a_component())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(not_a_component())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
+        Err(not_a_component())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(not_a_component())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(not_a_component())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(not_a_component())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(not_a_component())
+    }
+}
+
+impl ser::SerializeTuple for &mut Collect {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}

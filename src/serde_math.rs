@@ -1,0 +1,262 @@
+//! serde for the math types (a private magic newtype name per type: the crate's serializer
+//! writes the native Godot type, other formats see a plain sequence of components), and the
+//! presentation of math types and packed arrays as sequences to serde visitors.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, SeqAccess, Visitor};
+use serde::ser::{SerializeTuple, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::de::{Error, Result};
+use crate::math::*;
+use crate::types::VariantType;
+use crate::value::VariantRef;
+
+/// The prefix of the magic newtype names: a NUL keeps them apart from any Rust type's name.
+pub(crate) const MAGIC: &str = "\0gdvariant::";
+
+/// A component of a math type as serde sees it.
+trait Component: Copy + Serialize + for<'de> Deserialize<'de> + Default {}
+impl Component for f64 {}
+impl Component for f32 {}
+impl Component for i32 {}
+
+/// `N` components written as a tuple.
+struct Components<'a, T, const N: usize>(&'a [T; N]);
+
+impl<T: Component, const N: usize> Serialize for Components<'_, T, N> {
+    fn serialize<S: Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        let mut t = s.serialize_tuple(N)?;
+        for c in self.0 {
+            t.serialize_element(c)?;
+        }
+        t.end()
+    }
+}
+
+/// Reads `N` components from a sequence (or a newtype around one).
+struct ComponentsVisitor<T, const N: usize>(&'static str, PhantomData<T>);
+
+impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N> {
+    type Value = [T; N];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({N} components)", self.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<[T; N], A::Error> {
+        let mut out = [T::default(); N];
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(i, &self))?;
+        }
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(N + 1, &self));
+        }
+        Ok(out)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> core::result::Result<[T; N], D::Error> {
+        d.deserialize_tuple(N, self)
+    }
+}
+
+macro_rules! math_serde {
+    ($($ty:ident: $t:ty, $n:literal;)*) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+                let a: [$t; $n] = self.to_array();
+                s.serialize_newtype_struct(
+                    concat!("\0gdvariant::", stringify!($ty)),
+                    &Components(&a),
+                )
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+                d.deserialize_newtype_struct(
+                    concat!("\0gdvariant::", stringify!($ty)),
+                    ComponentsVisitor::<$t, $n>(stringify!($ty), PhantomData),
+                )
+                .map($ty::from_array)
+            }
+        }
+    )*};
+}
+
+math_serde! {
+    Vector2: f64, 2;
+    Vector2i: i32, 2;
+    Rect2: f64, 4;
+    Rect2i: i32, 4;
+    Vector3: f64, 3;
+    Vector3i: i32, 3;
+    Transform2D: f64, 6;
+    Vector4: f64, 4;
+    Vector4i: i32, 4;
+    Plane: f64, 4;
+    Quaternion: f64, 4;
+    Aabb: f64, 6;
+    Basis: f64, 9;
+    Transform3D: f64, 12;
+    Projection: f64, 16;
+    Color: f32, 4;
+}
+
+/// The math type a magic newtype name stands for, and its component count.
+pub(crate) fn magic_type(name: &str) -> Option<(VariantType, usize)> {
+    use VariantType as T;
+    let ty = name.strip_prefix(MAGIC)?;
+    Some(match ty {
+        "Vector2" => (T::Vector2, 2),
+        "Vector2i" => (T::Vector2i, 2),
+        "Rect2" => (T::Rect2, 4),
+        "Rect2i" => (T::Rect2i, 4),
+        "Vector3" => (T::Vector3, 3),
+        "Vector3i" => (T::Vector3i, 3),
+        "Transform2D" => (T::Transform2D, 6),
+        "Vector4" => (T::Vector4, 4),
+        "Vector4i" => (T::Vector4i, 4),
+        "Plane" => (T::Plane, 4),
+        "Quaternion" => (T::Quaternion, 4),
+        "Aabb" => (T::Aabb, 6),
+        "Basis" => (T::Basis, 9),
+        "Transform3D" => (T::Transform3D, 12),
+        "Projection" => (T::Projection, 16),
+        "Color" => (T::Color, 4),
+        _ => return None,
+    })
+}
+
+// ----- math types and packed arrays as sequences, for the deserializer -----
+
+/// A sequence of plain values (numbers, borrowed strings) handed to a visitor.
+struct Items<I>(I, usize);
+
+impl<'de, I, X> SeqAccess<'de> for Items<I>
+where
+    I: Iterator<Item = Result<X>>,
+    X: de::IntoDeserializer<'de, Error>,
+{
+    type Error = Error;
+
+    fn next_element_seed<S: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>> {
+        match self.0.next() {
+            Some(x) => seed.deserialize(x?.into_deserializer()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.1)
+    }
+}
+
+/// A borrowed string element (serde's `&str` deserializer does not lend the input's lifetime).
+struct Borrowed<'de>(&'de str);
+
+impl<'de> de::IntoDeserializer<'de, Error> for Borrowed<'de> {
+    type Deserializer = de::value::BorrowedStrDeserializer<'de, Error>;
+    fn into_deserializer(self) -> Self::Deserializer {
+        de::value::BorrowedStrDeserializer::new(self.0)
+    }
+}
+
+/// A vector element of a packed vector or color array, as a sequence of its components.
+struct Vector<const N: usize>([f64; N]);
+
+impl<'de, const N: usize> de::IntoDeserializer<'de, Error> for Vector<N> {
+    type Deserializer = de::value::SeqDeserializer<core::array::IntoIter<f64, N>, Error>;
+    fn into_deserializer(self) -> Self::Deserializer {
+        de::value::SeqDeserializer::new(self.0.into_iter())
+    }
+}
+
+fn seq<'de, V, I, X>(visitor: V, items: I) -> Result<V::Value>
+where
+    V: Visitor<'de>,
+    I: ExactSizeIterator<Item = X>,
+    X: de::IntoDeserializer<'de, Error>,
+{
+    let n = items.len();
+    visitor.visit_seq(Items(items.map(Ok), n))
+}
+
+fn vectors<'de, V: Visitor<'de>, const N: usize>(
+    v: &VariantRef<'de>,
+    visitor: V,
+) -> Result<V::Value>
+where
+    [f32; N]: crate::packed::Element,
+    [f64; N]: crate::packed::Element,
+{
+    if v.is_wide() {
+        seq(visitor, v.as_packed::<[f64; N]>()?.iter().map(Vector))
+    } else {
+        seq(
+            visitor,
+            v.as_packed::<[f32; N]>()?
+                .iter()
+                .map(|a| Vector(a.map(f64::from))),
+        )
+    }
+}
+
+/// Presents a math type (its components) or a packed array (its elements) to `visitor` as a
+/// sequence; other types are an invalid-type error.
+pub(crate) fn visit_elements<'de, V: Visitor<'de>>(
+    v: VariantRef<'de>,
+    visitor: V,
+) -> Result<V::Value> {
+    use VariantType as T;
+    match v.ty() {
+        T::Vector2 => seq(visitor, v.as_vector2()?.to_array().into_iter()),
+        T::Vector2i => seq(visitor, v.as_vector2i()?.to_array().into_iter()),
+        T::Rect2 => seq(visitor, v.as_rect2()?.to_array().into_iter()),
+        T::Rect2i => seq(visitor, v.as_rect2i()?.to_array().into_iter()),
+        T::Vector3 => seq(visitor, v.as_vector3()?.to_array().into_iter()),
+        T::Vector3i => seq(visitor, v.as_vector3i()?.to_array().into_iter()),
+        T::Transform2D => seq(visitor, v.as_transform2d()?.to_array().into_iter()),
+        T::Vector4 => seq(visitor, v.as_vector4()?.to_array().into_iter()),
+        T::Vector4i => seq(visitor, v.as_vector4i()?.to_array().into_iter()),
+        T::Plane => seq(visitor, v.as_plane()?.to_array().into_iter()),
+        T::Quaternion => seq(visitor, v.as_quaternion()?.to_array().into_iter()),
+        T::Aabb => seq(visitor, v.as_aabb()?.to_array().into_iter()),
+        T::Basis => seq(visitor, v.as_basis()?.to_array().into_iter()),
+        T::Transform3D => seq(visitor, v.as_transform3d()?.to_array().into_iter()),
+        T::Projection => seq(visitor, v.as_projection()?.to_array().into_iter()),
+        T::Color => seq(visitor, v.as_color()?.to_array().into_iter()),
+        T::PackedInt32Array => seq(visitor, v.as_packed::<i32>()?.iter()),
+        T::PackedInt64Array => seq(visitor, v.as_packed::<i64>()?.iter()),
+        T::PackedFloat32Array => seq(visitor, v.as_packed::<f32>()?.iter()),
+        T::PackedFloat64Array => seq(visitor, v.as_packed::<f64>()?.iter()),
+        T::PackedStringArray => {
+            let a = v.as_string_array()?;
+            let n = a.len();
+            visitor.visit_seq(Items(a.iter().map(|s| Ok(Borrowed(s?))), n))
+        }
+        T::PackedVector2Array => vectors::<V, 2>(&v, visitor),
+        T::PackedVector3Array => vectors::<V, 3>(&v, visitor),
+        T::PackedVector4Array => vectors::<V, 4>(&v, visitor),
+        T::PackedColorArray => seq(
+            visitor,
+            v.as_packed::<Color>()?
+                .iter()
+                .map(|c| Vector(c.to_array().map(f64::from))),
+        ),
+        _ => Err(de::Error::invalid_type(
+            de::Unexpected::Other(v.ty().name()),
+            &visitor,
+        )),
+    }
+}
