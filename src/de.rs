@@ -48,6 +48,7 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::object::ObjectRef;
+use crate::serde_impl::Magic;
 use crate::types::{Options, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -328,9 +329,63 @@ impl<'de> Deserializer<'de> {
             }
             T::PackedByteArray => visitor.visit_borrowed_bytes(v.as_byte_array()?),
             T::Array | T::Dictionary => unreachable_container(offset)?,
-            _ => crate::serde_math::visit_elements(v, visitor),
+            _ => crate::serde_impl::math::visit_elements(v, visitor),
         };
         res.map_err(|e| e.at(offset))
+    }
+}
+
+impl<'de> Deserializer<'de> {
+    /// The next value whole, as a sized view (a container is walked and checked without
+    /// events).
+    fn take_value(&mut self) -> Result<VariantRef<'de>> {
+        match self.peeked.take() {
+            Some(Event::Value(v)) => Ok(v),
+            Some(Event::Begin(v)) => {
+                self.w.skip_container()?;
+                let len = self.w.offset() - v.offset();
+                Ok(v.sized_to(len))
+            }
+            Some(_) => Err(Error::new("expected a value".into()).at(self.w.offset())),
+            None => match self.w.next_value()? {
+                Some(v) => Ok(v),
+                None => Err(Error::new("no value left to read".into()).at(self.w.offset())),
+            },
+        }
+    }
+
+    /// Hands the next value over whole, borrowed, to the visitor of a
+    /// [`VariantRef`](crate::VariantRef) or [`Variant`](crate::Variant) (see
+    /// `serde_impl::variant`): as a sequence of its bytes, its offset, its options and depth.
+    fn raw<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let v = self.take_value()?;
+        let offset = v.offset();
+        visitor
+            .visit_seq(crate::serde_impl::variant::Handoff::new(v))
+            .map_err(|e| e.at(offset))
+    }
+
+    /// A packed array for [`Packed`](crate::serde_with::Packed): its element bytes, borrowed,
+    /// when the value is of the packed type (and width) asked for; anything else through
+    /// `deserialize_any` (a sequence of elements, converted one by one).
+    fn packed<V: Visitor<'de>>(
+        &mut self,
+        ty: VariantType,
+        wide: bool,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.peek()? {
+            Event::Value(v) if v.ty() == ty && v.is_wide() == wide => {
+                let v = self.take_value()?;
+                let offset = v.offset();
+                // Header and count, then the elements (4-byte multiples: no padding).
+                let elements = v.raw()?.get(8..).unwrap_or(&[]);
+                visitor
+                    .visit_borrowed_bytes(elements)
+                    .map_err(|e: Error| e.at(offset))
+            }
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
     }
 }
 
@@ -409,8 +464,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        let _ = name;
-        visitor.visit_newtype_struct(self)
+        match crate::serde_impl::magic(name) {
+            Some(Magic::Raw) => self.raw(visitor),
+            Some(Magic::Packed(ty, wide)) => self.packed(ty, wide, visitor),
+            _ => visitor.visit_newtype_struct(self),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(

@@ -252,18 +252,18 @@ impl Enc<'_> {
     }
 
     #[inline]
-    fn f32(&mut self, v: f32) {
+    pub(crate) fn f32(&mut self, v: f32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
 
     #[inline]
-    fn f64(&mut self, v: f64) {
+    pub(crate) fn f64(&mut self, v: f64) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
 
     /// Zero padding after `n` bytes, as fixed-size writes (no `memcpy` call).
     #[inline]
-    fn pad(&mut self, n: usize) {
+    pub(crate) fn pad(&mut self, n: usize) {
         match n % 4 {
             1 => self.out.extend_from_slice(&[0; 3]),
             2 => self.out.extend_from_slice(&[0; 2]),

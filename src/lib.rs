@@ -33,7 +33,10 @@ mod seq;
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod ser;
 #[cfg(feature = "serde")]
-mod serde_math;
+mod serde_impl;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod serde_with;
 pub mod text;
 pub mod types;
 pub mod value;

@@ -197,10 +197,19 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if let Some((ty, n)) = crate::serde_math::magic_type(name) {
+        use crate::serde_impl::{magic, sinks, Magic};
+        match magic(name) {
+            None | Some(Magic::Math(..)) => {}
+            Some(Magic::Packed(ty, _)) => return sinks::packed(self.w, ty, value),
+            Some(Magic::Raw) => return sinks::raw(self.w, value),
+            Some(Magic::Object) => return sinks::object(self.w, value),
+            Some(kind) => return sinks::leaf(self.w, kind, value),
+        }
+        if let Some((ty, n)) = crate::serde_impl::math::magic_type(name) {
             // A math type: its components, collected, then the native type.
             let mut c = Collect {
                 out: [0.0; 16],
+                single: [0.0; 4],
                 n: 0,
             };
             value.serialize(&mut c)?;
@@ -210,7 +219,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
                     ty.name()
                 )));
             }
-            return Ok(self.w.value(&math_value(ty, &c.out))?);
+            return Ok(self.w.value(&math_value(ty, &c.out, &c.single))?);
         }
         value.serialize(self)
     }
@@ -373,7 +382,7 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
 }
 
 /// The native value of the math type `ty` from its components.
-fn math_value(ty: VariantType, c: &[f64; 16]) -> Variant {
+fn math_value(ty: VariantType, c: &[f64; 16], single: &[f32; 4]) -> Variant {
     use VariantType as T;
     fn take<const N: usize>(c: &[f64; 16]) -> [f64; N] {
         core::array::from_fn(|i| c[i])
@@ -397,18 +406,28 @@ fn math_value(ty: VariantType, c: &[f64; 16]) -> Variant {
         T::Basis => Basis::from_array(take(c)).into(),
         T::Transform3D => Transform3D::from_array(take(c)).into(),
         T::Projection => Projection::from_array(take(c)).into(),
-        _ => Color::from_array(take::<4>(c).map(|x| x as f32)).into(),
+        _ => Color::from_array(*single).into(),
     }
 }
 
 /// Collects the numeric components of a math type's tuple.
 struct Collect {
     out: [f64; 16],
+    /// The first four components as f32, exactly as given when given as f32 (a Color's: `as`
+    /// through f64 and back would quiet a signaling NaN).
+    single: [f32; 4],
     n: usize,
 }
 
 impl Collect {
     fn push(&mut self, x: f64) -> Result<()> {
+        self.push2(x, x as f32)
+    }
+
+    fn push2(&mut self, x: f64, single: f32) -> Result<()> {
+        if let Some(s) = self.single.get_mut(self.n) {
+            *s = single;
+        }
         match self.out.get_mut(self.n) {
             Some(slot) => {
                 *slot = x;
@@ -440,7 +459,7 @@ impl ser::Serializer for &mut Collect {
         self.push(v)
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.push(v.into())
+        self.push2(v.into(), v)
     }
     fn serialize_i32(self, v: i32) -> Result<()> {
         self.push(v.into())

@@ -5,7 +5,9 @@
 //!   the original (floats compared by bits);
 //! - the streaming `Writer` produces the same bytes as `encode`;
 //! - framing a list of values (LE and BE prefixes) and reading the frames back (whole buffer and
-//!   byte-at-a-time decoder) gives the same values.
+//!   byte-at-a-time decoder) gives the same values;
+//! - with the `serde` feature: `to_vec` of the tree is `encode`'s bytes and `from_slice` reads
+//!   the tree back.
 
 use gdvariant::framing::{frames, Decoded, Endian, FrameDecoder, FrameOptions, FrameWriter};
 use gdvariant::*;
@@ -368,6 +370,17 @@ fn check_one(cfg: Cfg, v: &Variant) -> std::result::Result<(), TestCaseError> {
     let mut w = Writer::new(cfg.enc());
     w.value(v).unwrap();
     prop_assert_eq!(&w.finish().unwrap(), &bytes);
+    // serde: the Variant written through the serde serializer (streaming) is the tree
+    // encoder's bytes, and read back through the deserializer it is the original.
+    #[cfg(feature = "serde")]
+    {
+        let via_serde = gdvariant::to_vec_with(v, &cfg.enc())
+            .map_err(|e| TestCaseError::fail(format!("to_vec: {e}")))?;
+        prop_assert_eq!(&via_serde, &bytes, "serde to_vec");
+        let back: Variant = gdvariant::from_slice_with(&bytes, &cfg.read())
+            .map_err(|e| TestCaseError::fail(format!("from_slice: {e}")))?;
+        prop_assert_eq!(&back, v, "serde from_slice");
+    }
     Ok(())
 }
 
