@@ -283,7 +283,7 @@ impl<'de> Deserializer<'de> {
                 de: self,
                 len,
                 index: 0,
-                key: None,
+                key: KeyAt::None,
                 object: begin.ty() == VariantType::Object,
             }),
         };
@@ -526,7 +526,26 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
         deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
         deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_identifier
+    }
+
+    /// A field or variant name: a String or StringName key handed over as its bytes (the walk
+    /// has checked its text already, and serde's derived identifier visitors match bytes as
+    /// they match strings: one UTF-8 pass saved per field). Other values as
+    /// `deserialize_any`.
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.next()? {
+            Event::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
+                let offset = v.offset();
+                visitor
+                    .visit_borrowed_bytes(v.text_bytes()?)
+                    .map_err(|e: Error| e.at(offset))
+            }
+            Event::Value(v) => self.value(v, visitor),
+            Event::Begin(v) => self.container(v, visitor),
+            Event::Property(_) | Event::End => {
+                Err(Error::new("expected a value".into()).at(self.w.offset()))
+            }
+        }
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
@@ -570,9 +589,34 @@ struct Map<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     len: usize,
     index: usize,
-    /// The last key, as text, for error paths.
-    key: Option<&'de str>,
+    /// The last key, for error paths (its text is read only on an error).
+    key: KeyAt<'de>,
     object: bool,
+}
+
+/// Where the current entry's key is, for an error's path.
+#[derive(Clone, Copy)]
+enum KeyAt<'de> {
+    None,
+    Name(&'de str),
+    Value(VariantRef<'de>),
+}
+
+impl KeyAt<'_> {
+    #[cold]
+    fn path(self, e: Error, index: usize) -> Error {
+        let text = match self {
+            KeyAt::Name(n) => Some(n),
+            KeyAt::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
+                v.as_str().ok()
+            }
+            _ => None,
+        };
+        match text {
+            Some(k) => e.in_key(k),
+            None => e.in_index(index),
+        }
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
@@ -592,33 +636,26 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
                     .ok_or_else(|| crate::Error::new(crate::ErrorKind::NotRustUtf8, offset))?,
                 _ => return Err(Error::new("expected a property name".into()).at(offset)),
             };
-            self.key = Some(name);
+            self.key = KeyAt::Name(name);
             return seed
                 .deserialize(de::value::BorrowedStrDeserializer::new(name))
                 .map(Some);
         }
         self.key = match self.de.peek()? {
-            Event::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
-                v.as_str().ok()
-            }
-            _ => None,
+            Event::Value(v) => KeyAt::Value(*v),
+            _ => KeyAt::None,
         };
         let i = self.index - 1;
+        let key = self.key;
         seed.deserialize(&mut *self.de)
             .map(Some)
-            .map_err(|e| match self.key {
-                Some(k) => e.in_key(k),
-                None => e.in_index(i),
-            })
+            .map_err(|e| key.path(e, i))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let i = self.index - 1;
-        let key = self.key.take();
-        seed.deserialize(&mut *self.de).map_err(|e| match key {
-            Some(k) => e.in_key(k),
-            None => e.in_index(i),
-        })
+        let key = core::mem::replace(&mut self.key, KeyAt::None);
+        seed.deserialize(&mut *self.de).map_err(|e| key.path(e, i))
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -33,7 +33,6 @@ use serde::ser::{self, Serialize};
 
 use crate::encode::EncodeOptions;
 use crate::math::*;
-use crate::owned::Variant;
 use crate::types::VariantType;
 use crate::writer::Writer;
 
@@ -199,29 +198,28 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     ) -> Result<()> {
         use crate::serde_impl::{magic, sinks, Magic};
         match magic(name) {
-            None | Some(Magic::Math(..)) => {}
-            Some(Magic::Packed(ty, _)) => return sinks::packed(self.w, ty, value),
-            Some(Magic::Raw) => return sinks::raw(self.w, value),
-            Some(Magic::Object) => return sinks::object(self.w, value),
-            Some(kind) => return sinks::leaf(self.w, kind, value),
-        }
-        if let Some((ty, n)) = crate::serde_impl::math::magic_type(name) {
-            // A math type: its components, collected, then the native type.
-            let mut c = Collect {
-                out: [0.0; 16],
-                single: [0.0; 4],
-                n: 0,
-            };
-            value.serialize(&mut c)?;
-            if c.n != n {
-                return Err(Error::Message(alloc::format!(
-                    "{} needs {n} components",
-                    ty.name()
-                )));
+            None => value.serialize(self),
+            Some(Magic::Math(ty, n)) => {
+                // A math type: its components, collected, then the native type.
+                let mut c = Collect {
+                    out: [0.0; 16],
+                    single: [0.0; 4],
+                    n: 0,
+                };
+                value.serialize(&mut c)?;
+                if c.n != n {
+                    return Err(Error::Message(alloc::format!(
+                        "{} needs {n} components",
+                        ty.name()
+                    )));
+                }
+                write_math(self.w, ty, &c.out, &c.single)
             }
-            return Ok(self.w.value(&math_value(ty, &c.out, &c.single))?);
+            Some(Magic::Packed(ty, _)) => sinks::packed(self.w, ty, value),
+            Some(Magic::Raw) => sinks::raw(self.w, value),
+            Some(Magic::Object) => sinks::object(self.w, value),
+            Some(kind) => sinks::leaf(self.w, kind, value),
         }
-        value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -381,8 +379,9 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
     }
 }
 
-/// The native value of the math type `ty` from its components.
-fn math_value(ty: VariantType, c: &[f64; 16], single: &[f32; 4]) -> Variant {
+/// Writes the math type `ty` from its components (no allocation: the writer's own leaf
+/// methods, not a boxed `Variant`).
+fn write_math(w: &mut Writer, ty: VariantType, c: &[f64; 16], single: &[f32; 4]) -> Result<()> {
     use VariantType as T;
     fn take<const N: usize>(c: &[f64; 16]) -> [f64; N] {
         core::array::from_fn(|i| c[i])
@@ -390,24 +389,24 @@ fn math_value(ty: VariantType, c: &[f64; 16], single: &[f32; 4]) -> Variant {
     fn ints<const N: usize>(c: &[f64; 16]) -> [i32; N] {
         core::array::from_fn(|i| c[i] as i32)
     }
-    match ty {
-        T::Vector2 => Vector2::from_array(take(c)).into(),
-        T::Vector2i => Vector2i::from_array(ints(c)).into(),
-        T::Rect2 => Rect2::from_array(take(c)).into(),
-        T::Rect2i => Rect2i::from_array(ints(c)).into(),
-        T::Vector3 => Vector3::from_array(take(c)).into(),
-        T::Vector3i => Vector3i::from_array(ints(c)).into(),
-        T::Transform2D => Transform2D::from_array(take(c)).into(),
-        T::Vector4 => Vector4::from_array(take(c)).into(),
-        T::Vector4i => Vector4i::from_array(ints(c)).into(),
-        T::Plane => Plane::from_array(take(c)).into(),
-        T::Quaternion => Quaternion::from_array(take(c)).into(),
-        T::Aabb => Aabb::from_array(take(c)).into(),
-        T::Basis => Basis::from_array(take(c)).into(),
-        T::Transform3D => Transform3D::from_array(take(c)).into(),
-        T::Projection => Projection::from_array(take(c)).into(),
-        _ => Color::from_array(*single).into(),
-    }
+    Ok(match ty {
+        T::Vector2 => w.vector2(Vector2::from_array(take(c))),
+        T::Vector2i => w.vector2i(Vector2i::from_array(ints(c))),
+        T::Rect2 => w.rect2(Rect2::from_array(take(c))),
+        T::Rect2i => w.rect2i(Rect2i::from_array(ints(c))),
+        T::Vector3 => w.vector3(Vector3::from_array(take(c))),
+        T::Vector3i => w.vector3i(Vector3i::from_array(ints(c))),
+        T::Transform2D => w.transform2d(Transform2D::from_array(take(c))),
+        T::Vector4 => w.vector4(Vector4::from_array(take(c))),
+        T::Vector4i => w.vector4i(Vector4i::from_array(ints(c))),
+        T::Plane => w.plane(Plane::from_array(take(c))),
+        T::Quaternion => w.quaternion(Quaternion::from_array(take(c))),
+        T::Aabb => w.aabb(Aabb::from_array(take(c))),
+        T::Basis => w.basis(Basis::from_array(take(c))),
+        T::Transform3D => w.transform3d(Transform3D::from_array(take(c))),
+        T::Projection => w.projection(Projection::from_array(take(c))),
+        _ => w.color(Color::from_array(*single)),
+    }?)
 }
 
 /// Collects the numeric components of a math type's tuple.

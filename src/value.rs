@@ -212,15 +212,34 @@ impl<'a> VariantRef<'a> {
     /// valid UTF-8 ([`ErrorKind::NotRustUtf8`] for Godot 3 text that only Godot 3 accepts; see
     /// [`as_text`](VariantRef::as_text)).
     pub fn as_str(&self) -> Result<&'a str> {
-        let t = self.as_text()?;
-        t.as_str().ok_or_else(|| {
-            // Point at the text: after the header, the length and a stripped BOM.
-            let bom = self.h.data.get(8..11) == Some(b"\xEF\xBB\xBF".as_slice());
-            Error::new(
-                ErrorKind::NotRustUtf8,
-                self.h.offset + 8 + if bom { 3 } else { 0 },
-            )
-        })
+        if !matches!(self.h.ty, VariantType::String | VariantType::StringName) {
+            return Err(self.wrong(Expected::StringLike));
+        }
+        let (raw, at) = self.payload().read_string_raw()?;
+        let (t, skipped) = crate::text::engine_text(raw);
+        // One UTF-8 pass; the dialect's own check only to name an error.
+        match core::str::from_utf8(t) {
+            Ok(s) => Ok(s),
+            Err(_) => Err(self.str_error(t, at + skipped)),
+        }
+    }
+
+    /// The engine text of a String or StringName (BOM stripped, cut at a NUL), unchecked: for
+    /// callers whose walk has checked it.
+    #[cfg(feature = "serde")]
+    pub(crate) fn text_bytes(&self) -> Result<&'a [u8]> {
+        let (raw, _) = self.payload().read_string_raw()?;
+        Ok(crate::text::engine_text(raw).0)
+    }
+
+    /// Why the text `t` at `at` is not a `&str`: invalid by the dialect's rules, or valid for
+    /// the engine (Godot 3 reads more than UTF-8) but not Rust UTF-8.
+    #[cold]
+    fn str_error(&self, t: &[u8], at: usize) -> Error {
+        match crate::text::check(t, self.opts.dialect, at) {
+            Err(e) => e,
+            Ok(()) => Error::new(ErrorKind::NotRustUtf8, at),
+        }
     }
 
     /// The text of a String or StringName, checked by the dialect's rules.
