@@ -579,8 +579,9 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        // Bounded by what the input can hold, so that `Vec::with_capacity` stays in proportion.
-        Some((self.len - self.index).min(self.de.w.remaining()))
+        // Bounded by what the input can still hold (4 bytes a value at least), so that
+        // `Vec::with_capacity` stays in proportion to the input, not to a count read from it.
+        Some((self.len - self.index).min(self.de.w.bytes_left() / 4))
     }
 }
 
@@ -659,7 +660,8 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some((self.len - self.index).min(self.de.w.remaining()))
+        // Entries take 8 bytes at least (a key and a value).
+        Some((self.len - self.index).min(self.de.w.bytes_left() / 8))
     }
 }
 

@@ -1,0 +1,195 @@
+//! serde never allocates in proportion to a length or count read from the input: under a
+//! byte-counting allocator, the peak memory of `from_slice` on hostile inputs (huge counts with
+//! little data, truncations, mutations) stays within a small multiple of the input's size.
+#![cfg(feature = "serde")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+struct Tracking;
+
+thread_local! {
+    static ON: Cell<bool> = const { Cell::new(false) };
+    static NOW: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn add(n: usize) {
+    let _ = ON.try_with(|on| {
+        if on.get() {
+            let _ = NOW.try_with(|now| {
+                now.set(now.get() + n);
+                let _ = PEAK.try_with(|p| p.set(p.get().max(now.get())));
+            });
+        }
+    });
+}
+
+fn sub(n: usize) {
+    let _ = ON.try_with(|on| {
+        if on.get() {
+            let _ = NOW.try_with(|now| now.set(now.get().saturating_sub(n)));
+        }
+    });
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; the bookkeeping only touches
+// const-initialised thread-local `Cell`s, which never allocate.
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        add(layout.size());
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        add(layout.size());
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        add(new_size);
+        sub(layout.size());
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        sub(layout.size());
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Tracking = Tracking;
+
+/// The peak bytes allocated while `f` runs.
+fn peak<R>(f: impl FnOnce() -> R) -> usize {
+    NOW.with(|n| n.set(0));
+    PEAK.with(|p| p.set(0));
+    ON.with(|on| on.set(true));
+    let r = f();
+    ON.with(|on| on.set(false));
+    drop(r);
+    PEAK.with(Cell::get)
+}
+
+/// What a hostile input may cost: a small constant (error messages, paths) plus a small
+/// multiple of its size.
+fn budget(len: usize) -> usize {
+    4096 + 16 * len
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Victim {
+    ints: Vec<i64>,
+    names: Vec<String>,
+    blob: Vec<u8>,
+    map: BTreeMap<String, Vec<f64>>,
+}
+
+#[test]
+fn huge_counts_with_little_data_allocate_in_proportion_to_the_input() {
+    let header = |ty: u32, count: u32| {
+        let mut b = ty.to_le_bytes().to_vec();
+        b.extend_from_slice(&count.to_le_bytes());
+        b
+    };
+    let cases: Vec<Vec<u8>> = vec![
+        // An Array claiming 2^31 - 1 elements, holding one.
+        [header(28, 0x7FFF_FFFF), vec![2, 0, 0, 0, 1, 0, 0, 0]].concat(),
+        // A Dictionary claiming 2^31 - 1 pairs.
+        [
+            header(27, 0x7FFF_FFFF),
+            vec![4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0],
+        ]
+        .concat(),
+        // Packed arrays claiming more than they hold.
+        [header(29, 0x7FFF_FFF0), vec![1, 2, 3, 4]].concat(),
+        [header(31, 0x7FFF_FFF0), vec![0; 16]].concat(),
+        [header(34, 0x7FFF_FFF0), vec![2, 0, 0, 0, b'a', 0, 0, 0]].concat(),
+    ];
+    for bytes in &cases {
+        let used = peak(|| {
+            let _ = gdvariant::from_slice::<Victim>(bytes);
+            let _ = gdvariant::from_slice::<Vec<i64>>(bytes);
+            let _ = gdvariant::from_slice::<Vec<String>>(bytes);
+            let _ = gdvariant::from_slice::<BTreeMap<String, i64>>(bytes);
+            let _ = gdvariant::from_slice::<gdvariant::Variant>(bytes);
+            let _ = gdvariant::from_slice::<gdvariant::serde_with::Packed<'_, f32>>(bytes);
+        });
+        assert!(
+            used <= budget(bytes.len()),
+            "{used} bytes for a {}-byte input",
+            bytes.len()
+        );
+        // And each is an error.
+        assert!(gdvariant::from_slice::<Vec<i64>>(bytes).is_err());
+    }
+}
+
+#[test]
+fn truncations_and_mutations_of_an_engine_packet_stay_within_budget() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/input_packet.bin"
+    ))
+    .unwrap();
+    let mut worst = 0usize;
+    for cut in 0..bytes.len() {
+        let b = &bytes[..cut];
+        let used = peak(|| {
+            let _ = gdvariant::from_slice::<gdvariant::Variant>(b);
+            let _ = gdvariant::from_slice::<BTreeMap<String, gdvariant::Variant>>(b);
+        });
+        assert!(used <= budget(bytes.len()), "cut {cut}: {used} bytes");
+        worst = worst.max(used);
+    }
+    let mut m = bytes.clone();
+    for i in 0..bytes.len() {
+        for x in [0x00, 0x7F, 0xFF] {
+            m[i] = x;
+            let used = peak(|| {
+                let _ = gdvariant::from_slice::<gdvariant::Variant>(&m);
+                let _ = gdvariant::from_slice::<BTreeMap<String, gdvariant::Variant>>(&m);
+                let _ = gdvariant::from_slice::<Victim>(&m);
+            });
+            assert!(
+                used <= budget(bytes.len()),
+                "byte {i} = {x:#x}: {used} bytes"
+            );
+            worst = worst.max(used);
+        }
+        m[i] = bytes[i];
+    }
+    // The check measures something: reading the packet allocates (strings, the Dictionary).
+    assert!(worst > 0);
+}
+
+#[test]
+fn borrowed_structs_over_the_game_state_allocate_only_their_vectors() {
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Entity<'a> {
+        id: i64,
+        name: &'a str,
+        pos: gdvariant::Vector3,
+        #[serde(borrow)]
+        tags: Vec<&'a str>,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct State<'a> {
+        tick: i64,
+        #[serde(borrow)]
+        entities: Vec<Entity<'a>>,
+    }
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/game_state.bin"
+    ))
+    .unwrap();
+    let used = peak(|| gdvariant::from_slice::<State<'_>>(&bytes).unwrap());
+    // 10 000 entities (a Vec of 72-byte structs) and their tag vectors: well under the input.
+    assert!(used > 10_000 * 64, "{used}");
+    assert!(used < bytes.len() * 2, "{used} bytes for {}", bytes.len());
+}
