@@ -467,6 +467,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         match crate::serde_impl::magic(name) {
             Some(Magic::Raw) => self.raw(visitor),
             Some(Magic::Packed(ty, wide)) => self.packed(ty, wide, visitor),
+            // A math type read as itself: its components straight to the visitor's
+            // `visit_seq` (anything else goes through `visit_newtype_struct`, which converts).
+            Some(Magic::Math(ty, _)) => match self.peek()? {
+                Event::Value(v) if v.ty() == ty => {
+                    let v = *v;
+                    self.peeked = None;
+                    self.value(v, visitor)
+                }
+                _ => visitor.visit_newtype_struct(self),
+            },
             _ => visitor.visit_newtype_struct(self),
         }
     }

@@ -36,12 +36,7 @@ impl<'a> StrIter<'a> {
     /// The next string as `&str`; text that only Godot 3 accepts (not UTF-8) is an
     /// [`ErrorKind::NotRustUtf8`] error, which ends the iteration.
     fn next_str(&mut self) -> Result<Option<&'a str>> {
-        self.seq.next_with(|s| {
-            let at = s.offset()?;
-            let t = s.text()?;
-            t.as_str()
-                .ok_or_else(|| Error::new(ErrorKind::NotRustUtf8, at))
-        })
+        self.seq.next_with(Seq::str_)
     }
 }
 

@@ -8,6 +8,7 @@
 //! reads every byte once, whatever the depth.
 
 use crate::error::Result;
+use crate::error::{Error, ErrorKind};
 use crate::head::{head, read_text, Head};
 use crate::reader::Reader;
 use crate::text::Text;
@@ -129,6 +130,20 @@ impl<'a> Seq<'a> {
         read_text(&mut self.r, self.opts.dialect)
     }
 
+    /// Reads a string as `&str` in one UTF-8 pass; the dialect's check runs only to name an
+    /// error: invalid text, or text only Godot 3 accepts ([`ErrorKind::NotRustUtf8`] at the
+    /// string's length field).
+    #[inline]
+    pub(crate) fn str_(&mut self) -> Result<&'a str> {
+        let item = self.r.offset();
+        let (raw, at) = self.r.read_string_raw()?;
+        let (t, skipped) = crate::text::engine_text(raw);
+        match core::str::from_utf8(t) {
+            Ok(s) => Ok(s),
+            Err(_) => Err(str_error(t, self.opts.dialect, at + skipped, item)),
+        }
+    }
+
     /// The absolute offset of the next item (walking a pending child on a copy of the cursor).
     pub(crate) fn offset(&self) -> Result<usize> {
         let mut r = self.r;
@@ -178,3 +193,12 @@ pub(crate) mod private {
 /// [`ArrayIter::resume_after`](crate::ArrayIter::resume_after)): [`ArrayIter`](crate::ArrayIter),
 /// [`DictIter`](crate::DictIter) and [`Properties`](crate::Properties). Sealed.
 pub trait Nested<'a>: private::Sealed<'a> {}
+
+/// Why a string is not a `&str`: invalid by the dialect's rules, or valid only for Godot 3.
+#[cold]
+fn str_error(t: &[u8], dialect: crate::types::Dialect, at: usize, item: usize) -> Error {
+    match crate::text::check(t, dialect, at) {
+        Err(e) => e,
+        Ok(()) => Error::new(ErrorKind::NotRustUtf8, item),
+    }
+}

@@ -14,9 +14,6 @@ use crate::math::*;
 use crate::types::VariantType;
 use crate::value::VariantRef;
 
-/// The prefix of the magic newtype names: a NUL keeps them apart from any Rust type's name.
-pub(crate) const MAGIC: &str = "\0gdvariant::";
-
 /// A component of a math type as serde sees it.
 trait Component: Copy + Serialize + for<'de> Deserialize<'de> + Default {}
 impl Component for f64 {}
@@ -108,31 +105,6 @@ math_serde! {
     Transform3D: f64, 12;
     Projection: f64, 16;
     Color: f32, 4;
-}
-
-/// The math type a magic newtype name stands for, and its component count.
-pub(crate) fn magic_type(name: &str) -> Option<(VariantType, usize)> {
-    use VariantType as T;
-    let ty = name.strip_prefix(MAGIC)?;
-    Some(match ty {
-        "Vector2" => (T::Vector2, 2),
-        "Vector2i" => (T::Vector2i, 2),
-        "Rect2" => (T::Rect2, 4),
-        "Rect2i" => (T::Rect2i, 4),
-        "Vector3" => (T::Vector3, 3),
-        "Vector3i" => (T::Vector3i, 3),
-        "Transform2D" => (T::Transform2D, 6),
-        "Vector4" => (T::Vector4, 4),
-        "Vector4i" => (T::Vector4i, 4),
-        "Plane" => (T::Plane, 4),
-        "Quaternion" => (T::Quaternion, 4),
-        "Aabb" => (T::Aabb, 6),
-        "Basis" => (T::Basis, 9),
-        "Transform3D" => (T::Transform3D, 12),
-        "Projection" => (T::Projection, 16),
-        "Color" => (T::Color, 4),
-        _ => return None,
-    })
 }
 
 // ----- math types and packed arrays as sequences, for the deserializer -----

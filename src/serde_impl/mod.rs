@@ -53,35 +53,45 @@ pub(crate) fn magic(name: &str) -> Option<Magic> {
     magic_cold(name)
 }
 
-#[cold]
 fn magic_cold(name: &str) -> Option<Magic> {
     use VariantType as T;
-    if let Some(m) = math::magic_type(name) {
-        return Some(Magic::Math(m.0, m.1));
-    }
-    Some(match name {
-        RAW => Magic::Raw,
-        STRING_NAME => Magic::StringName,
-        RID => Magic::Rid,
-        OBJECT_ID => Magic::ObjectId,
-        OBJECT => Magic::Object,
+    let rest = name.strip_prefix(PREFIX)?;
+    // One `match` on the rest: the compiler dispatches on the length first.
+    let math = |ty: T, n: usize| Some(Magic::Math(ty, n));
+    match rest {
+        "Vector2" => math(T::Vector2, 2),
+        "Vector2i" => math(T::Vector2i, 2),
+        "Rect2" => math(T::Rect2, 4),
+        "Rect2i" => math(T::Rect2i, 4),
+        "Vector3" => math(T::Vector3, 3),
+        "Vector3i" => math(T::Vector3i, 3),
+        "Transform2D" => math(T::Transform2D, 6),
+        "Vector4" => math(T::Vector4, 4),
+        "Vector4i" => math(T::Vector4i, 4),
+        "Plane" => math(T::Plane, 4),
+        "Quaternion" => math(T::Quaternion, 4),
+        "Aabb" => math(T::Aabb, 6),
+        "Basis" => math(T::Basis, 9),
+        "Transform3D" => math(T::Transform3D, 12),
+        "Projection" => math(T::Projection, 16),
+        "Color" => math(T::Color, 4),
+        "Raw" => Some(Magic::Raw),
+        "StringName" => Some(Magic::StringName),
+        "RID" => Some(Magic::Rid),
+        "ObjectId" => Some(Magic::ObjectId),
+        "Object" => Some(Magic::Object),
         _ => {
-            let rest = name.strip_prefix(PREFIX)?;
             let (rest, wide) = match rest.strip_suffix("64") {
                 Some(r) if r.starts_with("PackedVector") => (r, true),
                 _ => (rest, false),
             };
-            let ty = PACKED
-                .iter()
-                .find(|(t, _, _)| t.name() == rest)
-                .map(|p| p.0)?;
-            if !matches!(ty, T::PackedStringArray | T::PackedByteArray) || !wide {
-                Magic::Packed(ty, wide)
-            } else {
+            let ty = PACKED.iter().find(|(t, _, _)| t.name() == rest)?.0;
+            if wide && matches!(ty, T::PackedStringArray | T::PackedByteArray) {
                 return None;
             }
+            Some(Magic::Packed(ty, wide))
         }
-    })
+    }
 }
 
 /// The packed types with their magic names (single, and double precision where it applies).
