@@ -314,6 +314,7 @@ impl<'a> Walker<'a> {
     /// The input bytes not read yet: every value takes at least 4 of them, so
     /// `bytes_left() / 4` bounds how many values can still come (a size hint that an input
     /// cannot inflate).
+    #[cfg(feature = "serde")]
     #[inline]
     pub(crate) fn bytes_left(&self) -> usize {
         self.r.remaining()
