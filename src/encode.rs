@@ -152,7 +152,8 @@ pub fn encode(v: &Variant) -> Result<Vec<u8>> {
 /// assert!(matches!(err.kind(), ErrorKind::UnsupportedInDialect { .. }));
 /// ```
 pub fn encode_with(v: &Variant, opts: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(64);
+    // Most packets fit: one allocation, no growth.
+    let mut out = Vec::with_capacity(256);
     encode_into(v, &mut out, opts)?;
     Ok(out)
 }
@@ -789,7 +790,8 @@ impl Enc<'_> {
         let Some(first) = frame_of(v) else {
             return Ok(());
         };
-        let mut stack = Vec::with_capacity(8);
+        // Inline for the first 32 levels: no allocation for nearly every packet.
+        let mut stack: crate::stack::SmallStack<Frame<'_>, 32> = crate::stack::SmallStack::new();
         stack.push(first);
         while let Some(top) = stack.last_mut() {
             let child = match top {

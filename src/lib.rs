@@ -37,6 +37,7 @@ mod serde_impl;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod serde_with;
+mod stack;
 pub mod text;
 pub mod types;
 pub mod value;

@@ -398,7 +398,8 @@ impl VariantRef<'_> {
         // The input left after the value's start bounds every reservation (see `capacity`).
         let end = self.offset() + self.h.data.len();
         let mut budget = self.h.data.len() / 4;
-        let mut stack: Vec<Building> = Vec::new();
+        // Inline for the first 32 levels: no allocation for the stack of nearly every packet.
+        let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
         while let Some(event) = w.next_event_inline()? {
             let done = match event {
                 Event::Value(v) => convert(&v, &mut budget)?,
