@@ -362,7 +362,7 @@ impl<'de> Deserializer<'de> {
         let offset = v.offset();
         visitor
             .visit_seq(crate::serde_impl::variant::Handoff::new(v))
-            .map_err(|e| e.at(offset))
+            .map_err(|e| handoff_error(e, v, offset))
     }
 
     /// A packed array for [`Packed`](crate::serde_with::Packed): its element bytes, borrowed,
@@ -387,6 +387,19 @@ impl<'de> Deserializer<'de> {
             _ => de::Deserializer::deserialize_any(self, visitor),
         }
     }
+}
+
+/// An error from the visitor of a hand-off: a `Variant`'s `to_owned` failing (text only Godot 3
+/// accepts) reaches serde as a plain message; the structured error, with its exact offset, is
+/// recovered here by converting again (on the error path only).
+#[cold]
+fn handoff_error(e: Error, v: VariantRef<'_>, offset: usize) -> Error {
+    if e.format_error().is_none() && e.offset().is_none() {
+        if let Err(fe) = v.to_owned() {
+            return fe.into();
+        }
+    }
+    e.at(offset)
 }
 
 #[cold]

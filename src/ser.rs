@@ -218,6 +218,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
             Some(Magic::Packed(ty, _)) => sinks::packed(self.w, ty, value),
             Some(Magic::Raw) => sinks::raw(self.w, value),
             Some(Magic::Object) => sinks::object(self.w, value),
+            Some(Magic::Typed) => sinks::typed(self.w, value),
             Some(kind) => sinks::leaf(self.w, kind, value),
         }
     }

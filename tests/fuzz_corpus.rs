@@ -60,3 +60,25 @@ fn replay() {
     assert!(valid > 100, "only {valid} valid (input, options) pairs");
     assert!(valid < 4 * corpus.len(), "everything was valid");
 }
+
+/// The serde fuzz target's corpus (fuzz/fuzz_targets/serde_from_slice.rs), with its checks.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_fuzz_corpus_replays() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let corpus = files_in(&fuzz.join("corpus").join("serde_from_slice"));
+    assert!(corpus.len() > 100, "only {} corpus files", corpus.len());
+    let artifacts = files_in(&fuzz.join("artifacts").join("serde_from_slice"));
+    let mut valid = 0;
+    for path in corpus.iter().chain(&artifacts) {
+        let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for dialect in [Dialect::Godot4, Dialect::Godot3] {
+            for objects in [false, true] {
+                let opts = Options::new().dialect(dialect).allow_objects(objects);
+                common::serde_check::serde_agree(&data, &opts);
+                valid += usize::from(gdvariant::validate_with(&data, &opts).is_ok());
+            }
+        }
+    }
+    assert!(valid > 100, "only {valid} valid (input, options) pairs");
+}

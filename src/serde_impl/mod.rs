@@ -29,6 +29,10 @@ pub(crate) const RID: &str = "\0gdvariant::RID";
 pub(crate) const OBJECT_ID: &str = "\0gdvariant::ObjectId";
 /// Magic name: a full object, as `(class, {property: value})` (other formats: that tuple).
 pub(crate) const OBJECT: &str = "\0gdvariant::Object";
+/// Magic name: a typed container, as `(types, elements)`: `types` one `(kind, type id, name)`
+/// triple per declared type (one for an Array, key and value for a Dictionary), `elements` a
+/// sequence or a map.
+pub(crate) const TYPED: &str = "\0gdvariant::Typed";
 
 /// What a magic name stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +46,7 @@ pub(crate) enum Magic {
     Rid,
     ObjectId,
     Object,
+    Typed,
 }
 
 /// What `name` stands for, if it is a magic name. O(1) for every other name (its first byte).
@@ -80,6 +85,7 @@ fn magic_cold(name: &str) -> Option<Magic> {
         "RID" => Some(Magic::Rid),
         "ObjectId" => Some(Magic::ObjectId),
         "Object" => Some(Magic::Object),
+        "Typed" => Some(Magic::Typed),
         _ => {
             let (rest, wide) = match rest.strip_suffix("64") {
                 Some(r) if r.starts_with("PackedVector") => (r, true),
@@ -176,6 +182,7 @@ mod tests {
         assert_eq!(magic(RID), Some(Magic::Rid));
         assert_eq!(magic(OBJECT_ID), Some(Magic::ObjectId));
         assert_eq!(magic(OBJECT), Some(Magic::Object));
+        assert_eq!(magic(TYPED), Some(Magic::Typed));
         assert_eq!(
             magic("\0gdvariant::Vector3"),
             Some(Magic::Math(VariantType::Vector3, 3))

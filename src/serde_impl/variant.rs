@@ -12,9 +12,9 @@
 //!
 //! **Writing.** A `Variant` writes every type through serde's data model where one fits (Nil as
 //! unit, ints, floats, strings, untyped Arrays and Dictionaries, math types and packed arrays
-//! through their magic names, StringName / RID / object id through theirs); the crate's
-//! serializer turns each back into the very bytes [`encode`](crate::encode) writes. The types
-//! without a serde form (NodePath, Callable, Signal, full objects, typed containers, raw values)
+//! through their magic names, StringName / RID / object id, full objects and typed containers
+//! through theirs); the crate's serializer turns each back into the very bytes `encode` writes.
+//! The types without a serde form (NodePath, Callable, Signal, the null object, raw values)
 //! travel encoded, as the same `(options, depth, offset, bytes)` tuple under [`RAW`]: the crate's
 //! serializer writes them as they are (or re-encodes them for another dialect or precision);
 //! other formats see the tuple.
@@ -27,7 +27,7 @@ use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::ser::{self, SerializeMap, SerializeSeq, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{packed_name, OBJECT, OBJECT_ID, RAW, RID, STRING_NAME};
+use super::{packed_name, OBJECT, OBJECT_ID, RAW, RID, STRING_NAME, TYPED};
 use crate::de::Error;
 use crate::encode::{encode_with, EncodeOptions};
 use crate::head::head;
@@ -236,9 +236,10 @@ impl Serialize for Variant {
     /// data: Nil as unit, ints, floats, strings, untyped Arrays as sequences and Dictionaries
     /// as maps, math types as their components, packed arrays as sequences (PackedByteArray as
     /// bytes), StringName as a string, RID and object ids as `u64`, full objects as
-    /// `(class, {property: value})`. NodePath, Callable, Signal, the null object, typed
-    /// containers and raw values have no serde form: they travel as their Godot 4 encoding, a
-    /// tuple `(options, depth, offset, bytes)` that the crate's serializer writes back natively.
+    /// `(class, {property: value})`, typed containers as `(types, elements)` (each declared
+    /// type a `(kind, type id, name)` triple). NodePath, Callable, Signal, the null object and
+    /// raw values have no serde form: they travel as their Godot 4 encoding, a tuple
+    /// `(options, depth, offset, bytes)` that the crate's serializer writes back natively.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use Variant as V;
         use VariantType as T;
@@ -293,6 +294,17 @@ impl Serialize for Variant {
                 }
                 map.end()
             }
+            V::Array(a) => s.serialize_newtype_struct(
+                TYPED,
+                &((TypeForm(a.element_type()),), Elements(a.items.as_slice())),
+            ),
+            V::Dictionary(d) => s.serialize_newtype_struct(
+                TYPED,
+                &(
+                    (TypeForm(d.key_type()), TypeForm(d.value_type())),
+                    Entries(d.entries.as_slice()),
+                ),
+            ),
             V::PackedByteArray(b) => s.serialize_bytes(b),
             V::PackedInt32Array(a) => packed(s, T::PackedInt32Array, a),
             V::PackedInt64Array(a) => packed(s, T::PackedInt64Array, a),
@@ -313,7 +325,7 @@ impl Serialize for Variant {
                     },
                 )
             }
-            // NodePath, Callable, Signal, typed containers: encoded.
+            // NodePath, Callable, Signal, the null object: encoded.
             other => encoded(other, s),
         }
     }
@@ -337,6 +349,35 @@ fn encoded<S: Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
             bytes: &bytes,
         },
     )
+}
+
+/// A container's declared type as `(kind, Godot 4 type id, name)`: kind 0 untyped, 1 builtin
+/// (the id), 2 a native class (the name), 3 a script (its path).
+pub(crate) struct TypeForm<'a>(pub(crate) &'a TypeInfo);
+
+impl Serialize for TypeForm<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (kind, id, name): (u8, u32, &str) = match self.0 {
+            TypeInfo::None => (0, 0, ""),
+            TypeInfo::Builtin(t) => (1, Dialect::Godot4.id_of(*t).unwrap_or(0), ""),
+            TypeInfo::ClassName(c) => (2, 0, c),
+            TypeInfo::Script(p) => (3, 0, p),
+        };
+        (kind, id, name).serialize(s)
+    }
+}
+
+/// A Dictionary's entries as a map.
+struct Entries<'a>(&'a [(Variant, Variant)]);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 /// A full object as `(class, {property: value})`.

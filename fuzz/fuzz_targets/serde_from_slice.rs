@@ -1,0 +1,20 @@
+//! serde's `from_slice` on arbitrary bytes, both dialects, full objects allowed or not: never a
+//! panic; `IgnoredAny` accepts exactly what `validate` accepts; a `Variant` read through serde
+//! is `to_owned`'s and writes `encode`'s bytes (see `tests/common/serde_check.rs`).
+#![no_main]
+
+use gdvariant::{Dialect, Options};
+use libfuzzer_sys::fuzz_target;
+
+mod serde_check {
+    include!("../../tests/common/serde_check.rs");
+}
+
+fuzz_target!(|data: &[u8]| {
+    for dialect in [Dialect::Godot4, Dialect::Godot3] {
+        for objects in [false, true] {
+            let opts = Options::new().dialect(dialect).allow_objects(objects);
+            serde_check::serde_agree(data, &opts);
+        }
+    }
+});
