@@ -104,6 +104,29 @@ impl<'w> Serializer<'w> {
     }
 }
 
+/// serde's nesting limit on writing (as on reading: serde's conventional 128), counted in the
+/// writer's open containers: serialization recurses natively, so the limit bounds the stack it
+/// uses. Deeper values are written by [`encode()`](crate::encode()) or [`Writer::value`],
+/// which are iterative.
+pub const RECURSION_LIMIT: usize = 128;
+
+/// Errors when one more container would pass [`RECURSION_LIMIT`].
+#[inline]
+pub(crate) fn check_nesting(w: &Writer) -> Result<()> {
+    if w.depth() >= RECURSION_LIMIT {
+        return Err(nesting_error());
+    }
+    Ok(())
+}
+
+#[cold]
+fn nesting_error() -> Error {
+    Error::Message(alloc::format!(
+        "serde's nesting limit of {RECURSION_LIMIT} exceeded: write deeper values with \
+         gdvariant::encode or Writer::value"
+    ))
+}
+
 #[cold]
 fn too_big(what: &str) -> Error {
     Error::Message(alloc::format!("{what} does not fit Godot's 64-bit int"))
@@ -229,12 +252,14 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         value: &T,
     ) -> Result<()> {
+        check_nesting(self.w)?;
         self.w.begin_dictionary(Some(1))?;
         self.w.string(variant)?;
         value.serialize(&mut *self)?;
         Ok(self.w.end()?)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, 'w>> {
+        check_nesting(self.w)?;
         self.w.begin_array(len)?;
         Ok(Compound {
             s: self,
@@ -254,6 +279,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, 'w>> {
+        check_nesting(self.w)?;
         self.w.begin_dictionary(Some(1))?;
         self.w.string(variant)?;
         self.w.begin_array(Some(len))?;
@@ -263,6 +289,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'w>> {
+        check_nesting(self.w)?;
         self.w.begin_dictionary(len)?;
         Ok(Compound {
             s: self,
@@ -271,6 +298,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a, 'w>> {
         // The count is patched on `end`: fields skipped with `skip_serializing_if` do not count.
+        check_nesting(self.w)?;
         self.w.begin_dictionary(None)?;
         Ok(Compound {
             s: self,
@@ -284,6 +312,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a, 'w>> {
+        check_nesting(self.w)?;
         self.w.begin_dictionary(Some(1))?;
         self.w.string(variant)?;
         self.w.begin_dictionary(None)?;

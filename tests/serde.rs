@@ -641,3 +641,26 @@ mod derived_round_trip {
         }
     }
 }
+
+#[test]
+fn writing_is_bounded_by_serdes_nesting_limit() {
+    use gdvariant::{Array, Variant};
+    let nested = |depth: usize| {
+        let mut v = Variant::Int(1);
+        for _ in 0..depth {
+            v = Variant::Array(Array::new(vec![v]));
+        }
+        v
+    };
+    // 128 open containers at most: the deepest value inside sits in the 128th.
+    let ok = nested(gdvariant::ser::RECURSION_LIMIT);
+    assert_eq!(
+        gdvariant::to_vec(&ok).unwrap(),
+        gdvariant::encode(&ok).unwrap()
+    );
+    let deep = nested(gdvariant::ser::RECURSION_LIMIT + 1);
+    let err = gdvariant::to_vec(&deep).unwrap_err();
+    assert!(err.to_string().contains("nesting limit of 128"), "{err}");
+    // The iterative encoder has no such limit below the engine's.
+    assert!(gdvariant::encode(&nested(1000)).is_ok());
+}

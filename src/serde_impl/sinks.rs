@@ -621,6 +621,7 @@ impl SerializeTuple for &mut Raw<'_> {
 /// Writes a full object handed over as `(class, {property: value})`: the class name, then each
 /// property's name and value, through the writer's object API (its object policy applies).
 pub(crate) fn object<T: Serialize + ?Sized>(w: &mut Writer, value: &T) -> Result<()> {
+    crate::ser::check_nesting(w)?;
     value.serialize(&mut Object {
         w,
         class: None,
@@ -833,6 +834,7 @@ impl ser::Serializer for PropertyName<'_> {
 /// Writes a typed container handed over as `(types, elements)` (see `serde_impl::TYPED`): the
 /// declared types, then the elements through the writer's typed-container API.
 pub(crate) fn typed<T: Serialize + ?Sized>(w: &mut Writer, value: &T) -> Result<()> {
+    crate::ser::check_nesting(w)?;
     value.serialize(&mut Typed {
         w,
         types: arrayvec::ArrayVec::new(),
