@@ -6,9 +6,8 @@
 use gdvariant::{Dialect, Options};
 use libfuzzer_sys::fuzz_target;
 
-mod serde_check {
-    include!("../../tests/common/serde_check.rs");
-}
+#[path = "../../tests/common/serde_check.rs"]
+mod serde_check;
 
 fuzz_target!(|data: &[u8]| {
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
