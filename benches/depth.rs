@@ -14,7 +14,7 @@ mod stats;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gdvariant::{Array, Dictionary, Event, Options, Variant, Walker};
+use gdvariant::{Array, Dictionary, Event, ReadOptions, Variant, Walker};
 
 /// About `total` bytes: `depth` nested Dictionaries `{"items": [ints...], "next": {...}}`.
 fn nested(depth: usize, total: usize) -> Vec<u8> {
@@ -51,7 +51,7 @@ fn depth(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("walk", d), &bytes, |b, bytes| {
             b.iter(|| {
-                let mut w = Walker::new(black_box(bytes), &Options::new());
+                let mut w = Walker::new(black_box(bytes), &ReadOptions::new());
                 let mut n = 0usize;
                 while let Some(e) = w.next_event().unwrap() {
                     n += matches!(e, Event::Value(_)) as usize;

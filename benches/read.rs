@@ -11,7 +11,7 @@ mod walk;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gdvariant::Options;
+use gdvariant::ReadOptions;
 
 fn validate(c: &mut Criterion) {
     let packet = common::game_state_packet();
@@ -28,7 +28,7 @@ fn validate(c: &mut Criterion) {
     // parse_prefix walks the same structure without checking string text.
     g.bench_function("parse_prefix_game_state_10k", |b| {
         b.iter(|| {
-            gdvariant::parse_prefix(black_box(&packet), &Options::new())
+            gdvariant::parse_prefix_with(black_box(&packet), &ReadOptions::new())
                 .unwrap()
                 .1
         })
@@ -118,7 +118,7 @@ fn lazy_walk(c: &mut Criterion) {
     let mut g = c.benchmark_group("lazy_walk");
     g.throughput(Throughput::Bytes(packet.len() as u64));
     g.bench_function("game_state_10k", |b| {
-        b.iter(|| walk::lazy_accept(black_box(&packet), &Options::new()).unwrap())
+        b.iter(|| walk::lazy_accept(black_box(&packet), &ReadOptions::new()).unwrap())
     });
     g.finish();
 }

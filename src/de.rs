@@ -49,7 +49,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::object::ObjectRef;
 use crate::serde_impl::Magic;
-use crate::types::{Options, VariantType};
+use crate::types::{ReadOptions, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -188,14 +188,14 @@ const RECURSION_LIMIT: u32 = 128;
 /// Reads a `T` from the Godot 4 value at the start of `bytes`, with the engine's limits (depth
 /// 1024, no full objects). Bytes after the value are ignored, as `bytes_to_var` ignores them.
 pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
-    from_slice_with(bytes, &Options::new())
+    from_slice_with(bytes, &ReadOptions::new())
 }
 
 /// Reads a `T` from the value at the start of `bytes`, with the given options (dialect, depth
 /// limit, object policy).
 pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
-    opts: &Options,
+    opts: &ReadOptions,
 ) -> Result<T> {
     T::deserialize(&mut Deserializer::new(Walker::new(bytes, opts)))
 }

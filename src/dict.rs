@@ -217,7 +217,7 @@ impl<'a> DictionaryRef<'a> {
 /// If the value at `r` is a String or StringName, reads it and returns its raw bytes; `None`
 /// (reading nothing) for any other value.
 #[inline(always)]
-fn string_key<'a>(r: &mut Reader<'a>, opts: &crate::Options) -> Option<Result<&'a [u8]>> {
+fn string_key<'a>(r: &mut Reader<'a>, opts: &crate::ReadOptions) -> Option<Result<&'a [u8]>> {
     let header = r.peek_u32()?;
     let ty = opts.dialect.type_of(header & 0xFF)?;
     if !matches!(ty, VariantType::String | VariantType::StringName) {
@@ -287,7 +287,7 @@ impl FusedIterator for DictIter<'_> {}
 mod tests {
     use alloc::string::ToString;
 
-    use crate::{parse, Options};
+    use crate::{parse, ReadOptions};
 
     #[test]
     fn keys_of_every_kind_find_their_value() {
@@ -304,6 +304,6 @@ mod tests {
         assert_eq!(d.get(7u64).unwrap().unwrap().as_i64().unwrap(), 2);
         assert!(d.get(u64::MAX).unwrap().is_none());
         assert!(d.get("po").unwrap().is_none());
-        let _ = Options::new();
+        let _ = ReadOptions::new();
     }
 }

@@ -27,8 +27,8 @@ use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LI
 ///
 /// ```
 /// use gdvariant::{Dialect, EncodeOptions};
-/// let opts = EncodeOptions::new().dialect(Dialect::Godot4).double_precision(true).full_objects(true);
-/// assert!(opts.get_double_precision());
+/// let opts = EncodeOptions::new().with_dialect(Dialect::Godot4).with_double_precision(true).with_full_objects(true);
+/// assert!(opts.double_precision());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EncodeOptions {
@@ -57,12 +57,12 @@ impl EncodeOptions {
 
     /// The defaults with the Godot 3 dialect.
     pub const fn godot3() -> EncodeOptions {
-        EncodeOptions::new().dialect(Dialect::Godot3)
+        EncodeOptions::new().with_dialect(Dialect::Godot3)
     }
 
     /// Chooses the dialect.
     #[must_use]
-    pub const fn dialect(mut self, dialect: Dialect) -> EncodeOptions {
+    pub const fn with_dialect(mut self, dialect: Dialect) -> EncodeOptions {
         self.dialect = dialect;
         self
     }
@@ -73,7 +73,7 @@ impl EncodeOptions {
     /// double-precision form. Off by default (official builds are single precision: components
     /// are rounded to f32).
     #[must_use]
-    pub const fn double_precision(mut self, double: bool) -> EncodeOptions {
+    pub const fn with_double_precision(mut self, double: bool) -> EncodeOptions {
         self.double = double;
         self
     }
@@ -84,7 +84,7 @@ impl EncodeOptions {
     /// the instance id, which an owned tree does not have), and class- or script-typed
     /// containers are written as class `EncodedObjectAsID`, as `var_to_bytes` does.
     #[must_use]
-    pub const fn full_objects(mut self, full: bool) -> EncodeOptions {
+    pub const fn with_full_objects(mut self, full: bool) -> EncodeOptions {
         self.full_objects = full;
         self
     }
@@ -92,7 +92,7 @@ impl EncodeOptions {
     /// Sets the depth limit: a value at a depth greater than `depth` is an error (the top-level
     /// value is at depth 0). Clamped to [`MAX_DEPTH_LIMIT`]. Default 1024, the engine's.
     #[must_use]
-    pub const fn max_depth(mut self, depth: u32) -> EncodeOptions {
+    pub const fn with_max_depth(mut self, depth: u32) -> EncodeOptions {
         self.max_depth = if depth > MAX_DEPTH_LIMIT {
             MAX_DEPTH_LIMIT
         } else {
@@ -102,22 +102,22 @@ impl EncodeOptions {
     }
 
     /// The dialect in force.
-    pub const fn get_dialect(&self) -> Dialect {
+    pub const fn dialect(&self) -> Dialect {
         self.dialect
     }
 
     /// Whether real-valued math types are written with f64 components (Godot 4 only).
-    pub const fn get_double_precision(&self) -> bool {
+    pub const fn double_precision(&self) -> bool {
         self.double
     }
 
     /// Whether full objects are written.
-    pub const fn get_full_objects(&self) -> bool {
+    pub const fn full_objects(&self) -> bool {
         self.full_objects
     }
 
     /// The depth limit in force.
-    pub const fn get_max_depth(&self) -> u32 {
+    pub const fn max_depth(&self) -> u32 {
         self.max_depth
     }
 

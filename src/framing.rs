@@ -35,7 +35,7 @@ use crate::encode::{encode_into, EncodeOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::owned::Variant;
 use crate::reader::Reader;
-use crate::types::Options;
+use crate::types::ReadOptions;
 use crate::value::VariantRef;
 use crate::walker::read_value;
 
@@ -75,14 +75,14 @@ impl Endian {
 ///
 /// ```
 /// use gdvariant::framing::{Endian, FrameOptions};
-/// let opts = FrameOptions::new().endian(Endian::Big).max_frame(65_532);
-/// assert_eq!(opts.get_max_frame(), 65_532);
+/// let opts = FrameOptions::new().with_endian(Endian::Big).with_max_frame(65_532);
+/// assert_eq!(opts.max_frame(), 65_532);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FrameOptions {
     endian: Endian,
     max_frame: usize,
-    read: Options,
+    read: ReadOptions,
     allow_trailing: bool,
 }
 
@@ -99,28 +99,28 @@ impl FrameOptions {
         FrameOptions {
             endian: Endian::Little,
             max_frame: DEFAULT_MAX_FRAME,
-            read: Options::new(),
+            read: ReadOptions::new(),
             allow_trailing: false,
         }
     }
 
     /// Sets the byte order of the length prefix.
     #[must_use]
-    pub const fn endian(mut self, endian: Endian) -> FrameOptions {
+    pub const fn with_endian(mut self, endian: Endian) -> FrameOptions {
         self.endian = endian;
         self
     }
 
     /// Sets the largest frame (value bytes, prefix not counted) that is accepted or written.
     #[must_use]
-    pub const fn max_frame(mut self, max: usize) -> FrameOptions {
+    pub const fn with_max_frame(mut self, max: usize) -> FrameOptions {
         self.max_frame = max;
         self
     }
 
     /// Sets how the values are read (dialect, depth limit, objects).
     #[must_use]
-    pub const fn read_options(mut self, read: Options) -> FrameOptions {
+    pub const fn with_read_options(mut self, read: ReadOptions) -> FrameOptions {
         self.read = read;
         self
     }
@@ -128,28 +128,28 @@ impl FrameOptions {
     /// Accepts frames longer than their value (the engine ignores such bytes). Off by default:
     /// they are an [`ErrorKind::TrailingBytesInFrame`] error.
     #[must_use]
-    pub const fn allow_trailing(mut self, allow: bool) -> FrameOptions {
+    pub const fn with_allow_trailing(mut self, allow: bool) -> FrameOptions {
         self.allow_trailing = allow;
         self
     }
 
     /// The prefix byte order.
-    pub const fn get_endian(&self) -> Endian {
+    pub const fn endian(&self) -> Endian {
         self.endian
     }
 
     /// The maximum frame size.
-    pub const fn get_max_frame(&self) -> usize {
+    pub const fn max_frame(&self) -> usize {
         self.max_frame
     }
 
     /// The options values are read with.
-    pub const fn get_read_options(&self) -> Options {
+    pub const fn read_options(&self) -> ReadOptions {
         self.read
     }
 
     /// Whether bytes after a value inside its frame are accepted.
-    pub const fn get_allow_trailing(&self) -> bool {
+    pub const fn allow_trailing(&self) -> bool {
         self.allow_trailing
     }
 

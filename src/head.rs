@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
 use crate::text::{self, Text};
-use crate::types::{Dialect, Options, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 
 /// What still has to be walked after a value's head: the body of a container or of a
 /// PackedStringArray, whose size is not known from its header.
@@ -207,7 +207,7 @@ fn real_components(ty: VariantType) -> Option<usize> {
 pub(crate) fn head<'a>(
     r: &mut Reader<'a>,
     depth: u32,
-    opts: &Options,
+    opts: &ReadOptions,
     check: bool,
 ) -> Result<Head<'a>> {
     use VariantType as T;
@@ -348,7 +348,7 @@ fn skip_elements(r: &mut Reader<'_>, size: usize) -> Result<()> {
 pub(crate) fn read_container_type<'a>(
     r: &mut Reader<'a>,
     kind: u32,
-    opts: &Options,
+    opts: &ReadOptions,
     check: bool,
 ) -> Result<ContainerType<'a>> {
     match kind {

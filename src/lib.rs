@@ -56,7 +56,11 @@ pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo,
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;
-pub use types::{Dialect, Options, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+
+/// The read options' name before 0.2.
+#[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
+pub type Options = ReadOptions;
 pub use value::VariantRef;
 pub use walker::{Event, Walker};
 pub use writer::Writer;
@@ -85,25 +89,43 @@ use reader::Reader;
 /// assert_eq!(v.as_i64().unwrap(), 42);
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<VariantRef<'_>> {
-    parse_with(bytes, &Options::new())
+    parse_with(bytes, &ReadOptions::new())
 }
 
 /// Reads the value at the start of `bytes` with the given options; see [`parse`].
-pub fn parse_with<'a>(bytes: &'a [u8], opts: &Options) -> Result<VariantRef<'a>> {
+pub fn parse_with<'a>(bytes: &'a [u8], opts: &ReadOptions) -> Result<VariantRef<'a>> {
     let h = head::head(&mut Reader::new(bytes, 0), 0, opts, false)?;
     Ok(VariantRef::new(h, 0, *opts))
 }
 
-/// Reads the value at the start of `bytes` and returns it with the number of bytes it occupies,
-/// for buffers that carry more after it. A container is walked (without allocating) to find its
-/// end; strings are not UTF-8 checked until accessed.
+/// Reads the Godot 4 value at the start of `bytes` (engine limits) and returns it with the
+/// number of bytes it occupies, for buffers that carry more after it. A container is walked
+/// (without allocating) to find its end; strings are not UTF-8 checked until accessed.
 ///
 /// ```
 /// let bytes = [2, 0, 0, 0, 7, 0, 0, 0, 0xAA, 0xBB];
-/// let (v, used) = gdvariant::parse_prefix(&bytes, &gdvariant::Options::new()).unwrap();
+/// let (v, used) = gdvariant::parse_prefix(&bytes).unwrap();
 /// assert_eq!((v.as_i64().unwrap(), used), (7, 8));
 /// ```
-pub fn parse_prefix<'a>(bytes: &'a [u8], opts: &Options) -> Result<(VariantRef<'a>, usize)> {
+pub fn parse_prefix(bytes: &[u8]) -> Result<(VariantRef<'_>, usize)> {
+    parse_prefix_with(bytes, &ReadOptions::new())
+}
+
+/// Reads the value at the start of `bytes` with the given options and returns it with the
+/// number of bytes it occupies; see [`parse_prefix`].
+///
+/// ```
+/// use gdvariant::{Dialect, ReadOptions};
+/// // var2bytes(Vector2(1, 2)) in Godot 3, then one more byte
+/// let bytes = [5, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0xFF];
+/// let opts = ReadOptions::new().with_dialect(Dialect::Godot3);
+/// let (v, used) = gdvariant::parse_prefix_with(&bytes, &opts).unwrap();
+/// assert_eq!((v.as_vector2().unwrap(), used), (gdvariant::Vector2::new(1.0, 2.0), 12));
+/// ```
+pub fn parse_prefix_with<'a>(
+    bytes: &'a [u8],
+    opts: &ReadOptions,
+) -> Result<(VariantRef<'a>, usize)> {
     let v = parse_with(bytes, opts)?.sized()?;
     let len = v.raw()?.len();
     Ok((v, len))
@@ -121,11 +143,11 @@ pub fn parse_prefix<'a>(bytes: &'a [u8], opts: &Options) -> Result<(VariantRef<'
 /// assert_eq!((err.kind(), err.offset()), (ErrorKind::InvalidUtf8, 8));
 /// ```
 pub fn validate(bytes: &[u8]) -> Result<usize> {
-    validate_with(bytes, &Options::new())
+    validate_with(bytes, &ReadOptions::new())
 }
 
 /// Validates the value at the start of `bytes` with the given options; see [`validate`].
-pub fn validate_with(bytes: &[u8], opts: &Options) -> Result<usize> {
+pub fn validate_with(bytes: &[u8], opts: &ReadOptions) -> Result<usize> {
     let mut r = Reader::new(bytes, 0);
     walker::validate_at(&mut r, 0, opts)?;
     Ok(r.pos())

@@ -7,7 +7,7 @@ use crate::head::{check_script, read_text, skip_string};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::Text;
-use crate::types::{Dialect, Options};
+use crate::types::{Dialect, ReadOptions};
 use crate::value::VariantRef;
 
 /// An iterator over consecutive length-prefixed strings (NodePath names, PackedStringArray
@@ -23,7 +23,7 @@ pub struct StrIter<'a> {
 impl<'a> StrIter<'a> {
     pub(crate) fn new(r: Reader<'a>, count: u32, dialect: Dialect) -> StrIter<'a> {
         StrIter {
-            seq: Seq::strings(r, count, Options::new().dialect(dialect)),
+            seq: Seq::strings(r, count, ReadOptions::new().with_dialect(dialect)),
         }
     }
 

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind};
 use crate::head::{head, read_text, Head};
 use crate::reader::Reader;
 use crate::text::Text;
-use crate::types::Options;
+use crate::types::ReadOptions;
 use crate::value::VariantRef;
 use crate::walker::skip_body;
 
@@ -25,7 +25,7 @@ pub struct Seq<'a> {
     remaining: u32,
     /// The depth of the items.
     depth: u32,
-    opts: Options,
+    opts: ReadOptions,
     /// A container child yielded unsized: its body is walked before the next item is read.
     pending: Option<Head<'a>>,
     /// The absolute offset of the first item (names the container for `resume_after`).
@@ -52,7 +52,7 @@ impl<'a> Seq<'a> {
 
     /// `count` items at `r` (no depth: strings only).
     #[inline]
-    pub(crate) fn strings(r: Reader<'a>, count: u32, opts: Options) -> Seq<'a> {
+    pub(crate) fn strings(r: Reader<'a>, count: u32, opts: ReadOptions) -> Seq<'a> {
         Seq {
             start: r.offset(),
             r,
@@ -72,7 +72,7 @@ impl<'a> Seq<'a> {
 
     /// The options the items are read with.
     #[inline]
-    pub(crate) fn options(&self) -> &Options {
+    pub(crate) fn options(&self) -> &ReadOptions {
         &self.opts
     }
 

@@ -20,7 +20,7 @@ pub const FLAG_64: u32 = 1 << 16;
 /// greater than this is an error. The top-level value is at depth 0.
 pub const ENGINE_MAX_DEPTH: u32 = 1024;
 
-/// The largest depth limit [`Options::max_depth`] accepts; larger requests are clamped to it.
+/// The largest depth limit [`ReadOptions::max_depth`] accepts; larger requests are clamped to it.
 pub const MAX_DEPTH_LIMIT: u32 = 16 * 1024;
 
 /// The type of a Variant, with Godot 4's names. Godot 3 types map onto the same variants
@@ -312,28 +312,28 @@ impl fmt::Display for VariantType {
 /// The defaults are the engine's: Godot 4, depth limit 1024, full objects refused.
 ///
 /// ```
-/// use gdvariant::{Dialect, Options};
-/// let opts = Options::new().dialect(Dialect::Godot3).max_depth(64).allow_objects(true);
-/// assert_eq!(opts.get_dialect(), Dialect::Godot3);
-/// assert_eq!(opts.get_max_depth(), 64);
+/// use gdvariant::{Dialect, ReadOptions};
+/// let opts = ReadOptions::new().with_dialect(Dialect::Godot3).with_max_depth(64).with_full_objects(true);
+/// assert_eq!(opts.dialect(), Dialect::Godot3);
+/// assert_eq!(opts.max_depth(), 64);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Options {
+pub struct ReadOptions {
     pub(crate) dialect: Dialect,
     pub(crate) allow_objects: bool,
     pub(crate) max_depth: u32,
 }
 
-impl Default for Options {
+impl Default for ReadOptions {
     fn default() -> Self {
-        Options::new()
+        ReadOptions::new()
     }
 }
 
-impl Options {
+impl ReadOptions {
     /// The engine's defaults: Godot 4, depth limit 1024, no full objects.
-    pub const fn new() -> Options {
-        Options {
+    pub const fn new() -> ReadOptions {
+        ReadOptions {
             dialect: Dialect::Godot4,
             allow_objects: false,
             max_depth: ENGINE_MAX_DEPTH,
@@ -341,8 +341,8 @@ impl Options {
     }
 
     /// The defaults with the Godot 3 dialect.
-    pub const fn godot3() -> Options {
-        Options {
+    pub const fn godot3() -> ReadOptions {
+        ReadOptions {
             dialect: Dialect::Godot3,
             allow_objects: false,
             max_depth: ENGINE_MAX_DEPTH,
@@ -351,7 +351,7 @@ impl Options {
 
     /// Chooses the dialect.
     #[must_use]
-    pub const fn dialect(mut self, dialect: Dialect) -> Options {
+    pub const fn with_dialect(mut self, dialect: Dialect) -> ReadOptions {
         self.dialect = dialect;
         self
     }
@@ -359,7 +359,7 @@ impl Options {
     /// Sets the depth limit: a container at a depth greater than `depth` is an error (the
     /// top-level value is at depth 0). Values above [`MAX_DEPTH_LIMIT`] are clamped to it.
     #[must_use]
-    pub const fn max_depth(mut self, depth: u32) -> Options {
+    pub const fn with_max_depth(mut self, depth: u32) -> ReadOptions {
         self.max_depth = if depth > MAX_DEPTH_LIMIT {
             MAX_DEPTH_LIMIT
         } else {
@@ -371,23 +371,23 @@ impl Options {
     /// Allows full objects (class name and properties), as `bytes_to_var_with_objects` does.
     /// Object instance ids are always allowed.
     #[must_use]
-    pub const fn allow_objects(mut self, allow: bool) -> Options {
+    pub const fn with_full_objects(mut self, allow: bool) -> ReadOptions {
         self.allow_objects = allow;
         self
     }
 
     /// The dialect in force.
-    pub const fn get_dialect(&self) -> Dialect {
+    pub const fn dialect(&self) -> Dialect {
         self.dialect
     }
 
     /// The depth limit in force.
-    pub const fn get_max_depth(&self) -> u32 {
+    pub const fn max_depth(&self) -> u32 {
         self.max_depth
     }
 
     /// Whether full objects are allowed.
-    pub const fn get_allow_objects(&self) -> bool {
+    pub const fn full_objects(&self) -> bool {
         self.allow_objects
     }
 }

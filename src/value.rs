@@ -11,7 +11,7 @@ use crate::object::{CallableRef, NodePathRef, ObjectRef, SignalRef};
 use crate::packed::{Element, PackedArrayRef, PackedStringArrayRef};
 use crate::reader::Reader;
 use crate::text::Text;
-use crate::types::{Dialect, Options, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::walker;
 
 /// A borrowed, lazy view of one encoded Variant.
@@ -28,7 +28,7 @@ use crate::walker;
 pub struct VariantRef<'a> {
     pub(crate) h: Head<'a>,
     depth: u32,
-    opts: Options,
+    opts: ReadOptions,
 }
 
 impl<'a> VariantRef<'a> {
@@ -66,7 +66,7 @@ impl<'a> VariantRef<'a> {
 
     /// The options the value was read with.
     #[inline]
-    pub fn options(&self) -> Options {
+    pub fn options(&self) -> ReadOptions {
         self.opts
     }
 
@@ -131,7 +131,7 @@ impl<'a> VariantRef<'a> {
 
     /// A view of the head `h` read at `depth` with `opts`.
     #[inline(always)]
-    pub(crate) fn new(h: Head<'a>, depth: u32, opts: Options) -> VariantRef<'a> {
+    pub(crate) fn new(h: Head<'a>, depth: u32, opts: ReadOptions) -> VariantRef<'a> {
         VariantRef { h, depth, opts }
     }
 

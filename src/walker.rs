@@ -15,13 +15,13 @@
 //! nothing is read twice, whatever the nesting depth.
 //!
 //! ```
-//! use gdvariant::{Event, Options, Walker};
+//! use gdvariant::{Event, ReadOptions, Walker};
 //! // var_to_bytes({"hp": [1, 2]}) in Godot 4
 //! let bytes = [
 //!     27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, b'h', b'p', 0, 0, // {"hp":
 //!     28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, // [1, 2]}
 //! ];
-//! let mut w = Walker::new(&bytes, &Options::new());
+//! let mut w = Walker::new(&bytes, &ReadOptions::new());
 //! let mut ints = 0;
 //! while let Some(event) = w.next_event()? {
 //!     match event {
@@ -44,7 +44,7 @@ use crate::error::Result;
 use crate::head::{check_script, head, skip_strings, Body, Head};
 use crate::reader::Reader;
 use crate::text::{self, Text};
-use crate::types::{Dialect, Options, ENGINE_MAX_DEPTH};
+use crate::types::{Dialect, ReadOptions, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// One step of a walk; see [`Walker::next_event`].
@@ -163,7 +163,7 @@ enum State {
 #[must_use = "a walker does nothing unless stepped"]
 pub struct Walker<'a> {
     r: Reader<'a>,
-    opts: Options,
+    opts: ReadOptions,
     /// Whether strings and the script rule are checked (always, but for crate-internal sizing
     /// walks whose strings are checked when they are read).
     check: bool,
@@ -186,7 +186,7 @@ pub struct Walker<'a> {
 impl<'a> Walker<'a> {
     /// A walker over the one value at the start of `bytes` (bytes after it are not read; see
     /// [`offset`](Walker::offset) for where it ended).
-    pub fn new(bytes: &'a [u8], opts: &Options) -> Walker<'a> {
+    pub fn new(bytes: &'a [u8], opts: &ReadOptions) -> Walker<'a> {
         Walker::at(Reader::new(bytes, 0), 0, *opts, true)
     }
 
@@ -202,7 +202,7 @@ impl<'a> Walker<'a> {
     }
 
     #[inline]
-    fn at(r: Reader<'a>, base: u32, opts: Options, check: bool) -> Walker<'a> {
+    fn at(r: Reader<'a>, base: u32, opts: ReadOptions, check: bool) -> Walker<'a> {
         Walker {
             r,
             opts,
@@ -296,7 +296,7 @@ impl<'a> Walker<'a> {
 
     /// The options the walk checks against.
     #[inline]
-    pub fn options(&self) -> &Options {
+    pub fn options(&self) -> &ReadOptions {
         &self.opts
     }
 
@@ -480,7 +480,7 @@ fn run<const CHECK: bool>(
     stack: &mut Stack,
     mut pending: Pending,
     base: u32,
-    opts: &Options,
+    opts: &ReadOptions,
     target: u32,
 ) -> Result<()> {
     'outer: loop {
@@ -521,14 +521,14 @@ fn run<const CHECK: bool>(
 
 /// Whether a property named `t` is the Godot 4 `script` property.
 #[inline(always)]
-fn is_script(t: &[u8], opts: &Options) -> bool {
+fn is_script(t: &[u8], opts: &ReadOptions) -> bool {
     opts.dialect == Dialect::Godot4 && t == b"script"
 }
 
 /// Reads a property name, checking its text with `check`; returns whether it names the Godot 4
 /// `script` property.
 #[inline]
-fn read_name(r: &mut Reader<'_>, opts: &Options, check: bool) -> Result<bool> {
+fn read_name(r: &mut Reader<'_>, opts: &ReadOptions, check: bool) -> Result<bool> {
     let (raw, at) = r.read_string_raw()?;
     let (t, skipped) = text::engine_text(raw);
     if check {
@@ -546,7 +546,7 @@ pub(crate) fn skip_body<'a>(
     r: &mut Reader<'a>,
     h: &Head<'a>,
     depth: u32,
-    opts: &Options,
+    opts: &ReadOptions,
     check: bool,
 ) -> Result<()> {
     match h.body() {
@@ -564,7 +564,7 @@ fn walk_container<'a>(
     h: &Head<'a>,
     body: Body,
     depth: u32,
-    opts: &Options,
+    opts: &ReadOptions,
     check: bool,
 ) -> Result<()> {
     let mut w = Walker::at(*r, depth, *opts, check);
@@ -575,7 +575,7 @@ fn walk_container<'a>(
 }
 
 /// Validates one value at the cursor, leaving the cursor after it.
-pub(crate) fn validate_at(r: &mut Reader<'_>, depth: u32, opts: &Options) -> Result<()> {
+pub(crate) fn validate_at(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
     let h = head(r, depth, opts, true)?;
     skip_body(r, &h, depth, opts, true)
 }
@@ -586,7 +586,7 @@ pub(crate) fn validate_at(r: &mut Reader<'_>, depth: u32, opts: &Options) -> Res
 pub(crate) fn read_value<'a>(
     r: &mut Reader<'a>,
     depth: u32,
-    opts: &Options,
+    opts: &ReadOptions,
 ) -> Result<VariantRef<'a>> {
     let h = head(r, depth, opts, false)?;
     if h.sized {
@@ -599,7 +599,7 @@ pub(crate) fn read_value<'a>(
 
 /// Skips one whole value at the cursor.
 #[inline]
-pub(crate) fn skip_value(r: &mut Reader<'_>, depth: u32, opts: &Options) -> Result<()> {
+pub(crate) fn skip_value(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
     let h = head(r, depth, opts, false)?;
     skip_body(r, &h, depth, opts, false)
 }

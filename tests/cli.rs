@@ -113,9 +113,9 @@ fn dialect_arg(engine: &str) -> &'static str {
 /// zeros) so the engine's bytes can be compared with ours. Walks the value with the library.
 /// The bytes with Godot 3's uninitialised NodePath padding zeroed.
 fn mask_nodepath_padding(bytes: &[u8], dialect: gdvariant::Dialect) -> Vec<u8> {
-    let opts = gdvariant::Options::new()
-        .dialect(dialect)
-        .allow_objects(true);
+    let opts = gdvariant::ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(true);
     common::mask_node_path_padding(bytes, &opts)
 }
 

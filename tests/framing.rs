@@ -4,7 +4,7 @@ use gdvariant::framing::{
     frames, write_frame, write_raw_frame, Decoded, Endian, FrameDecoder, FrameOptions, FrameReader,
     FrameWriter, DEFAULT_MAX_FRAME,
 };
-use gdvariant::{encode, EncodeOptions, ErrorKind, Options, Variant, Vector3};
+use gdvariant::{encode, EncodeOptions, ErrorKind, ReadOptions, Variant, Vector3};
 
 fn sample_values() -> Vec<Variant> {
     vec![
@@ -38,7 +38,7 @@ fn read_all(buf: &[u8], framing: &FrameOptions) -> Vec<Variant> {
 fn little_and_big_endian_prefixes() {
     let values = sample_values();
     for endian in [Endian::Little, Endian::Big] {
-        let framing = FrameOptions::new().endian(endian);
+        let framing = FrameOptions::new().with_endian(endian);
         let buf = stream(&values, &framing);
         assert_eq!(read_all(&buf, &framing), values);
         let first = encode(&values[0]).unwrap();
@@ -50,7 +50,7 @@ fn little_and_big_endian_prefixes() {
         assert_eq!(&buf[4..12], &first[..]);
     }
     // Reading a big-endian stream as little-endian sees a huge first frame.
-    let buf = stream(&values, &FrameOptions::new().endian(Endian::Big));
+    let buf = stream(&values, &FrameOptions::new().with_endian(Endian::Big));
     let err = frames(&buf, &FrameOptions::new())
         .next()
         .unwrap()
@@ -98,7 +98,7 @@ fn truncated_last_frame_and_prefix() {
 #[test]
 fn oversize_frames() {
     let big = Variant::PackedByteArray(vec![0; 100]);
-    let small = FrameOptions::new().max_frame(64);
+    let small = FrameOptions::new().with_max_frame(64);
     let mut out = vec![9];
     let err = write_frame(&mut out, &big, &EncodeOptions::new(), &small).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::FrameTooLarge { len: 108, max: 64 });
@@ -166,14 +166,14 @@ fn trailing_bytes_inside_a_frame() {
         (ErrorKind::TrailingBytesInFrame { extra: 4 }, 12)
     );
     // As the engine does, they can be ignored.
-    let lenient = FrameOptions::new().allow_trailing(true);
+    let lenient = FrameOptions::new().with_allow_trailing(true);
     let v = frames(&buf, &lenient).next().unwrap().unwrap();
     assert_eq!(v.as_i64().unwrap(), 7);
 }
 
 #[test]
 fn godot3_values_in_frames() {
-    let framing = FrameOptions::new().read_options(Options::godot3());
+    let framing = FrameOptions::new().with_read_options(ReadOptions::godot3());
     let mut buf = Vec::new();
     let v = Variant::from(vec![Variant::Rid(0), Vector3::new(1.0, 2.0, 3.0).into()]);
     write_frame(&mut buf, &v, &EncodeOptions::godot3(), &framing).unwrap();
@@ -201,7 +201,7 @@ fn feed(buf: &[u8], chunk: usize, framing: &FrameOptions) -> (Vec<Variant>, Vec<
     }
     assert!(dec.at_boundary());
     dec.finish().unwrap();
-    assert!(max_buffered <= framing.get_max_frame() + 4);
+    assert!(max_buffered <= framing.max_frame() + 4);
     (out, needs)
 }
 
@@ -209,7 +209,7 @@ fn feed(buf: &[u8], chunk: usize, framing: &FrameOptions) -> (Vec<Variant>, Vec<
 fn incremental_decoder_one_byte_at_a_time() {
     let values = sample_values();
     for endian in [Endian::Little, Endian::Big] {
-        let framing = FrameOptions::new().endian(endian);
+        let framing = FrameOptions::new().with_endian(endian);
         let buf = stream(&values, &framing);
         let (got, needs) = feed(&buf, 1, &framing);
         assert_eq!(got, values);
@@ -250,7 +250,7 @@ fn incremental_decoder_takes_only_the_current_frame() {
 #[test]
 fn incremental_decoder_errors() {
     // Oversize: sticky, reported before any of the frame is buffered.
-    let framing = FrameOptions::new().max_frame(16);
+    let framing = FrameOptions::new().with_max_frame(16);
     let mut dec = FrameDecoder::new(framing);
     let mut input: &[u8] = &[100, 0, 0, 0, 1, 2, 3];
     let err = dec.decode(&mut input).unwrap_err();
@@ -296,7 +296,7 @@ fn incremental_decoder_errors() {
 #[test]
 fn io_adapters() {
     let values = sample_values();
-    let framing = FrameOptions::new().endian(Endian::Big);
+    let framing = FrameOptions::new().with_endian(Endian::Big);
     let mut file = Vec::new();
     for v in &values {
         gdvariant::framing::write_frame_to(&mut file, v, &EncodeOptions::new(), &framing).unwrap();
@@ -340,7 +340,7 @@ fn raw_frames_split_without_reading_values() {
     let stream = [
         0, 0, 0, 8, 2, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0,
     ];
-    let opts = FrameOptions::new().endian(Endian::Big);
+    let opts = FrameOptions::new().with_endian(Endian::Big);
     let mut it = raw_frames(&stream, &opts);
     assert_eq!(
         it.next(),
@@ -363,7 +363,9 @@ fn raw_frames_split_without_reading_values() {
     );
     assert_eq!(it.next(), None);
     // The maximum frame size applies.
-    let small = FrameOptions::new().endian(Endian::Big).max_frame(4);
+    let small = FrameOptions::new()
+        .with_endian(Endian::Big)
+        .with_max_frame(4);
     let err = raw_frames(&stream, &small).next().unwrap().unwrap_err();
     assert_eq!(
         err.kind(),

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::walk::agree;
-use gdvariant::{Dialect, Options};
+use gdvariant::{Dialect, ReadOptions};
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -27,7 +27,9 @@ fn check(name: &str, data: &[u8]) -> usize {
     let mut valid = 0;
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
         for objects in [false, true] {
-            let opts = Options::new().dialect(dialect).allow_objects(objects);
+            let opts = ReadOptions::new()
+                .with_dialect(dialect)
+                .with_full_objects(objects);
             valid += usize::from(agree(name, data, &opts).is_some());
         }
     }
@@ -74,7 +76,9 @@ fn serde_fuzz_corpus_replays() {
         let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for dialect in [Dialect::Godot4, Dialect::Godot3] {
             for objects in [false, true] {
-                let opts = Options::new().dialect(dialect).allow_objects(objects);
+                let opts = ReadOptions::new()
+                    .with_dialect(dialect)
+                    .with_full_objects(objects);
                 common::serde_check::serde_agree(&data, &opts);
                 valid += usize::from(gdvariant::validate_with(&data, &opts).is_ok());
             }

@@ -3,10 +3,12 @@
 mod common;
 
 use common::walk::lazy_accept;
-use gdvariant::{Dialect, Options};
+use gdvariant::{Dialect, ReadOptions};
 
-fn opts_for(dialect: Dialect, objects: bool) -> Options {
-    Options::new().dialect(dialect).allow_objects(objects)
+fn opts_for(dialect: Dialect, objects: bool) -> ReadOptions {
+    ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(objects)
 }
 
 fn check_engine(engine: &str, dialect: Dialect) {

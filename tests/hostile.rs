@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::walk::{lazy_accept, walker_accept};
-use gdvariant::{Dialect, ErrorKind, Options, ENGINE_MAX_DEPTH, MAX_DEPTH_LIMIT};
+use gdvariant::{Dialect, ErrorKind, ReadOptions, ENGINE_MAX_DEPTH, MAX_DEPTH_LIMIT};
 
 // ----- a counting allocator, to show hostile counts allocate nothing -----
 
@@ -73,8 +73,8 @@ fn bytes(hex: &str) -> Vec<u8> {
     common::unhex(&clean)
 }
 
-const G4: Options = Options::new();
-const G3: Options = Options::godot3();
+const G4: ReadOptions = ReadOptions::new();
+const G3: ReadOptions = ReadOptions::godot3();
 
 fn array_id(d: Dialect) -> u32 {
     match d {
@@ -124,7 +124,7 @@ fn on_stack<R: Send + 'static>(kib: usize, f: impl FnOnce() -> R + Send + 'stati
 fn million_nested(dialect: Dialect) {
     let b = nested_arrays(dialect, 1_000_000, &[0, 0, 0, 0]);
     assert_eq!(b.len(), 8_000_004);
-    let opts = Options::new().dialect(dialect);
+    let opts = ReadOptions::new().with_dialect(dialect);
     // The array at depth 1025 is the first too deep; its header is at 1025 * 8.
     let want = depth_error(ENGINE_MAX_DEPTH, 1025 * 8);
     let b = std::sync::Arc::new(b);
@@ -132,7 +132,7 @@ fn million_nested(dialect: Dialect) {
     let (v, p, raw, walker) = on_stack(256, move || {
         let b = &shared[..];
         let v = gdvariant::validate_with(b, &opts).map_err(kind_at);
-        let p = gdvariant::parse_prefix(b, &opts)
+        let p = gdvariant::parse_prefix_with(b, &opts)
             .map(|x| x.1)
             .map_err(kind_at);
         let raw = gdvariant::parse_with(b, &opts)
@@ -154,7 +154,7 @@ fn million_nested(dialect: Dialect) {
     assert_eq!(walk, Err(want));
     // The largest limit the options accept: still bounded stack use (the walk continues in a
     // nested call every 64 levels, about 2 KiB of stack each in a debug build).
-    let max = opts.max_depth(u32::MAX);
+    let max = opts.with_max_depth(u32::MAX);
     let shared = b.clone();
     let big = on_stack(1024, move || {
         gdvariant::validate_with(&shared, &max).map_err(kind_at)
@@ -185,7 +185,7 @@ fn a_million_nested_arrays_godot3() {
 #[test]
 fn engine_depth_limit_is_1025_levels() {
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
-        let opts = Options::new().dialect(dialect);
+        let opts = ReadOptions::new().with_dialect(dialect);
         let ok = nested_levels(dialect, 1025);
         let len = ok.len();
         assert_eq!(len, 8200);
@@ -202,7 +202,7 @@ fn engine_depth_limit_is_1025_levels() {
             Ok(len)
         );
         assert_eq!(
-            gdvariant::parse_prefix(&ok, &opts).unwrap().1,
+            gdvariant::parse_prefix_with(&ok, &opts).unwrap().1,
             ok.len(),
             "{dialect}"
         );
@@ -261,8 +261,8 @@ fn nested_dictionaries_count_keys_and_values_one_deeper() {
 
 #[test]
 fn a_lower_depth_limit_works() {
-    let opts = Options::new().max_depth(3);
-    assert_eq!(opts.get_max_depth(), 3);
+    let opts = ReadOptions::new().with_max_depth(3);
+    assert_eq!(opts.max_depth(), 3);
     let ok = nested_levels(Dialect::Godot4, 4);
     assert_eq!(gdvariant::validate_with(&ok, &opts), Ok(32));
     assert_eq!(lazy_accept(&ok, &opts), Ok(32));
@@ -276,7 +276,7 @@ fn a_lower_depth_limit_works() {
     assert_eq!(gdvariant::validate(&bad), Ok(40));
 
     // Depth 0: only the top-level value; its elements are too deep.
-    let zero = Options::new().max_depth(0);
+    let zero = ReadOptions::new().with_max_depth(0);
     assert_eq!(
         gdvariant::validate_with(&bytes("1c000000 00000000"), &zero),
         Ok(8)
@@ -291,23 +291,23 @@ fn a_lower_depth_limit_works() {
     );
     // Object properties are one deeper too.
     let obj = bytes("18000000 04000000 4e6f6465 01000000 01000000 78000000 00000000");
-    let o1 = Options::new().allow_objects(true).max_depth(1);
+    let o1 = ReadOptions::new().with_full_objects(true).with_max_depth(1);
     assert_eq!(gdvariant::validate_with(&obj, &o1), Ok(obj.len()));
-    let o0 = o1.max_depth(0);
+    let o0 = o1.with_max_depth(0);
     assert_eq!(
         gdvariant::validate_with(&obj, &o0).map_err(kind_at),
         Err(depth_error(0, 24))
     );
     // Limits above the maximum are clamped.
     assert_eq!(
-        Options::new().max_depth(u32::MAX).get_max_depth(),
+        ReadOptions::new().with_max_depth(u32::MAX).max_depth(),
         MAX_DEPTH_LIMIT
     );
 }
 
 #[test]
 fn deep_nesting_with_a_higher_limit_uses_bounded_stack() {
-    let opts = Options::new().max_depth(MAX_DEPTH_LIMIT);
+    let opts = ReadOptions::new().with_max_depth(MAX_DEPTH_LIMIT);
     let ok = nested_levels(Dialect::Godot4, MAX_DEPTH_LIMIT as usize + 1);
     let len = ok.len();
     let ok = std::sync::Arc::new(ok);
@@ -315,7 +315,7 @@ fn deep_nesting_with_a_higher_limit_uses_bounded_stack() {
     let (v, p) = on_stack(1024, move || {
         (
             gdvariant::validate_with(&shared, &opts),
-            gdvariant::parse_prefix(&shared, &opts).map(|x| x.1),
+            gdvariant::parse_prefix_with(&shared, &opts).map(|x| x.1),
         )
     });
     assert_eq!(v, Ok(len));
@@ -325,10 +325,10 @@ fn deep_nesting_with_a_higher_limit_uses_bounded_stack() {
 // ----- huge counts -----
 
 /// Hostile inputs, the error kind and offset expected, and the options.
-fn hostile_cases() -> Vec<(&'static str, Options, Vec<u8>, ErrorKind, usize)> {
+fn hostile_cases() -> Vec<(&'static str, ReadOptions, Vec<u8>, ErrorKind, usize)> {
     use ErrorKind as K;
     let eof = |needed| K::UnexpectedEof { needed };
-    let o = Options::new().allow_objects(true);
+    let o = ReadOptions::new().with_full_objects(true);
     vec![
         (
             "array_count_max",
@@ -663,7 +663,7 @@ fn huge_counts_fail_where_the_data_ends_without_allocating() {
         let ((v, p, walk), allocs) = count_allocs(|| {
             (
                 gdvariant::validate_with(b, opts).map_err(kind_at),
-                gdvariant::parse_prefix(b, opts)
+                gdvariant::parse_prefix_with(b, opts)
                     .map(|x| x.1)
                     .map_err(kind_at),
                 lazy_accept(b, opts).map_err(kind_at),

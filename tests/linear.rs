@@ -6,7 +6,7 @@
 mod common;
 
 use common::walk::{lazy_walk, walker_accept};
-use gdvariant::{read_count, Options, Walker};
+use gdvariant::{read_count, ReadOptions, Walker};
 
 /// About `size` bytes of Godot 4 data nested `depth` levels: at each level an Array holding
 /// (but at the innermost level) the next level first, then `width` ints and a short string, so
@@ -57,7 +57,7 @@ fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R 
 fn costs(depth: usize) -> (usize, Vec<(&'static str, u64)>) {
     on_big_stack(move || {
         let b = nested(depth, 400_000);
-        let o = Options::new();
+        let o = ReadOptions::new();
         assert_eq!(gdvariant::validate(&b), Ok(b.len()), "depth {depth}");
         let costs = vec![
             (
@@ -66,7 +66,7 @@ fn costs(depth: usize) -> (usize, Vec<(&'static str, u64)>) {
             ),
             (
                 "parse_prefix",
-                bytes_read(|| assert_eq!(gdvariant::parse_prefix(&b, &o).unwrap().1, b.len())),
+                bytes_read(|| assert_eq!(gdvariant::parse_prefix_with(&b, &o).unwrap().1, b.len())),
             ),
             (
                 "walker",

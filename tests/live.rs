@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use gdvariant::{
-    Array, Color, Dialect, Dictionary, EncodeOptions, NodePath, Options, Signal, TypeInfo, Variant,
-    VariantType,
+    Array, Color, Dialect, Dictionary, EncodeOptions, NodePath, ReadOptions, Signal, TypeInfo,
+    Variant, VariantType,
 };
 
 const RANDOM_TREES: usize = 400;
@@ -129,7 +129,9 @@ fn live(n: u32, dialect: Dialect) {
     // Every golden value, as gdvariant re-encodes it.
     let (_, golden) = common::encode_cases(engine);
     for g in &golden {
-        let opts = Options::new().dialect(dialect).allow_objects(g.objects);
+        let opts = ReadOptions::new()
+            .with_dialect(dialect)
+            .with_full_objects(g.objects);
         let value = gdvariant::parse_with(&g.bytes, &opts)
             .unwrap()
             .to_owned()
@@ -141,8 +143,8 @@ fn live(n: u32, dialect: Dialect) {
             continue;
         }
         let enc = EncodeOptions::new()
-            .dialect(dialect)
-            .full_objects(g.objects);
+            .with_dialect(dialect)
+            .with_full_objects(g.objects);
         let bytes = gdvariant::encode_with(&value, &enc).unwrap();
         cases.push(Case {
             name: format!("golden/{}", g.name),
@@ -155,7 +157,8 @@ fn live(n: u32, dialect: Dialect) {
     let mut rng = Rng(0x5EED_0000 + u64::from(n));
     for i in 0..RANDOM_TREES {
         let value = random_value(&mut rng, dialect, 0);
-        let bytes = gdvariant::encode_with(&value, &EncodeOptions::new().dialect(dialect)).unwrap();
+        let bytes =
+            gdvariant::encode_with(&value, &EncodeOptions::new().with_dialect(dialect)).unwrap();
         cases.push(Case {
             name: format!("random/{i}"),
             objects: false,
@@ -163,7 +166,9 @@ fn live(n: u32, dialect: Dialect) {
         });
     }
     let results = run_engine(n, &cases);
-    let opts = Options::new().dialect(dialect).allow_objects(true);
+    let opts = ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(true);
     let mut failures = Vec::new();
     let mut excused = 0;
     for c in &cases {

@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::walk::{lazy_accept, lazy_walk};
-use gdvariant::{ErrorKind, Options, VariantRef, VariantType};
+use gdvariant::{ErrorKind, ReadOptions, VariantRef, VariantType};
 
 /// Wraps the system allocator and counts the allocations of threads that enabled counting.
 struct Counting;
@@ -138,7 +138,7 @@ fn generated_packet_has_the_expected_shape() {
         bytes.len()
     );
     assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
-    assert_eq!(lazy_accept(&bytes, &Options::new()), Ok(bytes.len()));
+    assert_eq!(lazy_accept(&bytes, &ReadOptions::new()), Ok(bytes.len()));
     let root = gdvariant::parse(&bytes).unwrap();
     let d = root.as_dictionary().unwrap();
     assert_eq!(d.len(), 2);
@@ -182,12 +182,12 @@ fn packed_f32_generator() {
 
 /// Everything a reader does to a packet, returning a checksum so nothing is optimised away.
 fn read_everything(bytes: &[u8], last: usize) -> f64 {
-    let opts = Options::new();
+    let opts = ReadOptions::new();
     let mut sum = 0.0;
     let root = gdvariant::parse(bytes).unwrap();
     assert_eq!(gdvariant::validate(bytes).unwrap(), bytes.len());
     assert_eq!(root.validate().unwrap(), bytes.len());
-    let (v, used) = gdvariant::parse_prefix(bytes, &opts).unwrap();
+    let (v, used) = gdvariant::parse_prefix_with(bytes, &opts).unwrap();
     assert_eq!(used, bytes.len());
     assert_eq!(v.raw().unwrap().len(), bytes.len());
     assert_eq!(root.raw().unwrap().len(), bytes.len());
@@ -254,7 +254,7 @@ fn read_everything(bytes: &[u8], last: usize) -> f64 {
     let cut = &bytes[..bytes.len() - 1];
     let e = gdvariant::validate(cut).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::UnexpectedEof { .. }));
-    assert!(gdvariant::parse_prefix(cut, &opts).is_err());
+    assert!(gdvariant::parse_prefix_with(cut, &opts).is_err());
     assert!(lazy_accept(cut, &opts).is_err());
     sum
 }

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use gdvariant::{json, text, Dialect, Options, Variant};
+use gdvariant::{json, text, Dialect, ReadOptions, Variant};
 
 /// Counts the bytes allocated by the current thread.
 struct CountingAlloc;
@@ -219,7 +219,7 @@ fn display_and_writers_agree() {
     // A Godot 3 value prints in Godot 3's layout.
     let g3 = gdvariant::parse_with(
         &[7, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64],
-        &Options::new().dialect(Dialect::Godot3),
+        &ReadOptions::new().with_dialect(Dialect::Godot3),
     )
     .unwrap();
     assert_eq!(g3.to_string(), "Vector3( 1, 2, 3 )");

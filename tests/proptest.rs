@@ -24,15 +24,15 @@ struct Cfg {
 impl Cfg {
     fn enc(&self) -> EncodeOptions {
         EncodeOptions::new()
-            .dialect(self.dialect)
-            .double_precision(self.double)
-            .full_objects(self.objects)
+            .with_dialect(self.dialect)
+            .with_double_precision(self.double)
+            .with_full_objects(self.objects)
     }
 
-    fn read(&self) -> Options {
-        Options::new()
-            .dialect(self.dialect)
-            .allow_objects(self.objects)
+    fn read(&self) -> ReadOptions {
+        ReadOptions::new()
+            .with_dialect(self.dialect)
+            .with_full_objects(self.objects)
     }
 
     fn g4(&self) -> bool {
@@ -386,7 +386,9 @@ fn check_one(cfg: Cfg, v: &Variant) -> std::result::Result<(), TestCaseError> {
 
 fn check_frames(cfg: Cfg, values: &[Variant]) -> std::result::Result<(), TestCaseError> {
     for endian in [Endian::Little, Endian::Big] {
-        let framing = FrameOptions::new().endian(endian).read_options(cfg.read());
+        let framing = FrameOptions::new()
+            .with_endian(endian)
+            .with_read_options(cfg.read());
         let mut fw = FrameWriter::new(framing, cfg.enc());
         for v in values {
             fw.value(v).unwrap();

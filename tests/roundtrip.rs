@@ -6,7 +6,8 @@ mod common;
 use common::{encode_cases, hex};
 use gdvariant::{
     encode, encode_with, parse, parse_with, Array, Dialect, Dictionary, EncodeOptions, ErrorKind,
-    NodePath, Object, Options, RawValue, Signal, TypeInfo, Variant, VariantType, Vector2, Vector3,
+    NodePath, Object, RawValue, ReadOptions, Signal, TypeInfo, Variant, VariantType, Vector2,
+    Vector3,
 };
 
 /// parse → to_owned → encode gives back the engine's bytes (NodePath padding masked).
@@ -16,10 +17,12 @@ fn golden(engine: &str, dialect: Dialect) -> (usize, usize) {
     let mut failures = Vec::new();
     let mut masked = 0;
     for case in &cases {
-        let ropts = Options::new().dialect(dialect).allow_objects(case.objects);
+        let ropts = ReadOptions::new()
+            .with_dialect(dialect)
+            .with_full_objects(case.objects);
         let wopts = EncodeOptions::new()
-            .dialect(dialect)
-            .full_objects(case.objects);
+            .with_dialect(dialect)
+            .with_full_objects(case.objects);
         let v = parse_with(&case.bytes, &ropts).unwrap();
         let expected = common::mask_node_path_padding(&case.bytes, &ropts);
         masked += usize::from(expected != case.bytes);
@@ -163,7 +166,7 @@ fn godot3_specifics() {
     assert!(encode_with(&typed, &g3).is_err());
     // Double precision is ignored: Godot 3 has no f64 math.
     let v = Variant::Vector2(Vector2::new(0.1, 2.0));
-    let bytes = encode_with(&v, &g3.double_precision(true)).unwrap();
+    let bytes = encode_with(&v, &g3.with_double_precision(true)).unwrap();
     assert_eq!(bytes.len(), 12);
     assert_eq!(&bytes[..4], &[5, 0, 0, 0]);
 }
@@ -180,8 +183,8 @@ fn full_objects_need_the_option() {
         (err.kind(), err.offset()),
         (ErrorKind::ObjectsNotAllowed, 12)
     );
-    let bytes = encode_with(&obj, &EncodeOptions::new().full_objects(true)).unwrap();
-    let back = parse_with(&bytes, &Options::new().allow_objects(true))
+    let bytes = encode_with(&obj, &EncodeOptions::new().with_full_objects(true)).unwrap();
+    let back = parse_with(&bytes, &ReadOptions::new().with_full_objects(true))
         .unwrap()
         .to_owned()
         .unwrap();
@@ -208,8 +211,8 @@ fn typed_containers_without_objects_use_encoded_object_as_id() {
             vec![]
         ))
     );
-    let with = encode_with(&a, &EncodeOptions::new().full_objects(true)).unwrap();
-    let back = parse_with(&with, &Options::new().allow_objects(true))
+    let with = encode_with(&a, &EncodeOptions::new().with_full_objects(true)).unwrap();
+    let back = parse_with(&with, &ReadOptions::new().with_full_objects(true))
         .unwrap()
         .to_owned()
         .unwrap();
@@ -239,7 +242,7 @@ fn double_precision_round_trips_every_real_type() {
                 .collect(),
         ),
     ];
-    let double = EncodeOptions::new().double_precision(true);
+    let double = EncodeOptions::new().with_double_precision(true);
     for v in &reals {
         let bytes = encode_with(v, &double).unwrap();
         let p = parse(&bytes).unwrap();
@@ -337,7 +340,7 @@ fn very_deep_trees_error_compare_and_drop_without_overflow() {
             properties: vec![("p".into(), Variant::Dictionary(dict))],
         });
     }
-    let err = encode_with(&d, &EncodeOptions::new().full_objects(true)).unwrap_err();
+    let err = encode_with(&d, &EncodeOptions::new().with_full_objects(true)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DepthExceeded { limit: 1024 });
     drop(d);
 }
@@ -434,7 +437,7 @@ fn to_owned_uses_engine_text() {
     );
     // Godot 3 accepts an encoded surrogate; it is not UTF-8, so it cannot be owned as a String.
     let bytes = [4, 0, 0, 0, 3, 0, 0, 0, 0xED, 0xA0, 0x80, 0];
-    let v = parse_with(&bytes, &Options::godot3()).unwrap();
+    let v = parse_with(&bytes, &ReadOptions::godot3()).unwrap();
     let err = v.to_owned().unwrap_err();
     assert_eq!((err.kind(), err.offset()), (ErrorKind::NotRustUtf8, 8));
 }
@@ -532,7 +535,7 @@ fn writer_misuse_is_an_error() {
         misuse(w.property("x").unwrap_err()),
         "property name outside an object"
     );
-    let mut w = Writer::new(EncodeOptions::new().full_objects(true));
+    let mut w = Writer::new(EncodeOptions::new().with_full_objects(true));
     w.begin_object("Node", Some(1)).unwrap();
     assert_eq!(
         misuse(w.int(1).unwrap_err()),
@@ -549,7 +552,7 @@ fn writer_misuse_is_an_error() {
         class: "Node".into(),
         properties: vec![("x".into(), Variant::Int(1))],
     });
-    let full = EncodeOptions::new().full_objects(true);
+    let full = EncodeOptions::new().with_full_objects(true);
     assert_eq!(w.finish().unwrap(), encode_with(&obj, &full).unwrap());
     // Types the dialect lacks.
     let mut w = Writer::new(EncodeOptions::godot3());
@@ -564,7 +567,7 @@ fn writer_misuse_is_an_error() {
 
 #[test]
 fn writer_depth_limit() {
-    let mut w = Writer::new(EncodeOptions::new().max_depth(3));
+    let mut w = Writer::new(EncodeOptions::new().with_max_depth(3));
     for _ in 0..4 {
         w.begin_array(None).unwrap();
     }
@@ -609,7 +612,7 @@ fn writer_packed_f32_fast_paths_match_encode() {
     let v3: Vec<Vector3> = (0..5).map(|i| Vector3::new(i as f64, 0.5, -1.0)).collect();
     let f3: Vec<[f32; 3]> = v3.iter().map(|v| v.to_array().map(|x| x as f32)).collect();
     for double in [false, true] {
-        let opts = EncodeOptions::new().double_precision(double);
+        let opts = EncodeOptions::new().with_double_precision(double);
         let mut w = Writer::new(opts);
         w.packed_vector3_f32(&f3).unwrap();
         assert_eq!(

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use gdvariant::{Options, Vector2, Vector3};
+use gdvariant::{ReadOptions, Vector2, Vector3};
 use serde::{Deserialize, Serialize};
 
 fn data(name: &str) -> Vec<u8> {
@@ -289,9 +289,9 @@ fn hostile_input_is_an_error_never_a_panic() {
     }
     let err = gdvariant::from_slice::<Nested>(&deep).unwrap_err();
     assert!(err.to_string().contains("recursion limit"), "{err}");
-    // Options reach the walker: Godot 3 ids.
+    // ReadOptions reach the walker: Godot 3 ids.
     let g3 = [7, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64];
-    let v: Vector3 = gdvariant::from_slice_with(&g3, &Options::godot3()).unwrap();
+    let v: Vector3 = gdvariant::from_slice_with(&g3, &ReadOptions::godot3()).unwrap();
     assert_eq!(v, Vector3::new(1.0, 2.0, 3.0));
 }
 
@@ -304,10 +304,12 @@ fn every_golden_value_of_both_engines_reads_as_a_variant_and_writes_the_engines_
         let (_, cases) = common::encode_cases(engine);
         assert!(cases.len() > 100);
         for case in &cases {
-            let ropts = Options::new().dialect(dialect).allow_objects(case.objects);
+            let ropts = ReadOptions::new()
+                .with_dialect(dialect)
+                .with_full_objects(case.objects);
             let wopts = EncodeOptions::new()
-                .dialect(dialect)
-                .full_objects(case.objects);
+                .with_dialect(dialect)
+                .with_full_objects(case.objects);
             let v: Variant = gdvariant::from_slice_with(&case.bytes, &ropts)
                 .unwrap_or_else(|e| panic!("{engine} {}: {e}", case.name));
             let lazy = gdvariant::parse_with(&case.bytes, &ropts).unwrap();
@@ -366,7 +368,7 @@ fn a_variant_ref_field_borrows_a_raw_sub_tree_and_writes_it_through() {
         &gdvariant::EncodeOptions::godot3(),
     )
     .unwrap();
-    let v3 = gdvariant::parse_with(&g3, &Options::godot3()).unwrap();
+    let v3 = gdvariant::parse_with(&g3, &ReadOptions::godot3()).unwrap();
     let out = gdvariant::to_vec(&v3).unwrap();
     assert_eq!(
         gdvariant::parse(&out).unwrap().as_vector3().unwrap(),
@@ -464,7 +466,7 @@ fn packed_arrays_round_trip_byte_for_byte_and_borrow() {
     // Double precision: vectors follow the writer's precision.
     let wide = gdvariant::to_vec_with(
         &mesh,
-        &gdvariant::EncodeOptions::new().double_precision(true),
+        &gdvariant::EncodeOptions::new().with_double_precision(true),
     )
     .unwrap();
     let d = gdvariant::parse(&wide).unwrap().as_dictionary().unwrap();

@@ -7,7 +7,8 @@ mod common;
 
 use common::walk::{lazy_accept, walker_accept};
 use gdvariant::{
-    Color, ContainerType, Dialect, ErrorKind, ObjectRef, Options, StrIter, VariantRef, VariantType,
+    Color, ContainerType, Dialect, ErrorKind, ObjectRef, ReadOptions, StrIter, VariantRef,
+    VariantType,
 };
 
 type Check = fn(VariantRef<'_>);
@@ -15,15 +16,15 @@ type Check = fn(VariantRef<'_>);
 /// One valid encoded value: the whole hex is the value (its length is what validate returns).
 struct Vector {
     name: &'static str,
-    opts: Options,
+    opts: ReadOptions,
     hex: &'static str,
     check: Check,
 }
 
-const G4: Options = Options::new();
-const G4O: Options = Options::new().allow_objects(true);
-const G3: Options = Options::godot3();
-const G3O: Options = Options::godot3().allow_objects(true);
+const G4: ReadOptions = ReadOptions::new();
+const G4O: ReadOptions = ReadOptions::new().with_full_objects(true);
+const G3: ReadOptions = ReadOptions::godot3();
+const G3O: ReadOptions = ReadOptions::godot3().with_full_objects(true);
 
 macro_rules! v {
     ($opts:expr, $name:literal, $hex:literal, |$v:ident| $body:expr) => {
@@ -1032,12 +1033,12 @@ fn every_vector_decodes_to_its_value() {
             t.name
         );
         assert_eq!(lazy_accept(&b, &t.opts), Ok(len), "{}: lazy", t.name);
-        let (v, used) = gdvariant::parse_prefix(&b, &t.opts).unwrap();
+        let (v, used) = gdvariant::parse_prefix_with(&b, &t.opts).unwrap();
         assert_eq!(used, len, "{}: parse_prefix", t.name);
         assert_eq!(v.raw().unwrap(), &b[..], "{}: raw", t.name);
         assert_eq!(v.offset(), 0);
         assert_eq!(v.depth(), 0);
-        assert_eq!(v.dialect(), t.opts.get_dialect());
+        assert_eq!(v.dialect(), t.opts.dialect());
         // Bytes after the value are ignored and not counted.
         let mut more = b.clone();
         more.extend_from_slice(&[0xEE; 8]);
@@ -1060,7 +1061,7 @@ fn every_type_of_each_dialect_has_a_vector() {
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
         let seen: std::collections::HashSet<VariantType> = vs
             .iter()
-            .filter(|t| t.opts.get_dialect() == dialect)
+            .filter(|t| t.opts.dialect() == dialect)
             .map(|t| gdvariant::parse_with(&bytes(t.hex), &t.opts).unwrap().ty())
             .collect();
         let missing: Vec<_> = dialect.types().filter(|t| !seen.contains(t)).collect();
@@ -1110,7 +1111,7 @@ fn type_ids_follow_the_engine() {
 
 struct Bad {
     name: &'static str,
-    opts: Options,
+    opts: ReadOptions,
     hex: &'static str,
     kind: ErrorKind,
     offset: usize,
@@ -1118,7 +1119,7 @@ struct Bad {
 
 fn bad(
     name: &'static str,
-    opts: Options,
+    opts: ReadOptions,
     hex: &'static str,
     kind: ErrorKind,
     offset: usize,
@@ -1319,7 +1320,7 @@ fn trailing_byte_array_end(v: VariantRef<'_>) -> usize {
 
 /// Every prefix shorter than the value is rejected by validate and by the lazy walk, except
 /// a cut that drops only the zero padding of a byte array at the very end.
-fn check_truncations(name: &str, b: &[u8], opts: &Options) -> usize {
+fn check_truncations(name: &str, b: &[u8], opts: &ReadOptions) -> usize {
     let full = gdvariant::validate_with(b, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
     let v = gdvariant::parse_with(b, opts).unwrap();
     let data_end = trailing_byte_array_end(v);
@@ -1328,7 +1329,7 @@ fn check_truncations(name: &str, b: &[u8], opts: &Options) -> usize {
         let p = &b[..cut];
         let val = gdvariant::validate_with(p, opts);
         let lazy = lazy_accept(p, opts);
-        let prefix = gdvariant::parse_prefix(p, opts).map(|(_, n)| n);
+        let prefix = gdvariant::parse_prefix_with(p, opts).map(|(_, n)| n);
         if cut >= data_end {
             assert_eq!(val, Ok(cut), "{name}: cut {cut}: byte-array pad");
             assert_eq!(lazy, Ok(cut), "{name}: cut {cut}: byte-array pad (lazy)");
@@ -1345,7 +1346,7 @@ fn check_truncations(name: &str, b: &[u8], opts: &Options) -> usize {
 
 /// Single-byte changes never panic, and validate and the full lazy walk agree on accept or
 /// reject (and on the length when both accept). Returns the number of mutations tried.
-fn check_mutations(name: &str, b: &[u8], opts: &Options, problems: &mut Vec<String>) -> usize {
+fn check_mutations(name: &str, b: &[u8], opts: &ReadOptions, problems: &mut Vec<String>) -> usize {
     let mut n = 0;
     let mut m = b.to_vec();
     for i in 0..b.len() {
@@ -1356,7 +1357,7 @@ fn check_mutations(name: &str, b: &[u8], opts: &Options, problems: &mut Vec<Stri
                 continue;
             }
             m[i] = new;
-            for o in [*opts, opts.allow_objects(!opts.get_allow_objects())] {
+            for o in [*opts, opts.with_full_objects(!opts.full_objects())] {
                 let val = gdvariant::validate_with(&m, &o);
                 let lazy = lazy_accept(&m, &o);
                 let walker = walker_accept(&m, &o).map(|(_, len)| len);
@@ -1369,7 +1370,7 @@ fn check_mutations(name: &str, b: &[u8], opts: &Options, problems: &mut Vec<Stri
                 if !agree || walker != val {
                     problems.push(format!(
                         "{name}: byte {i} {orig:02x}->{new:02x} objects={}: validate {val:?}, lazy {lazy:?}, walker {walker:?}",
-                        o.get_allow_objects()
+                        o.full_objects()
                     ));
                 }
                 n += 1;
@@ -1380,7 +1381,7 @@ fn check_mutations(name: &str, b: &[u8], opts: &Options, problems: &mut Vec<Stri
     n
 }
 
-fn golden() -> Vec<(String, Vec<u8>, Options)> {
+fn golden() -> Vec<(String, Vec<u8>, ReadOptions)> {
     let mut out = Vec::new();
     for (engine, base) in [("godot4", G4), ("godot3", G3)] {
         let (_, cases) = common::encode_cases(engine);
@@ -1388,7 +1389,7 @@ fn golden() -> Vec<(String, Vec<u8>, Options)> {
             out.push((
                 format!("{engine}/{}", c.name),
                 c.bytes,
-                base.allow_objects(c.objects),
+                base.with_full_objects(c.objects),
             ));
         }
     }
@@ -1590,9 +1591,9 @@ fn every_table_vector_round_trips_through_the_encoder() {
             continue;
         };
         let enc = gdvariant::EncodeOptions::new()
-            .dialect(v.opts.get_dialect())
-            .full_objects(v.opts.get_allow_objects())
-            .double_precision(gdvariant::parse_with(&b, &v.opts).unwrap().is_wide());
+            .with_dialect(v.opts.dialect())
+            .with_full_objects(v.opts.full_objects())
+            .with_double_precision(gdvariant::parse_with(&b, &v.opts).unwrap().is_wide());
         let out = gdvariant::encode_with(&value, &enc);
         let same = match &out {
             Ok(out) => {

@@ -3,7 +3,7 @@
 //! dialects, with full objects allowed or not. Nothing may panic.
 #![no_main]
 
-use gdvariant::{Dialect, Options};
+use gdvariant::{Dialect, ReadOptions};
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
@@ -14,7 +14,7 @@ mod walk {
 fuzz_target!(|data: &[u8]| {
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
         for objects in [false, true] {
-            let opts = Options::new().dialect(dialect).allow_objects(objects);
+            let opts = ReadOptions::new().with_dialect(dialect).with_full_objects(objects);
             walk::agree("input", data, &opts);
         }
     }

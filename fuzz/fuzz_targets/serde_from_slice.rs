@@ -3,7 +3,7 @@
 //! is `to_owned`'s and writes `encode`'s bytes (see `tests/common/serde_check.rs`).
 #![no_main]
 
-use gdvariant::{Dialect, Options};
+use gdvariant::{Dialect, ReadOptions};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/common/serde_check.rs"]
@@ -12,7 +12,7 @@ mod serde_check;
 fuzz_target!(|data: &[u8]| {
     for dialect in [Dialect::Godot4, Dialect::Godot3] {
         for objects in [false, true] {
-            let opts = Options::new().dialect(dialect).allow_objects(objects);
+            let opts = ReadOptions::new().with_dialect(dialect).with_full_objects(objects);
             serde_check::serde_agree(data, &opts);
         }
     }

@@ -525,7 +525,7 @@ impl Raw<'_> {
         let same_form = ropts.dialect == wopts.dialect
             && (!double || wopts.double)
             && (wopts.full_objects
-                || crate::validate_with(bytes, &ropts.allow_objects(false)).is_ok());
+                || crate::validate_with(bytes, &ropts.with_full_objects(false)).is_ok());
         let v = crate::parse_with(bytes, &ropts)?;
         if same_form {
             Ok(self.w.raw(&v)?)

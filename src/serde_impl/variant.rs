@@ -33,7 +33,7 @@ use crate::encode::{encode_with, EncodeOptions};
 use crate::head::head;
 use crate::owned::{Array, Dictionary, Object, TypeInfo, Variant};
 use crate::reader::Reader;
-use crate::types::{Dialect, Options, VariantType};
+use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 
 // ----- options as one word -----
@@ -44,7 +44,7 @@ const OBJECTS: u64 = 2;
 /// serializer writes them unchanged only into a double-precision writer.
 const DOUBLE: u64 = 4;
 
-pub(crate) fn options_word(opts: &Options, double: bool) -> u64 {
+pub(crate) fn options_word(opts: &ReadOptions, double: bool) -> u64 {
     let mut w = u64::from(opts.max_depth) << 32;
     if opts.dialect == Dialect::Godot3 {
         w |= GODOT3;
@@ -59,16 +59,16 @@ pub(crate) fn options_word(opts: &Options, double: bool) -> u64 {
 }
 
 /// The read options and the double-precision bit of an options word.
-pub(crate) fn word_options(w: u64) -> (Options, bool) {
+pub(crate) fn word_options(w: u64) -> (ReadOptions, bool) {
     let dialect = if w & GODOT3 != 0 {
         Dialect::Godot3
     } else {
         Dialect::Godot4
     };
-    let opts = Options::new()
-        .dialect(dialect)
-        .allow_objects(w & OBJECTS != 0)
-        .max_depth((w >> 32) as u32);
+    let opts = ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(w & OBJECTS != 0)
+        .with_max_depth((w >> 32) as u32);
     (opts, w & DOUBLE != 0)
 }
 
@@ -156,7 +156,7 @@ impl<'de> Visitor<'de> for RefVisitor {
     }
 
     fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<Self::Value, E> {
-        crate::parse_prefix(b, &Options::new())
+        crate::parse_prefix_with(b, &ReadOptions::new())
             .map(|(v, _)| v)
             .map_err(E::custom)
     }
@@ -316,7 +316,9 @@ impl Serialize for Variant {
             V::PackedColorArray(a) => packed(s, T::PackedColorArray, a),
             V::PackedVector4Array(a) => packed(s, T::PackedVector4Array, a),
             V::Raw(r) => {
-                let opts = Options::new().dialect(r.dialect()).allow_objects(true);
+                let opts = ReadOptions::new()
+                    .with_dialect(r.dialect())
+                    .with_full_objects(true);
                 s.serialize_newtype_struct(
                     RAW,
                     &RawTuple {
@@ -335,13 +337,13 @@ impl Serialize for Variant {
 /// case that allocates.
 fn encoded<S: Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
     let eopts = EncodeOptions::new()
-        .double_precision(true)
-        .full_objects(true)
-        .max_depth(crate::MAX_DEPTH_LIMIT);
+        .with_double_precision(true)
+        .with_full_objects(true)
+        .with_max_depth(crate::MAX_DEPTH_LIMIT);
     let bytes = encode_with(v, &eopts).map_err(ser::Error::custom)?;
-    let opts = Options::new()
-        .allow_objects(true)
-        .max_depth(crate::MAX_DEPTH_LIMIT);
+    let opts = ReadOptions::new()
+        .with_full_objects(true)
+        .with_max_depth(crate::MAX_DEPTH_LIMIT);
     s.serialize_newtype_struct(
         RAW,
         &RawTuple {

@@ -99,13 +99,13 @@ impl fmt::Display for VariantRef<'_> {
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let opts = crate::EncodeOptions::new()
-            .double_precision(true)
-            .full_objects(true);
+            .with_double_precision(true)
+            .with_full_objects(true);
         let bytes = match crate::encode_with(self, &opts) {
             Ok(b) => b,
             Err(e) => return write!(f, "<cannot print: {e}>"),
         };
-        let read = crate::Options::new().allow_objects(true);
+        let read = crate::ReadOptions::new().with_full_objects(true);
         match crate::parse_with(&bytes, &read) {
             Ok(v) => fmt::Display::fmt(&v, f),
             Err(e) => write!(f, "<cannot print: {e}>"),

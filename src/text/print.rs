@@ -23,7 +23,7 @@ use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
 use crate::reader::Reader;
-use crate::types::{Dialect, Options, VariantType as T};
+use crate::types::{Dialect, ReadOptions, VariantType as T};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -187,7 +187,7 @@ struct Printer<'a, 'w, O, W: ?Sized> {
     /// The input from the printed value's start to the end.
     data: &'a [u8],
     base: usize,
-    opts: Options,
+    opts: ReadOptions,
     idx: Index<O>,
     out: &'w mut W,
     scratch: RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,

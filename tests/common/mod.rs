@@ -110,7 +110,7 @@ pub fn decode_results(engine: &str) -> Vec<DecodeResult> {
 
 /// A copy of `bytes` (one value of `dialect`) with the padding bytes of every NodePath string
 /// zeroed: Godot 3 leaves uninitialised memory there, so comparisons mask it.
-pub fn mask_node_path_padding(bytes: &[u8], opts: &gdvariant::Options) -> Vec<u8> {
+pub fn mask_node_path_padding(bytes: &[u8], opts: &gdvariant::ReadOptions) -> Vec<u8> {
     let mut out = bytes.to_vec();
     let v = gdvariant::parse_with(bytes, opts).expect("masking needs a valid value");
     mask_in(v, &mut out);

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use gdvariant::{EncodeOptions, Options, Variant};
+use gdvariant::{EncodeOptions, ReadOptions, Variant};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
@@ -30,7 +30,7 @@ pub enum Msg<'a> {
     Data(#[serde(borrow)] gdvariant::serde_with::Packed<'a, f32>),
 }
 
-pub fn serde_agree(data: &[u8], opts: &Options) {
+pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
     let valid = gdvariant::validate_with(data, opts).is_ok();
     let skipped = gdvariant::from_slice_with::<IgnoredAny>(data, opts);
     assert_eq!(
@@ -47,8 +47,8 @@ pub fn serde_agree(data: &[u8], opts: &Options) {
                 .unwrap();
             assert_eq!(v, lazy, "serde Variant vs to_owned ({opts:?})");
             let eopts = EncodeOptions::new()
-                .dialect(opts.get_dialect())
-                .full_objects(opts.get_allow_objects());
+                .with_dialect(opts.dialect())
+                .with_full_objects(opts.full_objects());
             let via_serde = gdvariant::to_vec_with(&v, &eopts);
             let tree = gdvariant::encode_with(&v, &eopts);
             if let Err(e) = &via_serde {
@@ -84,7 +84,7 @@ pub fn serde_agree(data: &[u8], opts: &Options) {
 }
 
 /// The deepest nesting of open containers in the (valid) value.
-fn nesting(data: &[u8], opts: &Options) -> usize {
+fn nesting(data: &[u8], opts: &ReadOptions) -> usize {
     let mut w = gdvariant::Walker::new(data, opts);
     let mut deepest = 0;
     while let Ok(Some(_)) = w.next_event() {

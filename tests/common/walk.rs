@@ -4,8 +4,8 @@
 // allocates (packed arrays are iterated, not copied): tests/no_alloc.rs relies on that.
 
 use gdvariant::{
-    ArrayIter, ContainerType, DictIter, Event, ObjectRef, Options, Properties, Result, VariantRef,
-    VariantType, Walker,
+    ArrayIter, ContainerType, DictIter, Event, ObjectRef, Properties, ReadOptions, Result,
+    VariantRef, VariantType, Walker,
 };
 
 /// The exhausted iterator of a container just walked, for its parent to resume after.
@@ -115,7 +115,7 @@ fn walk_array(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
 /// Walks the value at the start of `bytes` with the pull-event [`Walker`], calling every
 /// accessor that applies on each event's view; returns the number of values visited and the
 /// value's byte length. Iterative: any depth runs on a small stack.
-pub fn walker_accept(bytes: &[u8], opts: &Options) -> Result<(usize, usize)> {
+pub fn walker_accept(bytes: &[u8], opts: &ReadOptions) -> Result<(usize, usize)> {
     let mut w = Walker::new(bytes, opts);
     let mut n = 0;
     while let Some(e) = w.next_event()? {
@@ -209,7 +209,7 @@ fn walk_leaf(v: VariantRef<'_>) -> Result<()> {
 }
 
 /// Parses and lazily walks the value at the start of `bytes`; returns its byte length.
-pub fn lazy_accept(bytes: &[u8], opts: &gdvariant::Options) -> Result<usize> {
+pub fn lazy_accept(bytes: &[u8], opts: &gdvariant::ReadOptions) -> Result<usize> {
     let v = gdvariant::parse_with(bytes, opts)?;
     lazy_walk(v)?;
     v.byte_len()
@@ -221,10 +221,10 @@ pub fn lazy_accept(bytes: &[u8], opts: &gdvariant::Options) -> Result<usize> {
 /// error kind and offset included; a valid value is found by `parse_prefix`, sized by `raw`,
 /// validated by `VariantRef::validate`, and converted by `to_owned` unless its text is Godot 3
 /// text that Rust strings cannot hold. Returns the length when valid.
-pub fn agree(name: &str, data: &[u8], opts: &Options) -> Option<usize> {
+pub fn agree(name: &str, data: &[u8], opts: &ReadOptions) -> Option<usize> {
     let val = gdvariant::validate_with(data, opts);
     let lazy = lazy_accept(data, opts);
-    let dialect = opts.get_dialect();
+    let dialect = opts.dialect();
     match (&val, &lazy) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "{name} {dialect} {opts:?}: lengths"),
         (Err(_), Err(_)) => {}
@@ -233,7 +233,7 @@ pub fn agree(name: &str, data: &[u8], opts: &Options) -> Option<usize> {
     let walker = walker_accept(data, opts).map(|(_, len)| len);
     assert_eq!(walker, val, "{name} {dialect} {opts:?}: walker vs validate");
     let n = val.ok()?;
-    let (v, used) = gdvariant::parse_prefix(data, opts).expect(name);
+    let (v, used) = gdvariant::parse_prefix_with(data, opts).expect(name);
     assert_eq!(used, n, "{name}: parse_prefix");
     assert_eq!(v.raw().map(<[u8]>::len), Ok(n), "{name}: raw");
     assert_eq!(v.validate(), Ok(n), "{name}: VariantRef::validate");

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gdvariant::framing::{raw_frames, Endian, FrameOptions};
-use gdvariant::{Dialect, EncodeOptions, Error, ErrorKind, Options, Variant, VariantRef};
+use gdvariant::{Dialect, EncodeOptions, Error, ErrorKind, ReadOptions, Variant, VariantRef};
 
 use crate::sink::Sink;
 use crate::stats;
@@ -318,12 +318,12 @@ struct Read {
 }
 
 impl Read {
-    fn options(&self) -> Options {
-        let mut o = Options::new()
-            .dialect(self.dialect)
-            .allow_objects(self.args.allow_objects);
+    fn options(&self) -> ReadOptions {
+        let mut o = ReadOptions::new()
+            .with_dialect(self.dialect)
+            .with_full_objects(self.args.allow_objects);
         if let Some(d) = self.max_depth {
-            o = o.max_depth(d);
+            o = o.with_max_depth(d);
         }
         o
     }
@@ -340,13 +340,13 @@ fn endian(f: FrameEndian) -> Endian {
 /// captures of any size, so no maximum frame size applies beyond what the prefix can say.
 fn frames(bytes: &[u8], e: FrameEndian) -> impl Iterator<Item = Result<(usize, &[u8]), Error>> {
     let opts = FrameOptions::new()
-        .endian(endian(e))
-        .max_frame(u32::MAX as usize);
+        .with_endian(endian(e))
+        .with_max_frame(u32::MAX as usize);
     raw_frames(bytes, &opts).map(|f| f.map(|f| (f.offset, f.bytes)))
 }
 
 /// Validates the value in `b` (at absolute offset `at`) and requires it to fill `b` exactly.
-fn whole(b: &[u8], at: usize, o: &Options) -> Result<(), Error> {
+fn whole(b: &[u8], at: usize, o: &ReadOptions) -> Result<(), Error> {
     let used = gdvariant::validate_with(b, o).map_err(|e| e.shifted(at))?;
     if used < b.len() {
         return Err(Error::new(
@@ -360,7 +360,7 @@ fn whole(b: &[u8], at: usize, o: &Options) -> Result<(), Error> {
 }
 
 /// Checks the whole input: one value filling it, or a stream of such frames.
-fn check_all(bytes: &[u8], framed: Option<FrameEndian>, o: &Options) -> Result<(), Error> {
+fn check_all(bytes: &[u8], framed: Option<FrameEndian>, o: &ReadOptions) -> Result<(), Error> {
     match framed {
         Some(e) => {
             for f in frames(bytes, e) {
@@ -470,7 +470,7 @@ impl Cx<'_> {
         args: ReadArgs,
         max_depth: Option<u32>,
         file: &str,
-        check: impl Fn(&Options) -> bool,
+        check: impl Fn(&ReadOptions) -> bool,
     ) -> Res<Read> {
         let rd = |dialect| Read {
             args,
@@ -637,9 +637,9 @@ impl Cx<'_> {
             )));
         }
         let opts = EncodeOptions::new()
-            .dialect(dialect)
-            .double_precision(double)
-            .full_objects(true);
+            .with_dialect(dialect)
+            .with_double_precision(double)
+            .with_full_objects(true);
         let mut buf = Vec::new();
         for v in &values {
             let bytes = gdvariant::encode_with(v, &opts)
@@ -775,8 +775,8 @@ impl Cx<'_> {
             Found::Element(x) => {
                 // A packed array's element: printed as the Variant it is.
                 let enc = EncodeOptions::new()
-                    .dialect(rd.dialect)
-                    .double_precision(true);
+                    .with_dialect(rd.dialect)
+                    .with_double_precision(true);
                 let b = gdvariant::encode_with(&x, &enc)
                     .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
                 let v = gdvariant::parse_with(&b, &opts)
@@ -809,7 +809,7 @@ fn lookup<'a>(
     bytes: &'a [u8],
     framed: Option<FrameEndian>,
     path: &str,
-    o: &Options,
+    o: &ReadOptions,
 ) -> Result<Option<(Found<'a>, usize)>, Error> {
     let (root, path, at) = match framed {
         None => (gdvariant::parse_with(bytes, o)?, path, 0),
