@@ -7,6 +7,8 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(any(feature = "text", feature = "json"))]
+mod build;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;

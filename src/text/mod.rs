@@ -53,7 +53,7 @@ mod parse;
 mod print;
 
 #[cfg(feature = "text")]
-pub use parse::{from_str, from_str_values, ParseError};
+pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each, ParseError};
 
 #[cfg(feature = "text")]
 use crate::{owned::Variant, value::VariantRef};

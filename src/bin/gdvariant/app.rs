@@ -620,39 +620,43 @@ impl Cx<'_> {
             WriteDialect::Four => Dialect::Godot4,
         };
         let double = precision == Precision::Double;
-        // JSON: double precision when any parsed value carries `"$f64": true`.
-        let (values, double) = match from {
-            InputFormat::Json => gdvariant::json::from_str_values(input)
-                .map(|(v, wide)| (v, double || wide))
-                .map_err(|e| e.to_string()),
-            InputFormat::Text => gdvariant::text::from_str_values(input, dialect, double)
-                .map(|v| (v, double))
-                .map_err(|e| e.to_string()),
-        }
-        .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
-        if framed.is_none() && values.len() != 1 {
-            return Err(Fail::Input(format!(
-                "{file}: error: expected exactly one value, found {} (use --framed for several)",
-                values.len()
-            )));
-        }
         let opts = EncodeOptions::new()
             .with_dialect(dialect)
             .with_double_precision(double)
             .with_full_objects(true);
+        // Straight from the text to the bytes, no tree (JSON: double precision when any value
+        // carries `"$f64": true`); each value framed as it comes.
         let mut buf = Vec::new();
-        for v in &values {
-            let bytes = gdvariant::encode_with(v, &opts)
-                .map_err(|e| Fail::Input(format!("{file}: error: cannot encode: {e}")))?;
+        let mut too_big = false;
+        let mut each = |bytes: &[u8]| {
             if let Some(e) = framed {
-                let n = u32::try_from(bytes.len())
-                    .map_err(|_| Fail::Input(format!("{file}: error: value too large")))?;
+                let Ok(n) = u32::try_from(bytes.len()) else {
+                    too_big = true;
+                    return;
+                };
                 buf.extend_from_slice(&match e {
                     FrameEndian::Be => n.to_be_bytes(),
                     FrameEndian::Le => n.to_le_bytes(),
                 });
             }
-            buf.extend_from_slice(&bytes);
+            buf.extend_from_slice(bytes);
+        };
+        let count = match from {
+            InputFormat::Json => {
+                gdvariant::json::to_bytes_each(input, &opts, &mut each).map_err(|e| e.to_string())
+            }
+            InputFormat::Text => {
+                gdvariant::text::to_bytes_each(input, &opts, &mut each).map_err(|e| e.to_string())
+            }
+        }
+        .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+        if too_big {
+            return Err(Fail::Input(format!("{file}: error: value too large")));
+        }
+        if framed.is_none() && count != 1 {
+            return Err(Fail::Input(format!(
+                "{file}: error: expected exactly one value, found {count} (use --framed for several)"
+            )));
         }
         self.out.write_all(&buf)?;
         Ok(0)
