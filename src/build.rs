@@ -935,10 +935,7 @@ impl Sink for Bytes {
         if let Some((tree, _)) = &mut self.key {
             return tree.keep_all(at);
         }
-        if let Some(OpenB {
-            merge: Some(m), ..
-        }) = self.open.last_mut()
-        {
+        if let Some(OpenB { merge: Some(m), .. }) = self.open.last_mut() {
             m.keep = true;
         }
         Ok(())
@@ -1112,7 +1109,10 @@ mod tests {
         b.begin(Open::Array(TypeInfo::None), 0).unwrap();
         b.begin(Open::Array(TypeInfo::None), 1).unwrap();
         let e = b.leaf(Variant::Nil, 2).unwrap_err();
-        assert_eq!((e.offset, e.message.as_str()), (2, "nested deeper than 1 levels"));
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (2, "nested deeper than 1 levels")
+        );
 
         let mut b = Builder::new(Tree::default(), ReadOptions::new());
         let e = b.begin(Open::Object("Node".into()), 0).unwrap_err();

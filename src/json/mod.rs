@@ -60,7 +60,10 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
-pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each, JsonError};
+pub use parse::{
+    from_str, from_str_values, from_str_values_with, from_str_with, to_bytes, to_bytes_each,
+    JsonError,
+};
 
 /// The JSON form of `v` on one line. Errors if `v` is malformed.
 pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {

@@ -94,13 +94,18 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
 /// precision): then the values should be encoded in double precision (the components of the
 /// others were read as `f32` and stay exact in `f64`). Full objects are read, as [`from_str`].
 pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
-    values(input, ReadOptions::new().with_full_objects(true))
+    from_str_values_with(input, &ReadOptions::new().with_full_objects(true))
 }
 
-fn values(
+/// [`from_str_values`] with the checks of [`from_str_with`].
+pub fn from_str_values_with(
     input: &str,
-    opts: ReadOptions,
+    opts: &ReadOptions,
 ) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
+    values(input, *opts)
+}
+
+fn values(input: &str, opts: ReadOptions) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
     let mut p = P::new(input);
     let mut b = Builder::new(Tree::default(), opts);
     let mut out = Vec::new();
@@ -353,15 +358,9 @@ impl Pending {
             Tag::Basis => Variant::from(Basis::from_array(arr(&x))),
             Tag::Transform3D => Variant::from(Transform3D::from_array(arr(&x))),
             Tag::Projection => Variant::from(Projection::from_array(arr(&x))),
-            Tag::PackedVector2Array => {
-                Variant::PackedVector2Array(chunks(&x, Vector2::from_array))
-            }
-            Tag::PackedVector3Array => {
-                Variant::PackedVector3Array(chunks(&x, Vector3::from_array))
-            }
-            Tag::PackedVector4Array => {
-                Variant::PackedVector4Array(chunks(&x, Vector4::from_array))
-            }
+            Tag::PackedVector2Array => Variant::PackedVector2Array(chunks(&x, Vector2::from_array)),
+            Tag::PackedVector3Array => Variant::PackedVector3Array(chunks(&x, Vector3::from_array)),
+            Tag::PackedVector4Array => Variant::PackedVector4Array(chunks(&x, Vector4::from_array)),
         }
     }
 }
@@ -567,7 +566,8 @@ impl<'a> P<'a> {
         self.ws();
         let at = self.i;
         let t = self.number()?;
-        t.parse::<u64>().or_else(|_| fail(at, format!("bad {what}")))
+        t.parse::<u64>()
+            .or_else(|_| fail(at, format!("bad {what}")))
     }
 
     /// A real: a number, or a non-finite word in a `width`-bit context; `(f64, f32)` read from
@@ -985,18 +985,16 @@ impl<'a> P<'a> {
     fn leaf_body(&mut self, tag: &str, kat: usize, vat: usize) -> R<Variant> {
         Ok(match tag {
             "float" => Variant::Float(self.real64()?),
-            "Vector2i" => Variant::Vector2i(Vector2i::from_array(
-                self.fixed(|p| p.i32_of("component"))?,
-            )),
-            "Rect2i" => Variant::Rect2i(Rect2i::from_array(
-                self.fixed(|p| p.i32_of("component"))?,
-            )),
-            "Vector3i" => Variant::Vector3i(Vector3i::from_array(
-                self.fixed(|p| p.i32_of("component"))?,
-            )),
-            "Vector4i" => Variant::Vector4i(Vector4i::from_array(
-                self.fixed(|p| p.i32_of("component"))?,
-            )),
+            "Vector2i" => {
+                Variant::Vector2i(Vector2i::from_array(self.fixed(|p| p.i32_of("component"))?))
+            }
+            "Rect2i" => Variant::Rect2i(Rect2i::from_array(self.fixed(|p| p.i32_of("component"))?)),
+            "Vector3i" => {
+                Variant::Vector3i(Vector3i::from_array(self.fixed(|p| p.i32_of("component"))?))
+            }
+            "Vector4i" => {
+                Variant::Vector4i(Vector4i::from_array(self.fixed(|p| p.i32_of("component"))?))
+            }
             "Color" => Variant::Color(Color::from_array(self.fixed(P::real32)?)),
             "StringName" => Variant::StringName(self.string()?),
             "NodePath" => {
@@ -1050,16 +1048,14 @@ impl<'a> P<'a> {
                 let x = p.int()?;
                 u8::try_from(x).or_else(|_| fail(at, "byte out of range"))
             })?),
-            "PackedInt32Array" => {
-                Variant::PackedInt32Array(self.list(|p| p.i32_of("element"))?)
-            }
+            "PackedInt32Array" => Variant::PackedInt32Array(self.list(|p| p.i32_of("element"))?),
             "PackedInt64Array" => Variant::PackedInt64Array(self.list(P::int)?),
             "PackedFloat32Array" => Variant::PackedFloat32Array(self.list(P::real32)?),
             "PackedFloat64Array" => Variant::PackedFloat64Array(self.list(P::real64)?),
             "PackedStringArray" => Variant::PackedStringArray(self.list(P::string)?),
-            "PackedColorArray" => Variant::PackedColorArray(self.list(|p| {
-                p.fixed(P::real32).map(Color::from_array)
-            })?),
+            "PackedColorArray" => {
+                Variant::PackedColorArray(self.list(|p| p.fixed(P::real32).map(Color::from_array))?)
+            }
             other => {
                 let _ = vat;
                 return fail(kat, format!("unknown tag '${}'", excerpt(other)));
@@ -1082,7 +1078,10 @@ impl<'a> P<'a> {
                     "subnames" => np.subnames = self.list(P::string)?,
                     "absolute" => np.absolute = self.boolean()?,
                     _ => {
-                        return fail(at, format!("unexpected key '{}' in a NodePath", excerpt(&k)))
+                        return fail(
+                            at,
+                            format!("unexpected key '{}' in a NodePath", excerpt(&k)),
+                        )
                     }
                 }
                 if self.eat(b',') {
@@ -1116,7 +1115,12 @@ impl<'a> P<'a> {
                 "properties" => {
                     return fail(kat, "expected \"class\" before \"properties\" in an Object")
                 }
-                _ => return fail(kat, format!("unexpected key '{}' in an Object", excerpt(&k))),
+                _ => {
+                    return fail(
+                        kat,
+                        format!("unexpected key '{}' in an Object", excerpt(&k)),
+                    )
+                }
             }
             if self.eat(b',') {
                 self.ws();
@@ -1124,7 +1128,10 @@ impl<'a> P<'a> {
                 let k = self.string()?;
                 self.expect(b':', "':'")?;
                 if k != "properties" {
-                    return fail(pat, format!("unexpected key '{}' in an Object", excerpt(&k)));
+                    return fail(
+                        pat,
+                        format!("unexpected key '{}' in an Object", excerpt(&k)),
+                    );
                 }
                 self.expect(b'[', "an array of [name, value] pairs")?;
                 has_props = true;

@@ -10,11 +10,11 @@ use std::vec::Vec;
 use crate::array::ContainerType;
 use crate::error::Result;
 use crate::literal::node_path;
-use crate::owned::NodePath;
 use crate::math::Color;
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, R};
+use crate::owned::NodePath;
 use crate::types::VariantType as T;
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -558,7 +558,14 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 strings(&parts.names, s)?;
                 put(s, ",\"subnames\":")?;
                 strings(&parts.subnames, s)?;
-                put(s, if parts.absolute { ",\"absolute\":true}" } else { ",\"absolute\":false}" })?;
+                put(
+                    s,
+                    if parts.absolute {
+                        ",\"absolute\":true}"
+                    } else {
+                        ",\"absolute\":false}"
+                    },
+                )?;
             }
             ch(s, '}')?;
         }

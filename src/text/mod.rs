@@ -48,10 +48,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::types::Dialect;
 
 #[cfg(feature = "text")]
+mod loss;
+#[cfg(feature = "text")]
 mod parse;
 #[cfg(feature = "text")]
 mod print;
 
+#[cfg(feature = "text")]
+pub use loss::{round_trip, LossKind, TextLoss};
 #[cfg(feature = "text")]
 pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each, ParseError};
 

@@ -809,11 +809,9 @@ impl<'a> Parser<'a> {
             "PackedVector4Array" => {
                 Variant::PackedVector4Array(self.chunks(single, Vector4::from_array)?)
             }
-            "PackedColorArray" | "PoolColorArray" => {
-                Variant::PackedColorArray(self.chunks(true, |c: [f64; 4]| {
-                    Color::from_array(c.map(|x| x as f32))
-                })?)
-            }
+            "PackedColorArray" | "PoolColorArray" => Variant::PackedColorArray(
+                self.chunks(true, |c: [f64; 4]| Color::from_array(c.map(|x| x as f32)))?,
+            ),
             _ => {
                 self.i = at;
                 return self.err(format!("unknown constructor '{}'", excerpt(id)));
@@ -847,19 +845,28 @@ impl<'a> Parser<'a> {
         while self.eat(b',') {
             let name = self.string()?;
             self.expect(b':')?;
-            // The properties of an EncodedObjectAsID are plain values, read and dropped here.
+            if name == "object_id" {
+                // The id as the engine prints it (signed), also read unsigned.
+                self.ws();
+                let at = self.i;
+                let t = self.number_token()?;
+                id = t
+                    .parse::<i64>()
+                    .map(|x| x as u64)
+                    .or_else(|_| t.parse::<u64>())
+                    .or_else(|_| fail(at, format!("bad object id '{}'", excerpt(t))))?;
+                continue;
+            }
+            // The other properties of an EncodedObjectAsID are plain values, read and dropped.
             let mut scratch = Builder::new(Tree::default(), *b.options());
             self.ws();
             let vat = self.i;
             if let Start::Open(_) = self.start(&mut scratch)? {
                 return fail(vat, "expected a plain value");
             }
-            if name == "object_id" {
-                id = scratch.sink.take().and_then(|v| v.as_i64()).unwrap_or(0);
-            }
         }
         self.expect(b')')?;
-        b.leaf(Variant::from(Object::Id(id as u64)), at)?;
+        b.leaf(Variant::from(Object::Id(id)), at)?;
         Ok(Start::Done)
     }
 }

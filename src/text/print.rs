@@ -369,7 +369,7 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                 let ty = v.as_array()?.element_type()?;
                 if ty.is_typed() {
                     put(self.out, "Array[")?;
-                    type_name(&ty, self.out)?;
+                    type_name(&ty, self.opts.full_objects(), self.out)?;
                     put(self.out, "](")?;
                 }
                 put(self.out, if self.g3() { "[ " } else { "[" })?;
@@ -387,9 +387,9 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                 let typed = kt.is_typed() || vt.is_typed();
                 if typed {
                     put(self.out, "Dictionary[")?;
-                    type_name(&kt, self.out)?;
+                    type_name(&kt, self.opts.full_objects(), self.out)?;
                     put(self.out, ", ")?;
-                    type_name(&vt, self.out)?;
+                    type_name(&vt, self.opts.full_objects(), self.out)?;
                     put(self.out, "](")?;
                 }
                 if h.count == 0 {
@@ -620,10 +620,21 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
 }
 
 /// The name of a container's element / key / value type as the engine prints it.
-fn type_name<W: fmt::Write + ?Sized>(t: &ContainerType<'_>, s: &mut W) -> R {
+///
+/// An empty class name prints as the engine prints it (`Object` when it read the bytes with
+/// objects, `EncodedObjectAsID` without), never as `Array[]`, which no reader reads.
+fn type_name<W: fmt::Write + ?Sized>(t: &ContainerType<'_>, objects: bool, s: &mut W) -> R {
     match t {
         ContainerType::None => put(s, "Variant"),
         ContainerType::Builtin(ty) => put(s, ty.name()),
+        ContainerType::ClassName(c) if c.is_empty() => put(
+            s,
+            if objects {
+                "Object"
+            } else {
+                "EncodedObjectAsID"
+            },
+        ),
         ContainerType::ClassName(c) => put(s, &c.to_string_lossy()),
         ContainerType::Script(p) => {
             put(s, "Resource(\"")?;
@@ -684,7 +695,7 @@ fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
 /// holds the pairs of open Arrays, each element pair is compared once, and an Array walked
 /// to its end is not read again by its parent ([`ArrayIter::resume_after`]), so comparing two
 /// keys costs time linear in their size, whatever their depth.
-fn order_with<'a>(
+pub(crate) fn order_with<'a>(
     a: &VariantRef<'a>,
     b: &VariantRef<'a>,
     stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,

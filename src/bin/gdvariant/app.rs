@@ -641,15 +641,14 @@ impl Cx<'_> {
             }
             buf.extend_from_slice(bytes);
         };
-        let count = match from {
-            InputFormat::Json => {
-                gdvariant::json::to_bytes_each(input, &opts, &mut each).map_err(|e| e.to_string())
+        let count =
+            match from {
+                InputFormat::Json => gdvariant::json::to_bytes_each(input, &opts, &mut each)
+                    .map_err(|e| e.to_string()),
+                InputFormat::Text => gdvariant::text::to_bytes_each(input, &opts, &mut each)
+                    .map_err(|e| e.to_string()),
             }
-            InputFormat::Text => {
-                gdvariant::text::to_bytes_each(input, &opts, &mut each).map_err(|e| e.to_string())
-            }
-        }
-        .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+            .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
         if too_big {
             return Err(Fail::Input(format!("{file}: error: value too large")));
         }
