@@ -402,6 +402,7 @@ fn merged(
         let h = key_hash(state, &k);
         let mut at = heads.get(&h).copied().unwrap_or(usize::MAX);
         while at != usize::MAX {
+            crate::reader::work(1);
             if out[at].0 == k {
                 out[at].1 = v;
                 continue 'next;
@@ -708,6 +709,7 @@ impl Bytes {
         m.pairs += 1;
         let mut i = m.heads.get(&hash).copied().unwrap_or(usize::MAX);
         while i != usize::MAX {
+            crate::reader::work(1);
             let e = self.entries[i];
             if e.hash == hash && self.buf[e.key.0..e.key.1] == self.buf[start..end] {
                 break;
@@ -739,39 +741,51 @@ impl Bytes {
             .is_some_and(|o| o.kind == Kind::Dict && o.key_next && o.merge.is_some())
     }
 
-    /// Produces the bytes of the complete top-level value (following the reorderings and
-    /// insertions recorded) and resets for the next one.
-    pub(crate) fn finish_value(&mut self, out: &mut Vec<u8>) {
-        if self.fixups.is_empty() {
-            out.extend_from_slice(&self.buf);
+    /// Hands the bytes of the complete top-level value to `f` (following the reorderings and
+    /// insertions recorded; without any, the buffer itself) and resets for the next one.
+    pub(crate) fn with_value<T>(&mut self, f: impl FnOnce(&[u8]) -> T) -> T {
+        let r = if self.fixups.is_empty() {
+            f(&self.buf)
         } else {
-            self.fixups.sort_by_key(|f| f.pos());
-            emit(
-                &self.buf,
-                &self.fixups,
-                &self.pieces,
-                &self.inserts,
-                (0, self.buf.len()),
-                out,
-            );
-        }
+            let mut out = Vec::with_capacity(self.buf.len());
+            self.emit_into(&mut out);
+            f(&out)
+        };
+        self.reset();
+        r
+    }
+
+    /// The bytes of the complete top-level value (no copy when nothing was reordered).
+    pub(crate) fn take_value(&mut self) -> Vec<u8> {
+        let out = if self.fixups.is_empty() {
+            core::mem::take(&mut self.buf)
+        } else {
+            let mut out = Vec::with_capacity(self.buf.len());
+            self.emit_into(&mut out);
+            out
+        };
+        self.reset();
+        out
+    }
+
+    fn emit_into(&mut self, out: &mut Vec<u8>) {
+        self.fixups.sort_by_key(|f| f.pos());
+        emit(
+            &self.buf,
+            &self.fixups,
+            &self.pieces,
+            &self.inserts,
+            (0, self.buf.len()),
+            out,
+        );
+    }
+
+    fn reset(&mut self) {
         self.buf.clear();
         self.fixups.clear();
         self.pieces.clear();
         self.inserts.clear();
         self.complete = false;
-    }
-
-    /// The bytes of the complete top-level value, when nothing had to be reordered: no copy.
-    #[cfg(test)]
-    pub(crate) fn take_value(&mut self) -> Vec<u8> {
-        if self.fixups.is_empty() {
-            self.complete = false;
-            return core::mem::take(&mut self.buf);
-        }
-        let mut out = Vec::with_capacity(self.buf.len());
-        self.finish_value(&mut out);
-        out
     }
 }
 
@@ -788,7 +802,9 @@ fn emit(
     let first = |pos: usize| fixups.partition_point(|f| f.pos() < pos);
     // (cursor, end, next fixup to consider)
     let mut stack: Vec<(usize, usize, usize)> = vec![(range.0, range.1, first(range.0))];
+    let start = out.len();
     while let Some((mut cur, end, mut i)) = stack.pop() {
+        crate::reader::work(1);
         loop {
             match fixups.get(i) {
                 Some(f) if f.pos() < end => match *f {
@@ -821,6 +837,7 @@ fn emit(
             }
         }
     }
+    crate::reader::work(out.len() - start);
 }
 
 impl Sink for Bytes {

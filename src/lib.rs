@@ -73,10 +73,10 @@ pub use {
     ser::{to_vec, to_vec_with, to_writer},
 };
 
+use reader::Reader;
 #[cfg(feature = "__count-reads")]
 #[doc(hidden)]
-pub use reader::read_count;
-use reader::Reader;
+pub use reader::{read_count, work_count};
 
 /// Reads the Godot 4 value at the start of `bytes` with the engine's default limits.
 ///

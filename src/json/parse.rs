@@ -110,7 +110,9 @@ fn values(input: &str, opts: ReadOptions) -> core::result::Result<(Vec<Variant>,
     let mut b = Builder::new(Tree::default(), opts);
     let mut out = Vec::new();
     while p.more() {
+        let from = p.i;
         p.value(&mut b)?;
+        crate::reader::work(p.i - from);
         out.extend(b.sink.take());
     }
     Ok((out, p.wide))
@@ -131,15 +133,17 @@ fn values(input: &str, opts: ReadOptions) -> core::result::Result<(Vec<Variant>,
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, JsonError> {
     let mut out = Vec::new();
     let mut n = 0;
-    to_bytes_each(input, opts, |b| {
+    drive(input, opts, |b| {
         n += 1;
         if n == 1 {
-            out = b.to_vec();
+            out = b.take_value();
+        } else {
+            b.with_value(|_| ());
         }
     })?;
     if n != 1 {
         return Err(JsonError {
-            message: format!("expected one JSON value, found {n}"),
+            message: format!("expected exactly one JSON value, found {n}"),
             offset: 0,
         });
     }
@@ -154,6 +158,15 @@ pub fn to_bytes_each(
     opts: &EncodeOptions,
     mut each: impl FnMut(&[u8]),
 ) -> core::result::Result<usize, JsonError> {
+    drive(input, opts, |b| b.with_value(&mut each))
+}
+
+/// Reads the values of `input` into a [`Bytes`] builder, calling `done` after each one.
+fn drive(
+    input: &str,
+    opts: &EncodeOptions,
+    mut done: impl FnMut(&mut Bytes),
+) -> core::result::Result<usize, JsonError> {
     let read = ReadOptions::new()
         .with_dialect(opts.dialect())
         .with_max_depth(opts.max_depth())
@@ -165,19 +178,20 @@ pub fn to_bytes_each(
         let mut p = P::new(input);
         let mut b = Builder::new(Ignore, read);
         while p.more() {
+            let from = p.i;
             p.value(&mut b)?;
+            crate::reader::work(p.i - from);
         }
         opts = opts.with_double_precision(p.wide);
     }
     let mut p = P::new(input);
     let mut b = Builder::new(Bytes::new(opts), read);
     let mut n = 0;
-    let mut buf = Vec::new();
     while p.more() {
+        let from = p.i;
         p.value(&mut b)?;
-        buf.clear();
-        b.sink.finish_value(&mut buf);
-        each(&buf);
+        crate::reader::work(p.i - from);
+        done(&mut b.sink);
         n += 1;
     }
     Ok(n)

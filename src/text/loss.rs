@@ -296,6 +296,7 @@ fn keys_lost(o: &Open<'_>) -> Option<(LossKind, usize)> {
     let scratch = core::cell::RefCell::new(Vec::new());
     let mut idx: Vec<usize> = (0..o.keys.len()).collect();
     godot_sort(&mut idx, |a, b| {
+        crate::reader::work(1);
         order_with(&o.keys[*a], &o.keys[*b], &scratch) == Ordering::Less
     });
     let first = idx.iter().enumerate().find(|(i, k)| *i != **k)?;

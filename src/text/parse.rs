@@ -139,7 +139,9 @@ fn values(
     let mut b = Builder::new(Tree::default(), opts);
     let mut out = Vec::new();
     while p.more() {
+        let from = p.i;
         p.value(&mut b)?;
+        crate::reader::work(p.i - from);
         out.extend(b.sink.take());
     }
     Ok(out)
@@ -159,15 +161,17 @@ fn values(
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
     let mut out = Vec::new();
     let mut n = 0;
-    to_bytes_each(input, opts, |b| {
+    drive(input, opts, |b| {
         n += 1;
         if n == 1 {
-            out = b.to_vec();
+            out = b.take_value();
+        } else {
+            b.with_value(|_| ());
         }
     })?;
     if n != 1 {
         return Err(ParseError {
-            message: format!("expected one value, found {n}"),
+            message: format!("expected exactly one value, found {n}"),
             offset: 0,
         });
     }
@@ -181,6 +185,15 @@ pub fn to_bytes_each(
     opts: &EncodeOptions,
     mut each: impl FnMut(&[u8]),
 ) -> core::result::Result<usize, ParseError> {
+    drive(input, opts, |b| b.with_value(&mut each))
+}
+
+/// Reads the values of `input` into a [`Bytes`] builder, calling `done` after each one.
+fn drive(
+    input: &str,
+    opts: &EncodeOptions,
+    mut done: impl FnMut(&mut Bytes),
+) -> core::result::Result<usize, ParseError> {
     let read = ReadOptions::new()
         .with_dialect(opts.dialect())
         .with_max_depth(opts.max_depth())
@@ -188,12 +201,11 @@ pub fn to_bytes_each(
     let mut p = Parser::new(input, opts.wide());
     let mut b = Builder::new(Bytes::new(*opts), read);
     let mut n = 0;
-    let mut buf = Vec::new();
     while p.more() {
+        let from = p.i;
         p.value(&mut b)?;
-        buf.clear();
-        b.sink.finish_value(&mut buf);
-        each(&buf);
+        crate::reader::work(p.i - from);
+        done(&mut b.sink);
         n += 1;
     }
     Ok(n)

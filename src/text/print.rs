@@ -462,9 +462,11 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     .ok()
                     .map(|h| VariantRef::new(h, depth, self.opts))
             };
-            godot_sort(slice, |a, b| match (key(a), key(b)) {
-                (Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
-                _ => false,
+            godot_sort(slice, |a, b| {
+                match (crate::reader::work(1), key(a), key(b)) {
+                    ((), Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
+                    _ => false,
+                }
             });
         }
         self.idx.keys = keys;

@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests: golden files and the full lazy walk.
 #![allow(dead_code)]
 
+pub mod adversarial;
 #[cfg(all(feature = "text", feature = "json"))]
 pub mod checks;
 #[cfg(feature = "serde")]

@@ -625,39 +625,64 @@ impl Cx<'_> {
             .with_double_precision(double)
             .with_full_objects(true);
         // Straight from the text to the bytes, no tree (JSON: double precision when any value
-        // carries `"$f64": true`); each value framed as it comes.
-        let mut buf = Vec::new();
-        let mut too_big = false;
+        // carries `"$f64": true`).
+        if framed.is_none() {
+            // Exactly one value: the bytes as the reader made them (no copy).
+            let one = match from {
+                InputFormat::Json => gdvariant::json::to_bytes(input, &opts)
+                    .map_err(|e| (e.message.starts_with("expected exactly one"), e.to_string())),
+                InputFormat::Text => gdvariant::text::to_bytes(input, &opts)
+                    .map_err(|e| (e.message.starts_with("expected exactly one"), e.to_string())),
+            };
+            let bytes = one.map_err(|(several, e)| {
+                let hint = if several {
+                    format!("\n{file}: hint: use --framed to write several values")
+                } else {
+                    String::new()
+                };
+                Fail::Input(format!("{file}: error: {e}{hint}"))
+            })?;
+            self.out.write_all(&bytes)?;
+            return Ok(0);
+        }
+        // A stream: each value written out, framed, as soon as it is complete.
+        let mut written = Ok(());
+        let out = &mut *self.out;
         let mut each = |bytes: &[u8]| {
+            if written.is_err() {
+                return;
+            }
             if let Some(e) = framed {
                 let Ok(n) = u32::try_from(bytes.len()) else {
-                    too_big = true;
+                    written = Err(None);
                     return;
                 };
-                buf.extend_from_slice(&match e {
+                let prefix = match e {
                     FrameEndian::Be => n.to_be_bytes(),
                     FrameEndian::Le => n.to_le_bytes(),
-                });
+                };
+                if let Err(e) = out.write_all(&prefix) {
+                    written = Err(Some(e));
+                    return;
+                }
             }
-            buf.extend_from_slice(bytes);
+            if let Err(e) = out.write_all(bytes) {
+                written = Err(Some(e));
+            }
         };
-        let count =
+        let res =
             match from {
                 InputFormat::Json => gdvariant::json::to_bytes_each(input, &opts, &mut each)
                     .map_err(|e| e.to_string()),
                 InputFormat::Text => gdvariant::text::to_bytes_each(input, &opts, &mut each)
                     .map_err(|e| e.to_string()),
-            }
-            .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
-        if too_big {
-            return Err(Fail::Input(format!("{file}: error: value too large")));
+            };
+        res.map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+        match written {
+            Ok(()) => {}
+            Err(None) => return Err(Fail::Input(format!("{file}: error: value too large"))),
+            Err(Some(e)) => return Err(Fail::Io(e)),
         }
-        if framed.is_none() && count != 1 {
-            return Err(Fail::Input(format!(
-                "{file}: error: expected exactly one value, found {count} (use --framed for several)"
-            )));
-        }
-        self.out.write_all(&buf)?;
         Ok(0)
     }
 
