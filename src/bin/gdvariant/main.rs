@@ -3,9 +3,15 @@
 
 mod app;
 mod path;
+#[cfg(all(test, feature = "__count-reads"))]
+mod scaling;
 mod sink;
 mod stats;
 mod tree;
+
+#[cfg(all(test, feature = "__count-reads"))]
+#[global_allocator]
+static COUNTING: scaling::Counting = scaling::Counting;
 
 use std::io::{self, IsTerminal, Read, Write};
 
