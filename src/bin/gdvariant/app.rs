@@ -523,6 +523,9 @@ impl Cx<'_> {
                     .map_err(|e| Fail::Input(describe(file, &e)))?;
                 self.print(&v, format, &TreeOptions::default())
                     .map_err(|e| self.print_err(file, e))?;
+                if format == Format::Text {
+                    self.text_round_trip(file, &v, rd.dialect)?;
+                }
                 if used < bytes.len() {
                     writeln!(
                         self.err,
@@ -544,6 +547,7 @@ impl Cx<'_> {
                 if let Err(e) = check_all(bytes, framed, &opts) {
                     return Err(self.bad(file, bytes, framed, &rd, &e));
                 }
+                let mut warned = false;
                 for (i, f) in frames(bytes, framed.unwrap_or(FrameEndian::Le)).enumerate() {
                     let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
                     let v = gdvariant::parse_with(b, &opts)
@@ -555,10 +559,44 @@ impl Cx<'_> {
                     };
                     self.print(&v, format, &tree)
                         .map_err(|e| self.print_err(file, e.shifted(at)))?;
+                    if format == Format::Text && !warned {
+                        warned = self.text_round_trip(file, &v, rd.dialect)?;
+                    }
                 }
             }
         }
         Ok(0)
+    }
+
+    /// Warns when `gdvariant encode` would not give back `v`'s bytes from the text just printed
+    /// (the engine's text form is lossy), saying why. Returns whether it warned. Inputs over
+    /// 64 MiB are not checked (the check prints the text again into memory and reads it back).
+    fn text_round_trip(&mut self, file: &str, v: &VariantRef<'_>, d: Dialect) -> Res<bool> {
+        const MAX_CHECKED: usize = 64 << 20;
+        let size = v.byte_len().unwrap_or(0);
+        if size > MAX_CHECKED {
+            writeln!(
+                self.err,
+                "{file}: note: the value is too large ({size} bytes) to check whether its text gives back its bytes; --format json does for every canonical value"
+            )?;
+            return Ok(true);
+        }
+        let opts = EncodeOptions::new().with_dialect(d).with_full_objects(true);
+        match gdvariant::text::round_trip(v, &opts) {
+            Ok(Some(loss)) => {
+                let json = if loss.kind() == gdvariant::text::LossKind::NotCanonical {
+                    "no form does (they are not the encoder's bytes for the value)"
+                } else {
+                    "--format json does"
+                };
+                writeln!(
+                    self.err,
+                    "{file}: warning: `gdvariant encode` of this text would not give back the same bytes: {loss}; {json}"
+                )?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     fn print_err(&self, file: &str, e: PrintError) -> Fail {
