@@ -22,7 +22,6 @@ use std::time::Instant;
 use gdvariant::framing::{frames, Decoded, FrameDecoder, FrameOptions, FrameWriter};
 use gdvariant::{json, text, EncodeOptions, ReadOptions, Variant};
 
-#[allow(dead_code)]
 #[path = "../tests/common/adversarial.rs"]
 mod adversarial;
 
