@@ -82,7 +82,7 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
     let (mut v, _) = values(input, *opts)?;
     if v.len() != 1 {
         return Err(JsonError {
-            message: format!("expected one JSON value, found {}", v.len()),
+            message: format!("expected exactly one JSON value, found {}", v.len()),
             offset: 0,
         });
     }

@@ -108,7 +108,7 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
     let mut v = values(input, *opts, false)?;
     if v.len() != 1 {
         return Err(ParseError {
-            message: format!("expected one value, found {}", v.len()),
+            message: format!("expected exactly one value, found {}", v.len()),
             offset: 0,
         });
     }
