@@ -978,6 +978,20 @@ mod tests {
     }
 
     #[test]
+    fn object_ids_read_signed_and_unsigned() {
+        // Found by the print_round_trip fuzz target: an id above i64::MAX printed unsigned.
+        for t in [
+            "Object(EncodedObjectAsID,\"object_id\":9223372062929999480,\"script\":null)\n",
+            "Object(EncodedObjectAsID,\"object_id\":-9223372010779552136,\"script\":null)\n",
+        ] {
+            assert_eq!(
+                from_str(t, Dialect::Godot3).unwrap(),
+                Variant::from(Object::Id(9223372062929999480))
+            );
+        }
+    }
+
+    #[test]
     fn class_names_read_as_printed() {
         let v = from_str("Array[a b]([])", Dialect::Godot4).unwrap();
         assert_eq!(
