@@ -56,6 +56,7 @@ pub mod work_count {
 
 /// Counts `n` units of work (see [`work_count`]); nothing without the feature.
 #[inline(always)]
+#[cfg_attr(not(any(feature = "text", feature = "json")), allow(dead_code))]
 pub(crate) fn work(_n: usize) {
     #[cfg(feature = "__count-reads")]
     work_count::add(_n);
