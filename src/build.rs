@@ -546,8 +546,7 @@ impl Sink for Tree {
 struct Entry {
     key: (usize, usize),
     value: (usize, usize),
-    hash: u64,
-    /// The previous entry of the same dictionary with the same hash (or MAX).
+    /// The previous entry of the same dictionary with the same key hash (or MAX).
     chain: usize,
 }
 
@@ -711,7 +710,7 @@ impl Bytes {
         while i != usize::MAX {
             crate::reader::work(1);
             let e = self.entries[i];
-            if e.hash == hash && self.buf[e.key.0..e.key.1] == self.buf[start..end] {
+            if self.buf[e.key.0..e.key.1] == self.buf[start..end] {
                 break;
             }
             i = e.chain;
@@ -722,7 +721,6 @@ impl Bytes {
             self.entries.push(Entry {
                 key: (start, end),
                 value: (end, end),
-                hash,
                 chain,
             });
             top.count += 1;
@@ -856,6 +854,7 @@ impl Sink for Bytes {
     }
 
     fn begin(&mut self, c: Open, depth: usize, at: usize) -> R {
+        // (The depth was checked by the Builder.)
         if let Some((tree, _)) = &mut self.key {
             return tree.begin(c, depth, at);
         }
@@ -864,9 +863,6 @@ impl Sink for Bytes {
             tree.begin(c, depth, at)?;
             self.key = Some((tree, depth));
             return Ok(());
-        }
-        if depth > self.opts.max_depth() as usize {
-            return fail(at, too_deep(self.opts.max_depth()));
         }
         let header_at = self.buf.len();
         let (kind, merge, res) = match &c {
