@@ -66,7 +66,8 @@ pub(crate) enum Open {
 }
 
 /// What a builder receives, in reading order. `at` is the byte offset of the text the event
-/// comes from (for errors).
+/// comes from (for errors). (`set_types` and `keep_all` are the JSON reader's.)
+#[cfg_attr(not(feature = "json"), allow(dead_code))]
 pub(crate) trait Sink {
     /// A value that holds no other value (never an Array, a Dictionary or a full object with
     /// a class: those come as `begin` … `end`).
@@ -120,6 +121,7 @@ fn is_res_path(path: &str) -> bool {
     engine_text(path.as_bytes()).0.starts_with(b"res://")
 }
 
+#[cfg_attr(not(all(feature = "text", feature = "json")), allow(dead_code))]
 impl<S: Sink> Builder<S> {
     pub(crate) fn new(sink: S, opts: ReadOptions) -> Builder<S> {
         Builder {
