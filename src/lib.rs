@@ -10,6 +10,7 @@ pub mod array;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;
+pub mod detect;
 pub mod dict;
 pub mod encode;
 pub mod error;
@@ -45,6 +46,7 @@ pub mod walker;
 pub mod writer;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
+pub use detect::{Detection, Detector, Verdict};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};
