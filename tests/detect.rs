@@ -67,7 +67,14 @@ fn every_godot3_golden_value_is_godot3_or_undecided() {
     assert_eq!((recognised, same), (105, 76));
     assert_eq!(
         ambiguous,
-        ["aabb", "aabb_zero", "color", "color_hdr", "color_red", "pint_0"]
+        [
+            "aabb",
+            "aabb_zero",
+            "color",
+            "color_hdr",
+            "color_red",
+            "pint_0"
+        ]
     );
     let (_, cases) = common::encode_cases("godot3");
     for (name, why) in [
@@ -116,7 +123,10 @@ fn a_stream_is_decided_by_all_its_frames() {
     d.value(&int, 0).value(&[27, 0, 0, 0, 0, 0, 0, 0], 8);
     assert_eq!(d.detection().verdict(), Verdict::Only(Dialect::Godot4));
     let e = d.detection().error(Dialect::Godot3).unwrap();
-    assert_eq!((e.kind(), e.offset()), (ErrorKind::UnknownType { id: 27 }, 8));
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (ErrorKind::UnknownType { id: 27 }, 8)
+    );
     // Neither.
     let d = Dialect::detect(&[200, 0, 0, 0]);
     assert_eq!(
