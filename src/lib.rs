@@ -55,7 +55,7 @@ pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
 pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
-pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
+pub use packed::{Element, PackedArrayRef, PackedElement, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;
 pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
@@ -63,7 +63,7 @@ pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MA
 /// The read options' name before 0.2.
 #[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
 pub type Options = ReadOptions;
-pub use value::VariantRef;
+pub use value::{PathItem, VariantRef};
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 #[cfg(feature = "serde")]

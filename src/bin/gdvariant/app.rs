@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gdvariant::framing::{raw_frames, Endian, FrameOptions};
 use gdvariant::{
-    Detector, Dialect, EncodeOptions, Error, ErrorKind, ReadOptions, Variant, VariantRef, Verdict,
-    Walker,
+    Detector, Dialect, EncodeOptions, Error, ErrorKind, PathItem, ReadOptions, Variant, VariantRef,
+    Verdict, Walker,
 };
 
 use crate::sink::Sink;
@@ -892,64 +892,10 @@ fn lookup<'a>(
             (v, rest, at)
         }
     };
-    let shift = |e: Error| e.shifted(at);
-    if let Some(v) = root.path(path).map_err(shift)? {
-        return Ok(Some((Found::Value(v), at)));
-    }
-    // The last segment may index a packed array.
-    let trimmed = path.trim_end_matches('/');
-    let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
-    let (Some(p), Ok(i)) = (root.path(parent).map_err(shift)?, last.parse::<usize>()) else {
-        return Ok(None);
-    };
-    Ok(element(&p, i)
-        .map_err(shift)?
-        .map(|x| (Found::Element(x), at)))
-}
-
-/// Element `i` of the packed array `v` (`None` if `v` is not one, or too short).
-fn element(v: &VariantRef<'_>, i: usize) -> Result<Option<Variant>, Error> {
-    use gdvariant::{Color, VariantType as T, Vector2, Vector3, Vector4};
-    let wide = v.is_wide();
-    Ok(match v.ty() {
-        T::PackedByteArray => v.as_byte_array()?.get(i).map(|&b| Variant::Int(b.into())),
-        T::PackedInt32Array => v.as_packed::<i32>()?.get(i).map(|x| Variant::Int(x.into())),
-        T::PackedInt64Array => v.as_packed::<i64>()?.get(i).map(Variant::Int),
-        T::PackedFloat32Array => v
-            .as_packed::<f32>()?
-            .get(i)
-            .map(|x| Variant::Float(x.into())),
-        T::PackedFloat64Array => v.as_packed::<f64>()?.get(i).map(Variant::Float),
-        T::PackedStringArray => v
-            .as_string_array()?
-            .get(i)?
-            .map(|s| Variant::String(s.to_string())),
-        T::PackedVector2Array if wide => v
-            .as_packed::<[f64; 2]>()?
-            .get(i)
-            .map(|c| Variant::Vector2(Vector2::from_array(c))),
-        T::PackedVector2Array => v
-            .as_packed::<[f32; 2]>()?
-            .get(i)
-            .map(|c| Variant::Vector2(Vector2::from_array(c.map(f64::from)))),
-        T::PackedVector3Array if wide => v
-            .as_packed::<[f64; 3]>()?
-            .get(i)
-            .map(|c| Variant::Vector3(Vector3::from_array(c))),
-        T::PackedVector3Array => v
-            .as_packed::<[f32; 3]>()?
-            .get(i)
-            .map(|c| Variant::Vector3(Vector3::from_array(c.map(f64::from)))),
-        T::PackedVector4Array if wide => v
-            .as_packed::<[f64; 4]>()?
-            .get(i)
-            .map(|c| Variant::Vector4(Vector4::from_array(c))),
-        T::PackedVector4Array => v
-            .as_packed::<[f32; 4]>()?
-            .get(i)
-            .map(|c| Variant::Vector4(Vector4::from_array(c.map(f64::from)))),
-        T::PackedColorArray => v.as_packed::<Color>()?.get(i).map(Variant::Color),
-        _ => None,
+    Ok(match root.path_item(path).map_err(|e| e.shifted(at))? {
+        Some(PathItem::Value(v)) => Some((Found::Value(v), at)),
+        Some(PathItem::Element(x)) => Some((Found::Element(x.into()), at)),
+        None => None,
     })
 }
 
