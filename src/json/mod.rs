@@ -60,7 +60,14 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
-pub use parse::{from_str, from_str_values, JsonError};
+pub use parse::{from_str, from_str_values, JsonError as ParseError};
+
+/// The JSON reader's error type's name before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `json::ParseError`, as `text::ParseError`"
+)]
+pub type JsonError = ParseError;
 
 /// The JSON form of `v` on one line. Errors if `v` is malformed.
 pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {
