@@ -607,3 +607,72 @@ impl Dialect {
         Detector::new(opts).value(bytes, 0).detection()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(xs: &[f32]) -> alloc::vec::Vec<u8> {
+        xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn odd_floats_are_subnormals_and_nans() {
+        assert_eq!(
+            odd_floats(&f32s(&[1.0, -0.0, 1e30, f32::INFINITY]), false),
+            None
+        );
+        assert_eq!(
+            odd_floats(&f32s(&[1.0, f32::from_bits(9)]), false),
+            Some(Odd::Subnormal)
+        );
+        assert_eq!(
+            odd_floats(&f32s(&[f32::from_bits(u32::MAX)]), false),
+            Some(Odd::NaN)
+        );
+        let wide: alloc::vec::Vec<u8> = [1.0f64, f64::from_bits(1)]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(odd_floats(&wide, true), Some(Odd::Subnormal));
+        // Read as f32s, the low word of the f64 1 (bits 1) is subnormal too.
+        assert_eq!(odd_floats(&wide[..8], false), None);
+    }
+
+    #[test]
+    fn odd_strings_have_control_characters_nuls_or_padding() {
+        assert_eq!(odd_string(b"\x03\0\0\0ab\t\0").0, None);
+        assert_eq!(odd_string(b"\x02\0\0\0ab\0\0").0, None);
+        assert_eq!(
+            odd_string(b"\x02\0\0\0a\0\0\0").0,
+            Some(Odd::ControlCharacter)
+        );
+        assert_eq!(
+            odd_string(b"\x01\0\0\0\x1b\0\0\0").0,
+            Some(Odd::ControlCharacter)
+        );
+        assert_eq!(odd_string(b"\x01\0\0\0ax\0\0").0, Some(Odd::NonZeroPadding));
+        // The second of two strings.
+        assert_eq!(
+            odd_strings(b"\x01\0\0\0a\0\0\0\x01\0\0\0\x7f\0\0\0", 2),
+            Some(Odd::ControlCharacter)
+        );
+        // A count larger than the bytes stops at their end.
+        assert_eq!(odd_strings(b"\x01\0\0\0a\0\0\0", u64::from(u32::MAX)), None);
+    }
+
+    #[test]
+    fn header_bits_a_type_does_not_use_are_odd() {
+        // A Godot 4 StringName "" with bit 20 set: valid, but never written by the engine.
+        let b = [0x15, 0, 0x10, 0, 0, 0, 0, 0];
+        let v = crate::parse(&b).unwrap();
+        assert_eq!(oddity(&v, false), Some(Odd::UnusedHeaderBits));
+        let plain = [0x15, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(oddity(&crate::parse(&plain).unwrap(), false), None);
+        // A typed Godot 4 Array uses bits 16-17.
+        assert_eq!(used_bits(VariantType::Array, Dialect::Godot4), 0b11 << 16);
+        assert_eq!(used_bits(VariantType::Array, Dialect::Godot3), 0);
+        assert_eq!(used_bits(VariantType::Vector3, Dialect::Godot3), 0);
+        assert_eq!(used_bits(VariantType::Vector3, Dialect::Godot4), FLAG_64);
+    }
+}
