@@ -781,6 +781,19 @@ fn stdin_and_dialect_auto() {
         stderr(&o),
         "-: dialect auto: Godot 3: as Godot 4: unexpected end of input at offset 4\n"
     );
+    // Four floats: a Godot 4 Plane or a Godot 3 Color, equally plausible.
+    let mut four = vec![14u8, 0, 0, 0];
+    for x in [0.1f32, 0.2, 0.3, 0.4] {
+        four.extend_from_slice(&x.to_le_bytes());
+    }
+    let o = run(&["decode", "--dialect", "auto"], &four);
+    assert_eq!(stdout(&o), "Plane(0.1, 0.2, 0.3, 0.4)\n");
+    assert_eq!(
+        stderr(&o),
+        "-: dialect auto: cannot tell: both dialects read it (a Plane in Godot 4, a Color in \
+         Godot 3, at offset 0); reading as Godot 4\n\
+         -: hint: --dialect 3 reads it as Godot 3, --dialect 4 as Godot 4\n"
+    );
     let o = run(&["decode", "--dialect", "auto"], &[200, 0, 0, 0]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("valid in neither dialect"));

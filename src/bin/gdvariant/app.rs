@@ -105,7 +105,8 @@ pub enum Cmd {
     ///
     /// A segment is a dictionary key (a String, else an int), an array index, or an index into
     /// a packed array. With --framed the first segment is the frame number (3/entities/0).
-    /// Nothing but the values on the way is read.
+    /// Nothing but the values on the way is read (with --dialect auto, the whole input is read
+    /// once in each dialect first, to choose).
     #[command(after_help = AFTER_HELP)]
     Get {
         #[command(flatten)]
