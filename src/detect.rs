@@ -89,7 +89,7 @@ impl fmt::Display for Odd {
 }
 
 /// One dialect's reading of everything added so far.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Reading {
     fit: Fit,
     /// Why the reading does not fit (the first failure, or the first value leaving bytes).
@@ -440,18 +440,10 @@ pub enum Verdict {
 ///
 /// Its `Display` is one sentence naming the dialect and the reason, as `gdvariant --dialect
 /// auto` prints it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Detection {
     four: Reading,
     three: Reading,
-}
-
-impl PartialEq for Detection {
-    fn eq(&self, other: &Detection) -> bool {
-        self.verdict() == other.verdict()
-            && self.error(Dialect::Godot4) == other.error(Dialect::Godot4)
-            && self.error(Dialect::Godot3) == other.error(Dialect::Godot3)
-    }
 }
 
 impl Detection {
