@@ -428,7 +428,7 @@ impl<T: serde::Serialize> Encoder<Serde<T>> for VarCodec {
                     failed = Some(e);
                     Error::new(
                         ErrorKind::WriterMisuse {
-                            what: "serialize failed",
+                            what: "writer misuse",
                         },
                         at,
                     )

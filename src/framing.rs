@@ -358,8 +358,9 @@ pub fn write_raw_frame(out: &mut Vec<u8>, value: &[u8], framing: &FrameOptions) 
 
 /// Appends one frame whose value `f` writes with a streaming [`Writer`], straight into `out`:
 /// the length prefix is reserved first and patched when `f` returns, so a big value is written
-/// once, in place. On error (from `f`, a container left open, or a value longer than the
-/// maximum frame size) `out` is unchanged. Error offsets count from the frame's prefix.
+/// once, in place. `f` must write exactly one value and close every container. On error (from
+/// `f`, a container left open, no value or more than one, a value longer than the maximum
+/// frame size) `out` is unchanged. Error offsets count from the frame's prefix.
 ///
 /// ```
 /// use gdvariant::framing::{frames, write_frame_with, FrameOptions};
@@ -399,15 +400,41 @@ pub fn write_frame_with(
         }
     });
     let mut buf = w.into_inner();
-    let res = res.map_err(|e| e.shifted(4)).and_then(|()| {
-        let len = buf.len() - start - 4;
-        patch_len(&mut buf, start, len, framing)
-    });
+    let res = res
+        .and_then(|()| one_value(&buf[start + 4..], enc))
+        .map_err(|e| e.shifted(4))
+        .and_then(|()| {
+            let len = buf.len() - start - 4;
+            patch_len(&mut buf, start, len, framing)
+        });
     if res.is_err() {
         buf.truncate(start);
     }
     *out = buf;
     res
+}
+
+/// Checks that `value` (what a [`Writer`] wrote) is exactly one value: a walk of its structure
+/// (packed arrays are skipped in O(1), nothing is decoded).
+fn one_value(value: &[u8], enc: &EncodeOptions) -> Result<()> {
+    let misuse = |what, at| Err(Error::new(ErrorKind::WriterMisuse { what }, at));
+    if value.is_empty() {
+        return misuse("no value written for the frame", 0);
+    }
+    let mut r = Reader::new(value, 0);
+    crate::walker::skip_value(&mut r, 0, &read_options_for(enc))?;
+    if r.pos() != value.len() {
+        return misuse("more than one value written for the frame", r.pos());
+    }
+    Ok(())
+}
+
+/// The options that read back what `enc` writes.
+pub(crate) fn read_options_for(enc: &EncodeOptions) -> ReadOptions {
+    ReadOptions::new()
+        .with_dialect(enc.dialect())
+        .with_full_objects(enc.full_objects())
+        .with_max_depth(enc.max_depth())
 }
 
 fn patch_len(out: &mut [u8], start: usize, len: usize, framing: &FrameOptions) -> Result<()> {

@@ -33,7 +33,7 @@ use bytes::Bytes;
 
 use crate::encode::{encode_into, EncodeOptions};
 use crate::error::{Error, ErrorKind, Result};
-use crate::framing::FrameOptions;
+use crate::framing::{read_options_for, FrameOptions};
 use crate::head::{head, Head};
 use crate::owned::Variant;
 use crate::reader::Reader;
@@ -255,14 +255,6 @@ impl Packet {
     pub fn deserialize<'de, T: serde::Deserialize<'de>>(&'de self) -> crate::de::Result<T> {
         crate::de::from_variant_ref(self.value())
     }
-}
-
-/// The options to read back what `opts` writes.
-fn read_options_for(opts: &EncodeOptions) -> ReadOptions {
-    ReadOptions::new()
-        .with_dialect(opts.dialect())
-        .with_full_objects(opts.full_objects())
-        .with_max_depth(opts.max_depth())
 }
 
 /// A Nil head at `offset`.
