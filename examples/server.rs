@@ -595,9 +595,10 @@ fn main() {
             }
         };
         // One line on standard output that scripts and tests wait for.
+        let pid = std::process::id();
         match server.ws {
-            Some(ws) => println!("listening tcp={} ws={ws}", server.tcp),
-            None => println!("listening tcp={}", server.tcp),
+            Some(ws) => println!("listening tcp={} ws={ws} pid={pid}", server.tcp),
+            None => println!("listening tcp={} pid={pid}", server.tcp),
         }
         signalled().await;
         eprintln!("[server] shutting down");
