@@ -30,7 +30,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gdvariant::{Dictionary, EncodeOptions, ReadOptions, RawValue, Variant, VariantType};
+use gdvariant::{Dictionary, EncodeOptions, RawValue, ReadOptions, Variant, VariantType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
@@ -235,7 +235,10 @@ async fn read_frame<R: tokio::io::AsyncRead + Unpin>(
 ) -> io::Result<()> {
     let len = r.read_u32_le().await? as usize;
     if len > 64 << 20 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("reply of {len} bytes")));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("reply of {len} bytes"),
+        ));
     }
     buf.resize(len, 0);
     r.read_exact(buf).await?;
@@ -250,7 +253,9 @@ fn check(cases: &[Case], first: usize, seq: u64, got: &[u8], errors: &mut Vec<St
         && got[SEQ_AT..SEQ_AT + 4] == (seq as u32).to_le_bytes()
         && got[SEQ_AT + 4..] == c.reply[SEQ_AT + 4..];
     if !ok && errors.len() < 5 {
-        let got_seq = got.get(SEQ_AT..SEQ_AT + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+        let got_seq = got
+            .get(SEQ_AT..SEQ_AT + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
         errors.push(format!(
             "reply {seq}: {} bytes, seq {got_seq:?}, not the expected {} bytes (lost, reordered or wrong)",
             got.len(),
@@ -260,12 +265,7 @@ fn check(cases: &[Case], first: usize, seq: u64, got: &[u8], errors: &mut Vec<St
     ok
 }
 
-async fn connection(
-    load: Arc<Load>,
-    k: usize,
-    measure_from: Instant,
-    measure_to: Instant,
-) -> Conn {
+async fn connection(load: Arc<Load>, k: usize, measure_from: Instant, measure_to: Instant) -> Conn {
     let mut out = Conn::default();
     let stream = match TcpStream::connect(load.addr).await {
         Ok(s) => s,
@@ -367,7 +367,9 @@ async fn connection(
             break;
         }
         let res = tokio::time::timeout(
-            drain_end.saturating_duration_since(now).max(Duration::from_millis(1)),
+            drain_end
+                .saturating_duration_since(now)
+                .max(Duration::from_millis(1)),
             read_frame(&mut r, &mut buf),
         )
         .await;
@@ -406,7 +408,11 @@ async fn connection(
 }
 
 /// The misbehaving clients: each returns how long the server took to drop it.
-async fn bad_client(addr: SocketAddr, kind: &'static str, limit: Duration) -> Result<Duration, String> {
+async fn bad_client(
+    addr: SocketAddr,
+    kind: &'static str,
+    limit: Duration,
+) -> Result<Duration, String> {
     let mut s = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut sink = vec![0u8; 64 * 1024];
@@ -438,7 +444,9 @@ async fn bad_client(addr: SocketAddr, kind: &'static str, limit: Duration) -> Re
                 let mut frame = (v.len() as u32).to_le_bytes().to_vec();
                 frame.extend_from_slice(&v);
                 while start.elapsed() < limit {
-                    match tokio::time::timeout(Duration::from_millis(200), s.write_all(&frame)).await {
+                    match tokio::time::timeout(Duration::from_millis(200), s.write_all(&frame))
+                        .await
+                    {
                         Ok(r) => r?,
                         Err(_) => break, // the server stopped reading us
                     }
@@ -463,7 +471,10 @@ async fn bad_client(addr: SocketAddr, kind: &'static str, limit: Duration) -> Re
     let result: io::Result<bool> = result;
     match result {
         Ok(true) => Ok(start.elapsed()),
-        Err(e) if e.kind() == io::ErrorKind::ConnectionReset || e.kind() == io::ErrorKind::BrokenPipe => {
+        Err(e)
+            if e.kind() == io::ErrorKind::ConnectionReset
+                || e.kind() == io::ErrorKind::BrokenPipe =>
+        {
             Ok(start.elapsed())
         }
         Ok(false) => Err(format!("still connected after {limit:?}")),
@@ -479,7 +490,12 @@ pub async fn run(load: Load) -> Report {
     let measure_to = measure_from + Duration::from_secs_f64(load.seconds);
     let mut tasks = Vec::new();
     for k in 0..load.connections {
-        tasks.push(tokio::spawn(connection(load.clone(), k, measure_from, measure_to)));
+        tasks.push(tokio::spawn(connection(
+            load.clone(),
+            k,
+            measure_from,
+            measure_to,
+        )));
     }
     let bad = if load.bad_clients {
         let limit = Duration::from_secs_f64(load.warmup + load.seconds);
@@ -539,7 +555,8 @@ pub async fn run(load: Load) -> Report {
 /// client input packet every other request.
 pub fn default_cases(root: &std::path::Path) -> Vec<Case> {
     let input = std::fs::read(root.join("benches/data/input_packet.bin")).expect("input packet");
-    let golden = std::fs::read_to_string(root.join("tests/data/godot4/encode.tsv")).expect("golden");
+    let golden =
+        std::fs::read_to_string(root.join("tests/data/godot4/encode.tsv")).expect("golden");
     let mut cases = Vec::new();
     let input_case = case(&input).expect("input packet");
     for line in golden.lines().filter(|l| !l.starts_with('#')) {
@@ -571,7 +588,10 @@ fn has_object(v: &Variant) -> bool {
     match v {
         Variant::Object(_) | Variant::Signal(_) => true,
         Variant::Array(a) => a.items.iter().any(has_object),
-        Variant::Dictionary(d) => d.entries.iter().any(|(k, v)| has_object(k) || has_object(v)),
+        Variant::Dictionary(d) => d
+            .entries
+            .iter()
+            .any(|(k, v)| has_object(k) || has_object(v)),
         _ => false,
     }
 }
@@ -614,11 +634,17 @@ fn main() {
             _ => bad(&"unknown argument"),
         }
     }
-    if !(load.seconds > 0.0 && load.seconds <= 600.0 && load.connections > 0 && load.connections <= 1024) {
+    if !(load.seconds > 0.0
+        && load.seconds <= 600.0
+        && load.connections > 0
+        && load.connections <= 1024)
+    {
         eprintln!("--seconds in (0, 600], --connections in [1, 1024]");
         std::process::exit(2);
     }
-    load.cases = Arc::new(default_cases(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))));
+    load.cases = Arc::new(default_cases(std::path::Path::new(env!(
+        "CARGO_MANIFEST_DIR"
+    ))));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -420,7 +420,6 @@ async fn serve_tcp(
     Ok(end)
 }
 
-
 async fn serve_ws(
     stream: TcpStream,
     cfg: &Config,
@@ -586,23 +585,28 @@ fn main() {
         b
     };
     let rt = rt.enable_all().build().expect("tokio runtime");
-    rt.block_on(async {
-        let server = match Server::start(cfg).await {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("[server] cannot listen: {e}");
-                std::process::exit(1);
-            }
-        };
-        // One line on standard output that scripts and tests wait for.
-        let pid = std::process::id();
-        match server.ws {
-            Some(ws) => println!("listening tcp={} ws={ws} pid={pid}", server.tcp),
-            None => println!("listening tcp={} pid={pid}", server.tcp),
+    std::process::exit(rt.block_on(run_until_signalled(cfg)));
+}
+
+/// Starts the server, prints `listening tcp=ADDR [ws=ADDR] pid=PID` on standard output, serves
+/// until SIGINT or SIGTERM, shuts down cleanly and prints the counters; the exit status.
+pub async fn run_until_signalled(cfg: Config) -> i32 {
+    let server = match Server::start(cfg).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("[server] cannot listen: {e}");
+            return 1;
         }
-        signalled().await;
-        eprintln!("[server] shutting down");
-        let stats = server.shutdown(Duration::from_secs(5)).await;
-        eprintln!("[server] stopped: {}", stats.summary());
-    });
+    };
+    // One line on standard output that scripts and tests wait for.
+    let pid = std::process::id();
+    match server.ws {
+        Some(ws) => println!("listening tcp={} ws={ws} pid={pid}", server.tcp),
+        None => println!("listening tcp={} pid={pid}", server.tcp),
+    }
+    signalled().await;
+    eprintln!("[server] shutting down");
+    let stats = server.shutdown(Duration::from_secs(5)).await;
+    eprintln!("[server] stopped: {}", stats.summary());
+    0
 }
