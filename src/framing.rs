@@ -344,7 +344,7 @@ pub fn write_frame(
 }
 
 /// Appends one frame holding already-encoded value bytes (from [`encode`](crate::encode()), a
-/// [`Writer`](crate::Writer) or [`VariantRef::raw`]).
+/// [`Writer`] or [`VariantRef::raw`]).
 pub fn write_raw_frame(out: &mut Vec<u8>, value: &[u8], framing: &FrameOptions) -> Result<()> {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
