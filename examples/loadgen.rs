@@ -446,7 +446,9 @@ async fn bad_client(
                 let mut frame = (v.len() as u32).to_le_bytes().to_vec();
                 frame.extend_from_slice(&v);
                 while start.elapsed() < limit {
-                    match tokio::time::timeout(Duration::from_millis(100), s.write_all(&frame)).await {
+                    match tokio::time::timeout(Duration::from_millis(100), s.write_all(&frame))
+                        .await
+                    {
                         Ok(Ok(())) | Err(_) => {}
                         Ok(Err(_)) => return Ok(true),
                     }

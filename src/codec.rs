@@ -68,6 +68,10 @@
 //! outgoing buffer: the prefix is reserved and patched afterwards, so even a 4 MB reply is
 //! written once. A value longer than the maximum frame size is refused
 //! ([`ErrorKind::FrameTooLarge`]) and nothing is written.
+//!
+//! With several `Encoder` impls on one codec, the `Sink` methods that take no item need it
+//! named: `SinkExt::<Bytes>::flush(&mut framed)` (any of the item types will do);
+//! `send` and `feed` infer it from their argument.
 
 use alloc::vec::Vec;
 use core::fmt;

@@ -156,14 +156,14 @@ fn example_server_under_load_with_misbehaving_clients() {
     ] {
         assert!(log.contains(reason), "no {reason:?} in the log:\n{log}");
     }
-    // Memory: no growth over the run (each sample within 4 MiB of the first).
-    let first = report.rss_kib[0];
-    assert!(report.rss_kib.len() >= 8);
-    assert!(
-        report.rss_kib.iter().all(|&r| r <= first + 4096),
-        "RSS grew: {:?} KiB",
-        report.rss_kib
-    );
+    // Memory: flat. The misbehaving clients' buffers come and go in the first seconds; after
+    // that nothing may grow with the traffic (a leak of every packet would add megabytes in
+    // the second half): the second half's peak within 1 MiB of the first half's.
+    let rss = &report.rss_kib;
+    assert!(rss.len() >= 8, "{rss:?}");
+    let (first, second) = rss.split_at(rss.len() / 2);
+    let (peak1, peak2) = (first.iter().max().unwrap(), second.iter().max().unwrap());
+    assert!(peak2 <= &(peak1 + 1024), "RSS grew: {rss:?} KiB");
     assert!(exit.success(), "exit {exit:?}\n{log}");
     assert!(log.contains("[server] stopped: connections=9 "), "{log}");
 }
