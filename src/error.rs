@@ -263,6 +263,8 @@ const MISUSE: &[&str] = &[
     "property name outside an object",
     "two property names in a row",
     "raw value encoded in the other dialect",
+    "no value written for the frame",
+    "more than one value written for the frame",
 ];
 
 /// Every element name of [`Expected::PackedOf`] (the sealed packed element types'); index 0

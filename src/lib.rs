@@ -8,6 +8,9 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod codec;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;
@@ -29,6 +32,9 @@ pub mod object;
 mod out;
 pub mod owned;
 pub mod packed;
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
+pub mod packet;
 mod reader;
 mod seq;
 #[cfg(feature = "serde")]
