@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 
 use fixture::{Fixture, Got, Pkt};
 use gdvariant::multiplayer::{
-    self, add_peer, auth, auth_complete, confirm_path, del_peer, delta_properties, despawn,
-    godot3, raw, relay, simplify_path, spawn_properties, sync_properties, DeltaBuilder, NodeTarget,
-    Packet, Property, ReplicationMode, RemoteCallBuilder, RpcMethods, Schema, Session,
-    SpawnBuilder, StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value, ValueRef,
+    self, add_peer, auth, auth_complete, confirm_path, del_peer, delta_properties, despawn, godot3,
+    raw, relay, simplify_path, spawn_properties, sync_properties, DeltaBuilder, NodeTarget, Packet,
+    Property, RemoteCallBuilder, ReplicationMode, RpcMethods, Schema, Session, SpawnBuilder,
+    StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value, ValueRef,
 };
 use gdvariant::{ReadOptions, Variant};
 
@@ -114,7 +114,9 @@ fn rebuild(p: &Packet<'_>) -> Vec<u8> {
             SysKind::AuthComplete => auth_complete(),
             SysKind::AddPeer => add_peer(s.peer().unwrap()),
             SysKind::DelPeer => del_peer(s.peer().unwrap()),
-            SysKind::Relay => relay(s.peer().unwrap(), &rebuild(&s.inner().unwrap().unwrap())).unwrap(),
+            SysKind::Relay => {
+                relay(s.peer().unwrap(), &rebuild(&s.inner().unwrap().unwrap())).unwrap()
+            }
         },
     }
 }
@@ -154,7 +156,10 @@ fn godot4_every_packet_reads_and_validates() {
         "DEL_PEER",
         "RELAY",
     ] {
-        assert!(names.get(name).copied().unwrap_or(0) > 0, "no {name} in {names:?}");
+        assert!(
+            names.get(name).copied().unwrap_or(0) > 0,
+            "no {name} in {names:?}"
+        );
     }
 }
 
@@ -201,7 +206,9 @@ fn godot4_values_decode_to_what_the_engine_delivered() {
                 *checked.entry("rpc").or_default() += 1;
             }
             Packet::Raw(r) => {
-                let [got] = gots[..] else { panic!("#{}", p.seq) };
+                let [got] = gots[..] else {
+                    panic!("#{}", p.seq)
+                };
                 assert_eq!(got.what, "peer_packet");
                 let v = Variant::PackedByteArray(r.payload().to_vec());
                 assert_eq!(got.args, [v.to_string()]);
@@ -278,7 +285,10 @@ fn godot4_values_decode_to_what_the_engine_delivered() {
         ("auth", 4),
         ("empty PackedByteArray dropped", 1),
     ] {
-        assert!(checked.get(what).copied().unwrap_or(0) >= min, "{what}: {checked:?}");
+        assert!(
+            checked.get(what).copied().unwrap_or(0) >= min,
+            "{what}: {checked:?}"
+        );
     }
 }
 
@@ -353,7 +363,8 @@ fn godot4_session_names_methods_and_properties_as_the_engine_did() {
                 for e in s.entries() {
                     let e = e.unwrap();
                     let config = session.synchronizer(sender, e.net_id(), &schema).unwrap();
-                    let names: Vec<&str> = sync_properties(config).map(|p| p.name.as_str()).collect();
+                    let names: Vec<&str> =
+                        sync_properties(config).map(|p| p.name.as_str()).collect();
                     assert_eq!(names.len(), e.values().count(), "#{}", p.seq);
                     props += names.len();
                 }
@@ -368,7 +379,9 @@ fn godot4_session_names_methods_and_properties_as_the_engine_did() {
                 }
             }
             Packet::Spawn(s) if s.scene() == Some(0) => {
-                let key = session.sync_key(sender, s.sync_ids().next().unwrap()).unwrap();
+                let key = session
+                    .sync_key(sender, s.sync_ids().next().unwrap())
+                    .unwrap();
                 assert_eq!(
                     key,
                     SyncKey::Spawned {
@@ -384,7 +397,10 @@ fn godot4_session_names_methods_and_properties_as_the_engine_did() {
             _ => {}
         }
     }
-    assert!(methods > 80 && checksums > 8 && props > 40, "{methods} {checksums} {props}");
+    assert!(
+        methods > 80 && checksums > 8 && props > 40,
+        "{methods} {checksums} {props}"
+    );
 }
 
 #[test]
@@ -432,7 +448,10 @@ fn godot4_rpc_forms_are_the_engines() {
         panic!()
     };
     assert!(c.is_byte_only());
-    assert!(matches!(c.args().next().unwrap().unwrap().value(), Value::Bytes(&[1, 2, 3])));
+    assert!(matches!(
+        c.args().next().unwrap().unwrap().value(),
+        Value::Bytes(&[1, 2, 3])
+    ));
 }
 
 // ----- Godot 3 -----
@@ -458,17 +477,23 @@ fn godot3_every_packet_reads_and_values_are_what_the_engine_delivered() {
         let gots: Vec<&Got> = fx.gots_of(p.seq, p.to);
         match packet {
             godot3::Packet::RemoteCall(c) => {
-                let [got] = gots[..] else { panic!("#{}", p.seq) };
+                let [got] = gots[..] else {
+                    panic!("#{}", p.seq)
+                };
                 assert_eq!(c.method().as_str().unwrap(), got.what);
                 assert_eq!(texts(c.args()), got.args, "#{}", p.seq);
             }
             godot3::Packet::RemoteSet(s) => {
-                let [got] = gots[..] else { panic!("#{}", p.seq) };
+                let [got] = gots[..] else {
+                    panic!("#{}", p.seq)
+                };
                 assert_eq!(format!("set {}", s.property()), got.what);
                 assert_eq!([s.value().unwrap().to_string()], got.args[..]);
             }
             godot3::Packet::Raw(r) => {
-                let [got] = gots[..] else { panic!("#{}", p.seq) };
+                let [got] = gots[..] else {
+                    panic!("#{}", p.seq)
+                };
                 // Godot 3 prints a PoolByteArray.
                 let v = gdvariant::parse_with(
                     &gdvariant::encode_with(
@@ -485,7 +510,13 @@ fn godot3_every_packet_reads_and_values_are_what_the_engine_delivered() {
             _ => assert!(gots.is_empty()),
         }
     }
-    for c in ["REMOTE_CALL", "REMOTE_SET", "SIMPLIFY_PATH", "CONFIRM_PATH", "RAW"] {
+    for c in [
+        "REMOTE_CALL",
+        "REMOTE_SET",
+        "SIMPLIFY_PATH",
+        "CONFIRM_PATH",
+        "RAW",
+    ] {
         assert!(seen.get(c).copied().unwrap_or(0) > 0, "no {c}: {seen:?}");
     }
 }
@@ -537,9 +568,16 @@ fn godot3_builders_write_every_packet_byte_for_byte() {
             godot3::Packet::SimplifyPath(s) => {
                 godot3::simplify_path(s.id(), s.path().as_str().unwrap()).unwrap()
             }
-            godot3::Packet::ConfirmPath(c) => godot3::confirm_path(c.path().as_str().unwrap()).unwrap(),
+            godot3::Packet::ConfirmPath(c) => {
+                godot3::confirm_path(c.path().as_str().unwrap()).unwrap()
+            }
             godot3::Packet::Raw(r) => godot3::raw(r.payload()).unwrap(),
         };
-        assert_eq!(fixture::hex(&mask3(&built)), fixture::hex(&mask3(&p.bytes)), "#{}", p.seq);
+        assert_eq!(
+            fixture::hex(&mask3(&built)),
+            fixture::hex(&mask3(&p.bytes)),
+            "#{}",
+            p.seq
+        );
     }
 }

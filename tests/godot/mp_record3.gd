@@ -16,6 +16,10 @@ extends SceneTree
 #   got  seq  receiver  sender  what  hex(var2str(arg)),...  (seq: the packet that made the call)
 # The server gives the client a random peer id: it is written as 2 (the only thing that varies
 # between runs, with the uninitialised padding bytes of NodePaths inside packets).
+#
+# Injection: when DIR/mp_inject3.tsv exists (lines name<TAB>hex(packet)), each of its packets is
+# then sent to the server as if the client had sent it (the proxy writes it into the client's
+# stream as one more WebSocket frame), logged as a pkt line of step "inject/<name>".
 
 const OUT = "res://mp3_packets.tsv"
 const CLIENT = 2
@@ -158,6 +162,44 @@ func _script():
 		["rpc_client_to_server", "_rpc_client", 10],
 		["raw", "_raw_bytes", 10],
 	]
+	var f = File.new()
+	if f.file_exists("res://mp_inject3.tsv"):
+		f.open("res://mp_inject3.tsv", File.READ)
+		for line in f.get_as_text().split("\n", false):
+			var parts = line.split("\t")
+			steps.append(["inject/" + parts[0], "_inject", 4, _unhex(parts[1])])
+		f.close()
+
+func _unhex(h):
+	var out = PoolByteArray()
+	for i in range(0, h.length(), 2):
+		out.append(("0x" + h.substr(i, 2)).hex_to_int())
+	return out
+
+var inject_bytes = PoolByteArray()
+
+# One more client frame: WebSocketMultiplayerPeer's header [type 0][from: the client][to: 1], the
+# packet, masked with a zero key.
+func _inject():
+	var p = PoolByteArray([0, cid & 0xFF, (cid >> 8) & 0xFF, (cid >> 16) & 0xFF, (cid >> 24) & 0xFF, 1, 0, 0, 0])
+	p.append_array(inject_bytes)
+	var n = p.size()
+	var frame = PoolByteArray([0x82])
+	if n < 126:
+		frame.append(0x80 | n)
+	elif n < 65536:
+		frame.append_array(PoolByteArray([0x80 | 126, n >> 8, n & 0xFF]))
+	else:
+		frame.append(0x80 | 127)
+		for i in 8:
+			frame.append((n >> (8 * (7 - i))) & 0xFF)
+	frame.append_array(PoolByteArray([0, 0, 0, 0]))
+	frame.append_array(p)
+	down.put_data(frame)
+	seq += 1
+	lines.append("pkt\t%d\t%s\t%d\t%d\t-\t-\t%s" % [seq, step, CLIENT, 1, inject_bytes.hex_encode()])
+	if inject_bytes[0] in [0, 1, 4]:
+		pending[1].append(seq)
 
 func _rpc_first():
 	game(1).rpc_id(cid, "no_args")
@@ -313,6 +355,8 @@ func _idle(_delta):
 		return true
 	var s = steps[step_i]
 	step = s[0]
+	if s.size() > 3:
+		inject_bytes = s[3]
 	call(s[1])
 	wait = s[2]
 	step_i += 1
