@@ -281,7 +281,7 @@ const PACKET: &[&str] = &[
     "more than 255 RPC arguments",
     "node cache id with bit 31 set",
     "SYS packet inside a relay",
-    "delta values shorter than their size",
+    "more DELTA values than bits in the mask",
     "NUL inside a string",
     "CONFIRM_PATH longer than 6 bytes",
     "spawn sync ids and name longer than the packet",

@@ -349,8 +349,9 @@ impl<'a> Packet<'a> {
 
     /// Checks every value in the packet (as the receiving engine decodes them: each value whole,
     /// strings' UTF-8, depth, objects), a relayed packet's too. The engine's leniencies are kept:
-    /// bytes after an RPC's arguments or a SYNC entry's values are ignored, as the engine ignores
-    /// them (DELTA entries must be filled exactly, as there).
+    /// bytes after an RPC's arguments are ignored, as the engine ignores them. A SYNC or DELTA
+    /// entry's values are read to the end of the entry (DELTA: at most one per bit of the mask),
+    /// as only the receiver's configuration says how many there are.
     pub fn validate(&self) -> Result<()> {
         match self {
             Packet::RemoteCall(c) => check_all(c.args()),
@@ -369,15 +370,16 @@ impl<'a> Packet<'a> {
             Packet::Delta(d) => {
                 for e in d.entries() {
                     let e = e?;
-                    let mut values = e.values();
-                    for v in values.by_ref() {
-                        v?.validate()?;
-                    }
-                    if !values.rest().is_empty() {
-                        return Err(invalid(
-                            "delta values shorter than their size",
-                            values.offset(),
-                        ));
+                    // The values fill the entry (the engine rejects an entry they do not fill);
+                    // there is one per changed property, so at most one per bit of the mask.
+                    let mut n = 0;
+                    for v in e.values() {
+                        let v = v?;
+                        v.validate()?;
+                        n += 1;
+                        if n > e.mask().count_ones() {
+                            return Err(invalid("more DELTA values than bits in the mask", v.offset()));
+                        }
                     }
                 }
                 Ok(())
