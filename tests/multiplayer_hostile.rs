@@ -55,7 +55,10 @@ fn files_in(dir: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<_> = entries.map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
+    let mut out: Vec<_> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
     out.sort();
     out
 }
@@ -72,7 +75,10 @@ fn fuzz_corpus_replays() {
         valid += usize::from(check::check(&data));
     }
     assert!(valid > 100, "only {valid} valid inputs");
-    assert!(valid < corpus.len() + artifacts.len(), "everything was valid");
+    assert!(
+        valid < corpus.len() + artifacts.len(),
+        "everything was valid"
+    );
 }
 
 fn recorded() -> Vec<Vec<u8>> {
@@ -135,10 +141,16 @@ fn counts_sizes_and_offsets_are_bounded_by_the_packet() {
         spawn.extend_from_slice(&le(x));
     }
     spawn.push(0);
-    assert_eq!(e(&spawn), invalid("spawn sync ids and name longer than the packet", 10));
+    assert_eq!(
+        e(&spawn),
+        invalid("spawn sync ids and name longer than the packet", 10)
+    );
     spawn[14..18].copy_from_slice(&le(u32::MAX));
     spawn[10..14].copy_from_slice(&le(0));
-    assert_eq!(e(&spawn), invalid("spawn sync ids and name longer than the packet", 10));
+    assert_eq!(
+        e(&spawn),
+        invalid("spawn sync ids and name longer than the packet", 10)
+    );
     spawn[14..18].copy_from_slice(&le(0));
     assert_eq!(e(&spawn), invalid("spawn name length 0", 14));
     // A custom spawn's argument size past the end.
@@ -148,7 +160,10 @@ fn counts_sizes_and_offsets_are_bounded_by_the_packet() {
     }
     custom.push(0);
     custom.extend_from_slice(&le(0xFFFF_FFF0));
-    assert_eq!(e(&custom), invalid("custom spawn argument past the end", 19));
+    assert_eq!(
+        e(&custom),
+        invalid("custom spawn argument past the end", 19)
+    );
     // SYNC and DELTA entry sizes past the end.
     let mut sync = vec![0x06, 1, 0];
     sync.extend_from_slice(&le(2));
@@ -160,30 +175,54 @@ fn counts_sizes_and_offsets_are_bounded_by_the_packet() {
     delta.extend_from_slice(&[0xFF; 8]);
     delta.extend_from_slice(&le(1 << 31));
     delta.push(0x81);
-    assert_eq!(e(&delta), invalid("synchronizer entry size past the end", 13));
+    assert_eq!(
+        e(&delta),
+        invalid("synchronizer entry size past the end", 13)
+    );
     // More DELTA values than changed properties.
     let mut delta = vec![0x16];
     delta.extend_from_slice(&le(2));
     delta.extend_from_slice(&1u64.to_le_bytes());
     delta.extend_from_slice(&le(2));
     delta.extend_from_slice(&[0x81, 0x01]);
-    assert_eq!(e(&delta), invalid("more DELTA values than bits in the mask", 18));
+    assert_eq!(
+        e(&delta),
+        invalid("more DELTA values than bits in the mask", 18)
+    );
     // RPC: inline path offsets past the end or inside the header; a node id width of 3.
     let mut rpc = vec![0x20];
     rpc.extend_from_slice(&le(0xFFFF_FFFF));
     rpc.extend_from_slice(&[0, 0]);
     assert_eq!(e(&rpc), invalid("inline node path offset past the end", 1));
     rpc[1..5].copy_from_slice(&le(0x8000_0002));
-    assert_eq!(e(&rpc), invalid("inline node path offset inside the header", 1));
-    assert_eq!(e(&[0x30, 0, 0]), invalid("node id width 3 (not 8, 16 or 32 bits)", 0));
+    assert_eq!(
+        e(&rpc),
+        invalid("inline node path offset inside the header", 1)
+    );
+    assert_eq!(
+        e(&[0x30, 0, 0]),
+        invalid("node id width 3 (not 8, 16 or 32 bits)", 0)
+    );
     // 255 arguments declared, one byte of them.
-    assert_eq!(e(&[0x00, 1, 0, 255, 0x81]), (ErrorKind::UnexpectedEof { needed: 1 }, 5));
+    assert_eq!(
+        e(&[0x00, 1, 0, 255, 0x81]),
+        (ErrorKind::UnexpectedEof { needed: 1 }, 5)
+    );
     // A compressed int wider than what is left; a type id past the last (39).
-    assert_eq!(e(&[0x00, 1, 0, 1, 0xC2, 1, 2]), (ErrorKind::UnexpectedEof { needed: 6 }, 5));
-    assert_eq!(e(&[0x00, 1, 0, 1, 39]), (ErrorKind::UnknownType { id: 39 }, 4));
+    assert_eq!(
+        e(&[0x00, 1, 0, 1, 0xC2, 1, 2]),
+        (ErrorKind::UnexpectedEof { needed: 6 }, 5)
+    );
+    assert_eq!(
+        e(&[0x00, 1, 0, 1, 39]),
+        (ErrorKind::UnknownType { id: 39 }, 4)
+    );
     // Mode bits on an ordinary value make its header a type id the dialect lacks, as for the
     // engine (0x43: type 3 with mode 1).
-    assert_eq!(e(&[0x00, 1, 0, 1, 0x43, 0, 0, 0, 0, 0, 0, 0]), (ErrorKind::UnknownType { id: 0x43 }, 4));
+    assert_eq!(
+        e(&[0x00, 1, 0, 1, 0x43, 0, 0, 0, 0, 0, 0, 0]),
+        (ErrorKind::UnknownType { id: 0x43 }, 4)
+    );
     // An Array argument claiming 2^31 - 1 elements: nothing allocated for them.
     let mut arr = vec![0x00, 1, 0, 1, 28, 0, 0, 0];
     arr.extend_from_slice(&le(0x7FFF_FFFF));
@@ -193,11 +232,20 @@ fn counts_sizes_and_offsets_are_bounded_by_the_packet() {
     for _ in 0..100_000 {
         deep.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0]);
     }
-    assert_eq!(e(&deep), (ErrorKind::DepthExceeded { limit: 1024 }, 4 + 1025 * 8));
+    assert_eq!(
+        e(&deep),
+        (ErrorKind::DepthExceeded { limit: 1024 }, 4 + 1025 * 8)
+    );
     // SYS: unknown sub-command, a relay of a SYS packet, a relay with nothing inside.
     assert_eq!(e(&[0x07, 9, 0, 0, 0, 0]), invalid("unknown SYS command", 1));
-    assert_eq!(e(&[0x07, 3, 0, 0, 0, 0, 0x07, 0]), invalid("SYS packet inside a relay", 6));
-    assert_eq!(e(&[0x07, 3, 0, 0, 0, 0]), (ErrorKind::UnexpectedEof { needed: 1 }, 6));
+    assert_eq!(
+        e(&[0x07, 3, 0, 0, 0, 0, 0x07, 0]),
+        invalid("SYS packet inside a relay", 6)
+    );
+    assert_eq!(
+        e(&[0x07, 3, 0, 0, 0, 0]),
+        (ErrorKind::UnexpectedEof { needed: 1 }, 6)
+    );
     // Godot 3: a name without its NUL, an unknown command, an argument count with nothing after.
     let g3 = |b: &[u8]| {
         let e = match godot3::parse(b) {
@@ -206,9 +254,15 @@ fn counts_sizes_and_offsets_are_bounded_by_the_packet() {
         };
         (e.kind(), e.offset())
     };
-    assert_eq!(g3(b"\x00\x01\x00\x00\x00abc"), invalid("method or property name without its NUL", 5));
+    assert_eq!(
+        g3(b"\x00\x01\x00\x00\x00abc"),
+        invalid("method or property name without its NUL", 5)
+    );
     assert_eq!(g3(&[5, 0]), invalid("unknown Godot 3 command", 0));
-    assert_eq!(g3(b"\x00\x01\x00\x00\x00a\0\x02"), (ErrorKind::UnexpectedEof { needed: 4 }, 8));
+    assert_eq!(
+        g3(b"\x00\x01\x00\x00\x00a\0\x02"),
+        (ErrorKind::UnexpectedEof { needed: 4 }, 8)
+    );
 }
 
 #[test]
@@ -237,7 +291,10 @@ fn what_the_engine_accepts_is_accepted() {
     assert!(entries.next().is_none());
     assert_eq!(entries.rest().len(), 8);
     // Shorter is not a SYNC packet for the engine.
-    assert_eq!(err4(&sync[..10]).kind(), ErrorKind::UnexpectedEof { needed: 1 });
+    assert_eq!(
+        err4(&sync[..10]).kind(),
+        ErrorKind::UnexpectedEof { needed: 1 }
+    );
 }
 
 /// Reads everything a packet holds, as a tool would, without converting to owned values.
@@ -247,18 +304,22 @@ fn read_all(bytes: &[u8], opts: &PacketOptions) {
         match p {
             Packet::RemoteCall(c) => {
                 let _ = c.node();
-                for a in c.args() {
-                    if let Ok(a) = a {
-                        let _ = (a.as_bool(), a.as_i64(), a.as_bytes(), a.validate());
-                    }
+                for a in c.args().flatten() {
+                    let _ = (a.as_bool(), a.as_i64(), a.as_bytes(), a.validate());
                 }
             }
             Packet::Spawn(s) => {
                 let _ = (s.name(), s.sync_ids().count(), s.custom_arg());
                 s.state().for_each(drop);
             }
-            Packet::Sync(s) => s.entries().flatten().for_each(|e| e.values().for_each(drop)),
-            Packet::Delta(d) => d.entries().flatten().for_each(|e| e.values().for_each(drop)),
+            Packet::Sync(s) => s
+                .entries()
+                .flatten()
+                .for_each(|e| e.values().for_each(drop)),
+            Packet::Delta(d) => d
+                .entries()
+                .flatten()
+                .for_each(|e| e.values().for_each(drop)),
             Packet::Sys(s) => {
                 if let Some(Ok(inner)) = s.inner() {
                     let _ = inner.validate();
@@ -309,5 +370,32 @@ fn reading_never_allocates() {
             }
         });
         assert_eq!(n, 0, "{n} allocations while reading");
+    }
+}
+
+/// `validate` reads every byte of a packet's values once (the cursors count what they consume):
+/// a deeply nested argument costs no more than a flat one of the same size.
+#[cfg(feature = "__count-reads")]
+#[test]
+fn validate_reads_each_value_byte_once() {
+    let mut inputs = recorded();
+    for depth in [10, 1000] {
+        let mut deep = vec![0x00, 1, 0, 1];
+        for _ in 0..depth {
+            deep.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0]);
+        }
+        deep.extend_from_slice(&[0; 4]);
+        let mut flat = vec![0x00, 1, 0, 1, 28, 0, 0, 0];
+        flat.extend_from_slice(&(depth as u32).to_le_bytes());
+        flat.extend(std::iter::repeat_n([2u8, 0, 0, 0, 1, 0, 0, 0], depth / 2).flatten());
+        inputs.push(deep);
+        inputs.push(flat);
+    }
+    for bytes in &inputs {
+        gdvariant::read_count::take();
+        let ok = multiplayer::validate(bytes).is_ok() || godot3::validate(bytes).is_ok();
+        let read = gdvariant::read_count::take() as usize;
+        assert!(ok, "{bytes:?}");
+        assert!(read <= bytes.len(), "{read} bytes read of {}", bytes.len());
     }
 }

@@ -83,8 +83,7 @@ fn run(n: u32, script: &str, files: &[(&str, String)], done: &str) -> PathBuf {
 }
 
 fn read(dir: &std::path::Path, name: &str) -> String {
-    let text = std::fs::read_to_string(dir.join(name)).unwrap();
-    text
+    std::fs::read_to_string(dir.join(name)).unwrap()
 }
 
 /// Masks what legitimately varies: in Godot 4 packets, object instance ids (an Object argument
@@ -268,12 +267,17 @@ fn v4(text: &str) -> Variant {
     gdvariant::text::from_str(text, Dialect::Godot4).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
+/// A packet by name.
+type Named = (String, Vec<u8>);
+/// What a script got while the engine handled a named packet: (packet name, sender, method or
+/// signal, argument texts).
+type Call = (String, i32, String, Vec<String>);
+
 struct Injection {
-    packets: Vec<(String, Vec<u8>)>,
-    /// (packet name, what the script gets: (sender, method or signal, argument texts)).
-    expect: Vec<(String, i32, String, Vec<String>)>,
-    /// (packet name, packet the engine answers with).
-    answers: Vec<(String, Vec<u8>)>,
+    packets: Vec<Named>,
+    expect: Vec<Call>,
+    /// The packets the engine answers with.
+    answers: Vec<Named>,
 }
 
 impl Injection {
@@ -523,12 +527,7 @@ fn godot4_injection() -> Injection {
 }
 
 /// Parses the harness output: ("out", name, to, hex) and ("got", name, sender, what, texts).
-fn injection_results(
-    text: &str,
-) -> (
-    Vec<(String, Vec<u8>)>,
-    Vec<(String, i32, String, Vec<String>)>,
-) {
+fn injection_results(text: &str) -> (Vec<Named>, Vec<Call>) {
     let (mut outs, mut gots) = (vec![], vec![]);
     for line in text.lines() {
         let f: Vec<&str> = line.split('\t').collect();

@@ -2,7 +2,7 @@
 //! sets by name, the node path cache, raw bytes.
 //!
 //! The first byte is the command (no flag bits); arguments and values are ordinary Godot 3
-//! Variants (`var2bytes`), read as [`ValueRef`]s in the Godot 3 dialect.
+//! Variants (`var2bytes`), read as [`ValueRef`](super::ValueRef)s in the Godot 3 dialect.
 //!
 //! | command | layout |
 //! |---|---|
@@ -150,13 +150,12 @@ impl<'a> Packet<'a> {
     pub fn validate(&self) -> Result<()> {
         let values = match self {
             Packet::RemoteCall(c) => c.args(),
-            Packet::RemoteSet(s) => {
-                return s.value().and_then(|v| v.validate());
-            }
+            Packet::RemoteSet(s) => s.0.values(1),
             _ => return Ok(()),
         };
-        for v in values {
-            v?.validate()?;
+        // Each value checked whole in the pass that reads it.
+        for v in values.checked() {
+            v?;
         }
         Ok(())
     }
@@ -201,6 +200,12 @@ impl<'a> Remote<'a> {
 
     fn values_at(&self) -> usize {
         self.name_end + 1
+    }
+
+    /// `count` values from where they start.
+    fn values(&self, count: usize) -> Values<'a> {
+        let s = self.p.slice(self.values_at(), self.p.data.len());
+        Values::plain(s.data, s.base, Some(count), self.read)
     }
 }
 
@@ -249,10 +254,9 @@ impl<'a> RemoteSet<'a> {
 
     /// The value (a Godot 3 Variant).
     pub fn value(&self) -> Result<super::ValueRef<'a>> {
-        let s = self.0.p.slice(self.0.values_at(), self.0.p.data.len());
-        match Values::plain(s.data, s.base, Some(1), self.0.read).next() {
+        match self.0.values(1).next() {
             Some(v) => v,
-            None => Err(Error::eof(s.base, 4)),
+            None => Err(Error::eof(self.0.p.base + self.0.values_at(), 4)),
         }
     }
 }

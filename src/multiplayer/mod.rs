@@ -257,8 +257,9 @@ pub enum Packet<'a> {
     Sys(Sys<'a>),
 }
 
-/// Reads a Godot 4 packet with the engine's defaults: O(1) for every command but `SPAWN` (whose
-/// custom argument is sized); values are read as you iterate them. See [`parse_with`].
+/// Reads a Godot 4 packet with the engine's defaults, in O(1): its fixed fields are read and its
+/// counts, sizes and offsets bounded by the packet; values are read as you iterate them (see
+/// [`Packet::validate`] to check them all). See [`parse_with`].
 pub fn parse(bytes: &[u8]) -> Result<Packet<'_>> {
     parse_with(bytes, &PacketOptions::new())
 }
@@ -356,9 +357,7 @@ impl<'a> Packet<'a> {
         match self {
             Packet::RemoteCall(c) => check_all(c.args()),
             Packet::Spawn(s) => {
-                if let Some(arg) = s.custom_arg()? {
-                    arg.validate()?;
-                }
+                check_all(s.custom_arg_values())?;
                 check_all(s.state())
             }
             Packet::Sync(s) => {
@@ -373,12 +372,14 @@ impl<'a> Packet<'a> {
                     // The values fill the entry (the engine rejects an entry they do not fill);
                     // there is one per changed property, so at most one per bit of the mask.
                     let mut n = 0;
-                    for v in e.values() {
+                    for v in e.values().checked() {
                         let v = v?;
-                        v.validate()?;
                         n += 1;
                         if n > e.mask().count_ones() {
-                            return Err(invalid("more DELTA values than bits in the mask", v.offset()));
+                            return Err(invalid(
+                                "more DELTA values than bits in the mask",
+                                v.offset(),
+                            ));
                         }
                     }
                 }
@@ -410,9 +411,10 @@ impl<'a> Packet<'a> {
     }
 }
 
+/// Checks every value of a sequence, reading each byte once.
 fn check_all(values: Values<'_>) -> Result<()> {
-    for v in values {
-        v?.validate()?;
+    for v in values.checked() {
+        v?;
     }
     Ok(())
 }

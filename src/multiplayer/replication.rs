@@ -130,6 +130,16 @@ impl<'a> Spawn<'a> {
         super::value::read_compressed(&mut r, &self.opts.values_g4()).map(Some)
     }
 
+    /// The custom argument as a sequence of one value (none for a scene spawn).
+    pub(crate) fn custom_arg_values(&self) -> Values<'a> {
+        let (at, size, count) = match self.custom {
+            Some((at, size)) => (at, size, 1),
+            None => (0, 0, 0),
+        };
+        let s = self.p.slice(at, at + size);
+        Values::compressed(s.data, s.base, Some(count), self.opts.values_g4())
+    }
+
     /// The spawn state: the compressed values of the spawn properties of each synchronizer, in
     /// the order of [`sync_ids`](Spawn::sync_ids), to the end of the packet (how many belong to
     /// each synchronizer only its configuration says: see [`Session`](super::Session)).

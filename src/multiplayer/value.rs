@@ -193,8 +193,27 @@ impl fmt::Display for ValueRef<'_> {
     }
 }
 
+/// Reads one ordinary value at `r`, sized; with `check`, checked whole in the same pass.
+fn read_variant<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -> Result<VariantRef<'a>> {
+    if !check {
+        return walker::read_value(r, 0, opts);
+    }
+    let h = crate::head::head(r, 0, opts, true)?;
+    walker::skip_body(r, &h, 0, opts, true)?;
+    let len = r.offset() - h.offset;
+    Ok(VariantRef::new(h.sized_to(len), 0, *opts))
+}
+
 /// Reads one compressed value at `r` (Godot 4).
 pub(crate) fn read_compressed<'a>(r: &mut Reader<'a>, opts: &ReadOptions) -> Result<ValueRef<'a>> {
+    read_compressed_with(r, opts, false)
+}
+
+fn read_compressed_with<'a>(
+    r: &mut Reader<'a>,
+    opts: &ReadOptions,
+    check: bool,
+) -> Result<ValueRef<'a>> {
     let start = r.pos();
     let offset = r.offset();
     let Some(&meta) = r.data().get(start) else {
@@ -227,7 +246,7 @@ pub(crate) fn read_compressed<'a>(r: &mut Reader<'a>, opts: &ReadOptions) -> Res
             ))
         }
         _ => {
-            let v = walker::read_value(r, 0, opts)?;
+            let v = read_variant(r, opts, check)?;
             return Ok(ValueRef::variant(v, r.since(start)));
         }
     };
@@ -251,6 +270,8 @@ pub struct Values<'a> {
     kind: Kind,
     opts: ReadOptions,
     done: bool,
+    /// Whether each value is checked whole as it is read (`validate`).
+    check: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,6 +298,7 @@ impl<'a> Values<'a> {
             kind: Kind::Compressed,
             opts,
             done: false,
+            check: false,
         }
     }
 
@@ -288,6 +310,7 @@ impl<'a> Values<'a> {
             kind: Kind::Bytes,
             opts: ReadOptions::new(),
             done: false,
+            check: false,
         }
     }
 
@@ -304,7 +327,15 @@ impl<'a> Values<'a> {
             kind: Kind::Plain,
             opts,
             done: false,
+            check: false,
         }
+    }
+
+    /// The same sequence, each value checked whole as it is read (everything
+    /// [`ValueRef::validate`] checks, in the same single pass that finds its end).
+    pub(crate) fn checked(mut self) -> Values<'a> {
+        self.check = true;
+        self
     }
 
     /// The bytes not read (yet): after the last value once the iterator is done.
@@ -329,7 +360,7 @@ impl<'a> Values<'a> {
 
     fn next_value(&mut self) -> Result<ValueRef<'a>> {
         match self.kind {
-            Kind::Compressed => read_compressed(&mut self.r, &self.opts),
+            Kind::Compressed => read_compressed_with(&mut self.r, &self.opts, self.check),
             Kind::Bytes => {
                 let offset = self.r.offset();
                 let b = self.r.read_bytes(self.r.remaining())?;
@@ -337,7 +368,7 @@ impl<'a> Values<'a> {
             }
             Kind::Plain => {
                 let start = self.r.pos();
-                let v = walker::read_value(&mut self.r, 0, &self.opts)?;
+                let v = read_variant(&mut self.r, &self.opts, self.check)?;
                 Ok(ValueRef::variant(v, self.r.since(start)))
             }
         }

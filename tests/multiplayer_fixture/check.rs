@@ -37,14 +37,23 @@ pub fn check(data: &[u8]) -> bool {
 }
 
 fn in_input(data: &[u8], e: &Error) {
-    assert!(e.offset() <= data.len(), "error offset {} past {}: {e}", e.offset(), data.len());
+    assert!(
+        e.offset() <= data.len(),
+        "error offset {} past {}: {e}",
+        e.offset(),
+        data.len()
+    );
 }
 
 /// Checks a value's offset and bytes; returns whether it is valid and its owned form (`None`
 /// also for a valid Godot 3 string that is not Rust UTF-8, which `to_owned` cannot hold).
 fn value(data: &[u8], v: &ValueRef<'_>) -> (bool, Option<Variant>) {
     let raw = v.raw();
-    assert_eq!(&data[v.offset()..v.offset() + raw.len()], raw, "raw bytes not the input's");
+    assert_eq!(
+        &data[v.offset()..v.offset() + raw.len()],
+        raw,
+        "raw bytes not the input's"
+    );
     let valid = v.validate();
     if let Err(e) = &valid {
         in_input(data, e);
@@ -57,7 +66,10 @@ fn value(data: &[u8], v: &ValueRef<'_>) -> (bool, Option<Variant>) {
         Err(e) => {
             in_input(data, &e);
             let g3_text = e.kind() == gdvariant::ErrorKind::NotRustUtf8;
-            assert!(valid.is_err() || g3_text, "to_owned failed ({e}), validate succeeded");
+            assert!(
+                valid.is_err() || g3_text,
+                "to_owned failed ({e}), validate succeeded"
+            );
             (valid.is_ok(), None)
         }
     }
@@ -92,25 +104,34 @@ fn values(data: &[u8], vs: Values<'_>) -> Option<Vec<Variant>> {
 
 /// Every accessor of a Godot 4 packet; returns its owned reading when every value reads whole.
 fn walk4(data: &[u8], p: &Packet<'_>) -> Option<Owned> {
-    let _ = (p.command(), p.flags(), p.name(), p.offset(), p.bytes().len());
+    let _ = (
+        p.command(),
+        p.flags(),
+        p.name(),
+        p.offset(),
+        p.bytes().len(),
+    );
     Some(match p {
         Packet::RemoteCall(c) => {
             let node = match c.node() {
                 NodeTarget::Id(id) => Node::Id(id, c.node_id_width()),
                 NodeTarget::Path(s) => Node::Path(s.as_bytes().to_vec()),
             };
-            let _ = (c.node_id(), c.method_id_width(), c.is_byte_only(), c.path_offset());
+            let _ = (
+                c.node_id(),
+                c.method_id_width(),
+                c.is_byte_only(),
+                c.path_offset(),
+            );
             let args = values(data, c.args());
             Owned::Call(node, c.method(), args?)
         }
         Packet::SimplifyPath(s) => {
             Owned::Simplify(s.checksum().to_vec(), s.id(), s.path().as_bytes().to_vec())
         }
-        Packet::ConfirmPath(c) => Owned::Confirm(
-            c.valid(),
-            c.id(),
-            c.path().map(|p| p.as_bytes().to_vec()),
-        ),
+        Packet::ConfirmPath(c) => {
+            Owned::Confirm(c.valid(), c.id(), c.path().map(|p| p.as_bytes().to_vec()))
+        }
         Packet::Raw(r) => Owned::Raw(r.payload().to_vec()),
         Packet::Spawn(s) => {
             let custom = match s.custom_arg() {
@@ -249,7 +270,11 @@ fn build(o: &Owned) -> Option<Vec<u8>> {
                     Target::Path(&path)
                 }
             };
-            RemoteCallBuilder::new(target, *method).args(args).ok()?.finish().ok()?
+            RemoteCallBuilder::new(target, *method)
+                .args(args)
+                .ok()?
+                .finish()
+                .ok()?
         }
         Owned::Simplify(sum, id, path) => {
             simplify_path(sum.as_slice().try_into().ok()?, *id, &s(path)?).ok()?
@@ -316,7 +341,9 @@ fn same(a: &Owned, b: &Owned) -> bool {
         let x: Vec<_> = x.iter().filter(|e| !e.2.is_empty()).collect();
         let y: Vec<_> = y.iter().filter(|e| !e.2.is_empty()).collect();
         x.len() == y.len()
-            && x.iter().zip(&y).all(|(e, f)| e.0 == f.0 && e.1 == f.1 && vals(&e.2, &f.2))
+            && x.iter()
+                .zip(&y)
+                .all(|(e, f)| e.0 == f.0 && e.1 == f.1 && vals(&e.2, &f.2))
     };
     fn args(v: &[Variant]) -> &[Variant] {
         match v {
@@ -383,7 +410,10 @@ fn check4(data: &[u8], opts: &PacketOptions) -> bool {
     // A DELTA entry whose values do not fill it reads whole but is invalid; everything else
     // that reads whole is valid, and the reverse.
     if valid.is_ok() {
-        assert!(owned.is_some(), "validate accepted what the views could not read");
+        assert!(
+            owned.is_some(),
+            "validate accepted what the views could not read"
+        );
     }
     let (Ok(()), Some(owned)) = (valid, owned) else {
         return false;
@@ -392,8 +422,15 @@ fn check4(data: &[u8], opts: &PacketOptions) -> bool {
         let again = multiplayer::parse_with(&built, opts).expect("a built packet reads");
         again.validate().expect("a built packet validates");
         let owned2 = walk4(&built, &again).expect("a built packet reads whole");
-        assert!(same(&owned, &owned2), "rebuilt packet reads differently:\n{owned:?}\n{owned2:?}");
-        assert_eq!(build(&owned2).as_ref(), Some(&built), "building is not idempotent");
+        assert!(
+            same(&owned, &owned2),
+            "rebuilt packet reads differently:\n{owned:?}\n{owned2:?}"
+        );
+        assert_eq!(
+            build(&owned2).as_ref(),
+            Some(&built),
+            "building is not idempotent"
+        );
     }
     true
 }
@@ -437,6 +474,10 @@ fn check3(data: &[u8], opts: &PacketOptions) -> bool {
     if let Err(e) = &valid {
         in_input(data, e);
     }
-    assert_eq!(valid.is_ok(), all, "validate disagrees with reading every value");
+    assert_eq!(
+        valid.is_ok(),
+        all,
+        "validate disagrees with reading every value"
+    );
     valid.is_ok()
 }
