@@ -25,6 +25,9 @@ pub mod json;
 #[cfg(any(feature = "text", feature = "json"))]
 mod literal;
 pub mod math;
+#[cfg(feature = "multiplayer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multiplayer")))]
+pub mod multiplayer;
 #[cfg(any(feature = "text", feature = "json"))]
 mod num;
 pub mod object;

@@ -122,6 +122,9 @@ pub enum Cmd {
         /// Input file.
         file: String,
     },
+    /// Godot's high-level multiplayer packets (SceneMultiplayer; Godot 3's MultiplayerAPI).
+    #[command(subcommand, visible_alias = "mp")]
+    Multiplayer(crate::mp::MpCmd),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// For example: gdvariant completions bash > /etc/bash_completion.d/gdvariant
@@ -293,6 +296,7 @@ pub fn run(cli: Cli, host: &mut dyn Host, out: &mut dyn Write, err: &mut dyn Wri
             path,
             file,
         } => cx.get(read, format, framed, &path, &file),
+        Cmd::Multiplayer(c) => crate::mp::run(c, cx.host, cx.out, cx.err),
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "gdvariant", cx.out);

@@ -2,6 +2,7 @@
 //! library's `text` and `json` modules are the public pieces it prints and reads with.
 
 mod app;
+mod mp;
 mod path;
 mod sink;
 mod stats;
