@@ -52,7 +52,9 @@ pub use math::*;
 pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
-pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
+pub use owned::{
+    Array, Dictionary, GString, NodePath, Object, RawValue, Signal, TypeInfo, Variant,
+};
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;

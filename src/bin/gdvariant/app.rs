@@ -858,7 +858,7 @@ fn element(v: &VariantRef<'_>, i: usize) -> Result<Option<Variant>, Error> {
         T::PackedStringArray => v
             .as_string_array()?
             .get(i)?
-            .map(|s| Variant::String(s.to_string())),
+            .map(|s| Variant::String(s.into())),
         T::PackedVector2Array if wide => v
             .as_packed::<[f64; 2]>()?
             .get(i)
