@@ -40,14 +40,6 @@ impl<T, const N: usize> SmallStack<T, N> {
     }
 
     #[inline]
-    pub(crate) fn last_mut(&mut self) -> Option<&mut T> {
-        match self.spill.last_mut() {
-            Some(x) => Some(x),
-            None => self.inline.last_mut(),
-        }
-    }
-
-    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.inline.len() + self.spill.len()
     }
