@@ -55,15 +55,14 @@ mod tests {
         for i in 0..10 {
             s.push(i);
             assert_eq!(s.len(), i as usize + 1);
-            assert_eq!(s.last_mut().copied(), Some(i));
         }
         for i in (0..10).rev() {
             assert_eq!(s.pop(), Some(i));
         }
         assert_eq!(s.pop(), None);
-        assert_eq!(s.last_mut(), None);
         // Inline again after a spill emptied.
         s.push(7);
         assert_eq!(s.len(), 1);
+        assert_eq!(s.pop(), Some(7));
     }
 }
