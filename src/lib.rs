@@ -53,7 +53,8 @@ pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
 pub use owned::{
-    Array, Dictionary, GString, NodePath, Object, RawValue, Signal, TypeInfo, Variant,
+    Array, Dictionary, GString, InvalidNodePath, NodePath, Object, RawValue, Signal, TypeInfo,
+    Variant, WrongType,
 };
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;

@@ -334,10 +334,13 @@ fn open_container(v: &VariantRef<'_>, remaining: usize, budget: &mut usize) -> R
 struct StrCache<'a> {
     /// How many strings went by before the cache was set up.
     seen: u32,
-    slots: Option<Box<[(&'a [u8], GString); 2 * SETS]>>,
+    slots: Option<Box<Slots<'a>>>,
 }
 
 const SETS: usize = 32;
+
+/// The cache's slots: raw bytes and their string, two per set.
+type Slots<'a> = [(&'a [u8], GString); 2 * SETS];
 /// Short byte strings are equal: a plain loop (no `memcmp` call for a few bytes).
 #[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {

@@ -321,7 +321,8 @@ mod tests {
         assert_eq!(t, "αβγ");
         assert_eq!("αβγ", t);
         assert_eq!(String::from("αβγ"), t);
-        assert!(GString::from("a") < GString::from("b"));
+        let (a, b) = (GString::from("a"), GString::from("b"));
+        assert!(a < b);
         assert_eq!(format!("{t} {t:?}"), "αβγ \"αβγ\"");
         assert_eq!(String::from(t), "αβγ");
     }

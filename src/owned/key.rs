@@ -527,7 +527,7 @@ impl Index {
     pub(crate) fn insert(&mut self, hash: u64, at: usize) {
         if (self.used + 1) * 2 > self.slots.len() {
             let size = self.slots.len() * 2;
-            self.rebuild(size, |s| Some(s));
+            self.rebuild(size, Some);
         }
         self.put(Slot {
             at: at as u32,

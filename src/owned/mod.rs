@@ -28,6 +28,7 @@ use crate::math::*;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
 
+pub use convert::{InvalidNodePath, WrongType};
 pub use dictionary::Dictionary;
 pub use gstring::{GString, INLINE_CAPACITY};
 
@@ -793,6 +794,7 @@ impl From<()> for Variant {
     }
 }
 
+mod convert;
 mod decode;
 mod dictionary;
 mod gstring;
