@@ -17,7 +17,8 @@ use zerocopy::IntoBytes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::math::*;
 use crate::owned::{Array, Dictionary, NodePath, Object, TypeInfo, Variant};
-use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+use crate::reader::Reader;
+use crate::types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
 
 /// How to write: the dialect, the precision of real numbers, the object policy and the depth
 /// limit.
@@ -175,6 +176,7 @@ pub fn encode_into(v: &Variant, out: &mut Vec<u8>, opts: &EncodeOptions) -> Resu
         base: start,
         opts,
         ids: &mut ids,
+        depth: 0,
     };
     let res = e.tree(v, 0);
     if res.is_err() {
@@ -215,6 +217,9 @@ pub(crate) struct Enc<'o> {
     pub(crate) base: usize,
     pub(crate) opts: &'o EncodeOptions,
     pub(crate) ids: &'o mut IdCache,
+    /// The depth of the value being written (a raw value is checked against the depth limit
+    /// from there).
+    pub(crate) depth: usize,
 }
 
 #[cold]
@@ -746,7 +751,10 @@ impl Enc<'_> {
         Ok(())
     }
 
-    /// Appends already-encoded bytes of the dialect `dialect`.
+    /// Appends already-encoded bytes of the dialect `dialect`, at depth `self.depth`: they must
+    /// hold exactly one value that [`validate`](crate::validate_with) accepts with the
+    /// encoder's options (depth limit counted from here, object policy, the `script` rule), or
+    /// nothing is written.
     pub(crate) fn raw(&mut self, bytes: &[u8], dialect: Dialect) -> Result<()> {
         if dialect != self.opts.dialect {
             return Err(Error::new(
@@ -756,8 +764,51 @@ impl Enc<'_> {
                 self.pos(),
             ));
         }
+        let ropts = self.read_options();
+        let mut r = Reader::new(bytes, self.pos());
+        crate::walker::validate_at(&mut r, self.depth as u32, &ropts)?;
+        if r.pos() != bytes.len() {
+            return Err(Error::new(
+                ErrorKind::WriterMisuse {
+                    what: "raw value with bytes after the value",
+                },
+                r.offset(),
+            ));
+        }
         self.out.extend_from_slice(bytes);
         Ok(())
+    }
+
+    /// The reader's options that accept exactly what these encoder options write.
+    fn read_options(&self) -> ReadOptions {
+        ReadOptions::new()
+            .with_dialect(self.opts.dialect)
+            .with_max_depth(self.opts.max_depth)
+            .with_full_objects(self.opts.full_objects)
+    }
+
+    /// The Godot 4 rule on a full object's `script` property (the one the reader applies:
+    /// Nil, or a String holding a `res://` path), on the value just written at `start` in
+    /// `out`.
+    #[cold]
+    pub(crate) fn check_script_at(&self, start: usize) -> Result<()> {
+        let bytes = self.out.get(start..).unwrap_or(&[]);
+        let mut r = Reader::new(bytes, start - self.base);
+        let h = crate::head::head(
+            &mut r,
+            0,
+            &self.read_options().with_max_depth(MAX_DEPTH_LIMIT),
+            false,
+        )?;
+        crate::head::check_script(h)
+    }
+
+    /// Whether a property named `name` is the Godot 4 `script` property, as the reader decides
+    /// (on the engine's text of the name).
+    #[inline]
+    pub(crate) fn is_script(&self, name: &str) -> bool {
+        self.opts.dialect == Dialect::Godot4
+            && crate::text::engine_text(name.as_bytes()).0 == b"script"
     }
 
     /// Writes a value that holds no other values (everything but a non-empty container).
@@ -829,6 +880,7 @@ impl Enc<'_> {
     /// caller truncates `out`.
     pub(crate) fn tree(&mut self, v: &Variant, depth: usize) -> Result<()> {
         self.check_depth(depth)?;
+        self.depth = depth;
         self.leaf(v)?;
         let Some(mut top) = frame_of(v) else {
             return Ok(());
@@ -837,6 +889,9 @@ impl Enc<'_> {
         // Inline for the first 32 levels: no allocation for nearly every packet.
         let mut stack: crate::stack::SmallStack<Frame<'_>, 32> = crate::stack::SmallStack::new();
         loop {
+            // The depth of the children of `top`.
+            self.depth = depth + stack.len() + 1;
+            let mut script = false;
             let child = match &mut top {
                 Frame::Items(it) => it.next(),
                 Frame::Entries(it, pending) => match pending.take() {
@@ -858,6 +913,7 @@ impl Enc<'_> {
                 Frame::Props(it) => match it.next() {
                     Some((name, v)) => {
                         self.string(name)?;
+                        script = self.is_script(name);
                         Some(v)
                     }
                     None => None,
@@ -872,7 +928,11 @@ impl Enc<'_> {
                     None => return Ok(()),
                 }
             };
+            let start = self.out.len();
             self.leaf(child)?;
+            if script {
+                self.check_script_at(start)?;
+            }
             if let Some(f) = frame_of(child) {
                 // The child's children are one level below it.
                 self.check_depth(depth + stack.len() + 2)?;

@@ -54,7 +54,7 @@ pub use object::{
 };
 pub use owned::{
     Array, Dictionary, GString, InvalidNodePath, NodePath, Object, RawValue, Signal, TypeInfo,
-    Variant, WrongType,
+    Variant, WrongType, DEBUG_DEPTH, INLINE_CAPACITY,
 };
 pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;

@@ -507,18 +507,6 @@ impl<'d> IntoIterator for &'d Dictionary {
     }
 }
 
-impl core::fmt::Debug for Dictionary {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut s = f.debug_struct("Dictionary");
-        s.field("entries", &self.entries);
-        if self.is_typed() {
-            s.field("key_type", self.key_type());
-            s.field("value_type", self.value_type());
-        }
-        s.finish()
-    }
-}
-
 impl PartialEq for Dictionary {
     /// The same type info and the same entries in the same order, compared with `Variant`'s
     /// `==` (floats by their bits).

@@ -17,7 +17,9 @@
 //!
 //! Conversion from a [`VariantRef`], encoding, equality and dropping never recurse on the native
 //! stack, so trees nested far deeper than the engine's limit of 1024 are safe to build, compare
-//! and drop. `Clone` and `Debug` are the derived, recursive ones.
+//! and drop; cloning is iterative too, and `Debug` prints nested containers down to
+//! [`DEBUG_DEPTH`] levels (deeper content is elided), so no trait on an owned tree can overflow
+//! the stack.
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -29,6 +31,7 @@ use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
 
 pub use convert::{InvalidNodePath, WrongType};
+pub use deep::DEBUG_DEPTH;
 pub use dictionary::Dictionary;
 pub use gstring::{GString, INLINE_CAPACITY};
 
@@ -63,7 +66,7 @@ pub use gstring::{GString, INLINE_CAPACITY};
 /// A typed [`Array`] or [`Dictionary`] keeps its type info out of line too (see
 /// [`Array::element_type`]); untyped containers, by far the most common, allocate nothing for
 /// it.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 #[allow(missing_docs)]
 pub enum Variant {
     /// `null`.
@@ -138,7 +141,7 @@ pub struct NodePath {
 }
 
 /// An Object: an instance id, or a full object (class name and properties).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Object {
     /// The "as id" form: an instance id; 0 is the null object.
     Id(u64),
@@ -188,7 +191,7 @@ pub enum TypeInfo {
 /// assert_eq!(a.element_type(), &TypeInfo::Builtin(VariantType::Int));
 /// assert_eq!(Array::new(vec![]).element_type(), &TypeInfo::None);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Array {
     /// The elements.
     pub items: Vec<Variant>,
@@ -796,6 +799,7 @@ impl From<()> for Variant {
 
 mod convert;
 mod decode;
+mod deep;
 mod dictionary;
 mod gstring;
 pub(crate) mod key;
