@@ -406,7 +406,7 @@ impl Variant {
     }
 
     /// Whether the value holds other Variants (a non-empty Array, Dictionary or full Object).
-    #[inline]
+    #[inline(always)]
     fn has_children(&self) -> bool {
         match self {
             Variant::Array(a) => !a.items.is_empty(),
@@ -443,7 +443,7 @@ impl Variant {
 
 /// Whether `v` has a child that has children: dropping it normally would recurse more than two
 /// levels.
-#[inline]
+#[inline(always)]
 fn is_deep(v: &Variant) -> bool {
     match v {
         Variant::Array(a) => a.items.iter().any(Variant::has_children),
@@ -461,7 +461,7 @@ fn is_deep(v: &Variant) -> bool {
 
 /// Moves `c` onto `stack` if it is deep (dropping it in place could recurse more than two
 /// levels); a shallow `c` stays, to be dropped with its parent.
-#[inline]
+#[inline(always)]
 fn take_if_deep(c: &mut Variant, stack: &mut Vec<Variant>) {
     if is_deep(c) {
         stack.push(core::mem::take(c));
