@@ -889,8 +889,8 @@ impl Enc<'_> {
         // Inline for the first 32 levels: no allocation for nearly every packet.
         let mut stack: crate::stack::SmallStack<Frame<'_>, 32> = crate::stack::SmallStack::new();
         loop {
-            // The depth of the children of `top`.
-            self.depth = depth + stack.len() + 1;
+            // The depth of the children of `top` (only a raw value needs it).
+            let child_depth = depth + stack.len() + 1;
             let mut script = false;
             let child = match &mut top {
                 Frame::Items(it) => it.next(),
@@ -900,6 +900,9 @@ impl Enc<'_> {
                         Some((k, v)) => {
                             if frame_of(k).is_none() {
                                 // A key without children (nearly always): written here.
+                                if matches!(k, Variant::Raw(_)) {
+                                    self.depth = child_depth;
+                                }
                                 self.leaf(k)?;
                                 Some(v)
                             } else {
@@ -928,10 +931,15 @@ impl Enc<'_> {
                     None => return Ok(()),
                 }
             };
-            let start = self.out.len();
-            self.leaf(child)?;
+            if matches!(child, Variant::Raw(_)) {
+                self.depth = child_depth;
+            }
             if script {
+                let start = self.out.len();
+                self.leaf(child)?;
                 self.check_script_at(start)?;
+            } else {
+                self.leaf(child)?;
             }
             if let Some(f) = frame_of(child) {
                 // The child's children are one level below it.
