@@ -468,6 +468,17 @@ fn take_if_deep(c: &mut Variant, stack: &mut Vec<Variant>) {
     }
 }
 
+/// Drops `items` last first. The allocator sees the most recent allocations freed first: with
+/// glibc's malloc, freeing a large tree first-first hands the whole heap back to the system at
+/// the end (to be faulted in again by the next tree: about 1 500 page faults per drop of the
+/// benchmark's game state), last-first does not.
+#[inline]
+fn drop_last_first<T>(items: &mut Vec<T>) {
+    while let Some(x) = items.pop() {
+        drop(x);
+    }
+}
+
 /// Drops the values of `stack` without native recursion: each value popped gives up its deep
 /// children (onto the stack), then drops the others, which are shallow: no drop goes more than
 /// two levels down.
@@ -479,11 +490,11 @@ fn drop_stack(mut stack: Vec<Variant>) {
         v.for_each_child(|c| take_if_deep(c, &mut stack));
         // The children left are shallow: drop them here, sparing `v`'s own pass over them.
         match &mut v {
-            Variant::Array(a) => drop(core::mem::take(&mut a.items)),
-            Variant::Dictionary(d) => drop(core::mem::take(&mut d.entries)),
+            Variant::Array(a) => drop_last_first(&mut a.items),
+            Variant::Dictionary(d) => drop_last_first(&mut d.entries),
             Variant::Object(o) => {
                 if let Object::Full { properties, .. } = &mut **o {
-                    drop(core::mem::take(properties));
+                    drop_last_first(properties);
                 }
             }
             _ => {}
@@ -500,6 +511,7 @@ impl Drop for Array {
         if !stack.is_empty() {
             drop_stack(stack);
         }
+        drop_last_first(&mut self.items);
     }
 }
 
@@ -513,6 +525,7 @@ impl Drop for Dictionary {
         if !stack.is_empty() {
             drop_stack(stack);
         }
+        drop_last_first(&mut self.entries);
     }
 }
 
@@ -526,6 +539,7 @@ impl Drop for Object {
             if !stack.is_empty() {
                 drop_stack(stack);
             }
+            drop_last_first(properties);
         }
     }
 }
