@@ -472,10 +472,13 @@ fn take_if_deep(c: &mut Variant, stack: &mut Vec<Variant>) {
 /// glibc's malloc, freeing a large tree first-first hands the whole heap back to the system at
 /// the end (to be faulted in again by the next tree: about 1 500 page faults per drop of the
 /// benchmark's game state), last-first does not.
+/// Small vectors (most dictionaries and arrays of a packet) are dropped in place, as usual.
 #[inline]
 fn drop_last_first<T>(items: &mut Vec<T>) {
-    while let Some(x) = items.pop() {
-        drop(x);
+    if items.len() > 64 {
+        while let Some(x) = items.pop() {
+            drop(x);
+        }
     }
 }
 
