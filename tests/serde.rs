@@ -134,7 +134,7 @@ fn errors_name_the_field_path_and_the_offset() {
     assert_eq!(
         err.to_string(),
         format!(
-            "entities[0].pos: invalid type: Vector3, expected a string at offset {}",
+            "entities[0].pos: expected a string, found Vector3 at offset {}",
             pos.offset()
         )
     );
@@ -296,6 +296,56 @@ fn hostile_input_is_an_error_never_a_panic() {
 }
 
 mod common;
+
+/// The deserializer's fast paths (scalars, strings, keys, math types, container heads, the
+/// strings of a PackedStringArray) check exactly what `validate` checks: over every truncation
+/// and single-byte mutation of engine-written packets, in both dialects with objects allowed or
+/// not, skipping (`IgnoredAny`) fails exactly as `validate` fails, and typed targets succeed
+/// only where `validate` does and report `validate`'s own format error (the fuzz target's
+/// checks, `tests/common/serde_check.rs`). About 2 s in a debug build.
+#[test]
+fn fast_paths_check_exactly_what_validate_checks_on_mutated_engine_packets() {
+    use gdvariant::Variant;
+    // The engine's game state cut to its first three entities (its own encoding otherwise).
+    let state: Variant = gdvariant::from_slice(&data("examples/game_state.bin")).unwrap();
+    let Variant::Dictionary(mut d) = state else {
+        panic!("the game state is a Dictionary")
+    };
+    let Some(Variant::Array(entities)) = d.get_mut(&Variant::from("entities")) else {
+        panic!("entities is an Array")
+    };
+    let mut items = entities.take_items();
+    items.truncate(3);
+    *entities = gdvariant::Array::new(items);
+    let small = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+    assert!(small.len() < 800, "{}", small.len());
+    for bytes in [small, data("benches/data/input_packet.bin")] {
+        for cut in 0..bytes.len() {
+            for opts in all_options() {
+                common::serde_check::serde_agree(&bytes[..cut], &opts);
+            }
+        }
+        let mut m = bytes.clone();
+        for i in 0..bytes.len() {
+            for x in [0x00, 0x01, 0x7F, 0x80, 0xEF, 0xFF, bytes[i].wrapping_add(1)] {
+                m[i] = x;
+                common::serde_check::serde_agree(&m, &ReadOptions::new());
+            }
+            m[i] = bytes[i];
+        }
+    }
+}
+
+fn all_options() -> impl Iterator<Item = ReadOptions> {
+    use gdvariant::Dialect;
+    [Dialect::Godot4, Dialect::Godot3]
+        .into_iter()
+        .flat_map(|d| {
+            [false, true]
+                .into_iter()
+                .map(move |o| ReadOptions::new().with_dialect(d).with_full_objects(o))
+        })
+}
 
 #[test]
 fn every_golden_value_of_both_engines_reads_as_a_variant_and_writes_the_engines_bytes() {
