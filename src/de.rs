@@ -244,7 +244,17 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     opts: &ReadOptions,
 ) -> Result<T> {
-    T::deserialize(&mut Deserializer::new(Walker::new(bytes, opts)))
+    // Built in place (a struct literal around the walker's constructor, nothing evaluated
+    // after it), not moved: the walker holds its frame stack inline.
+    let ids = Ids::new(opts.dialect);
+    let mut de = Deserializer {
+        w: Walker::new(bytes, opts),
+        remaining_depth: RECURSION_LIMIT,
+        plain: false,
+        ids,
+        plain_fields: &[],
+    };
+    T::deserialize(&mut de)
 }
 
 /// Reads a `T` from a value already found with the lazy API (a dictionary entry, an array
@@ -257,6 +267,14 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
 pub struct Deserializer<'de> {
     w: Walker<'de>,
     remaining_depth: u32,
+    /// Whether the innermost open container is an Array or a Dictionary whose values are within
+    /// the depth limit: its values are read by the fast paths without the walker's slot checks
+    /// (see `Walker::plain_bytes`).
+    plain: bool,
+    ids: Ids,
+    /// The last struct field names found to be their own engine text (no NUL, no leading
+    /// BOM), so that a key equal to one of them is that name.
+    plain_fields: &'static [&'static str],
 }
 
 // ----- the fast paths: values read straight from the walker's cursor -----
@@ -279,43 +297,107 @@ enum Scalar<'de> {
     Str(&'de str),
 }
 
+/// The exact headers the fast paths read, in the walk's dialect (from `types.rs`' one table).
+/// Any other header — flags, container type info, other types — is left to the event path,
+/// which reads it as `head` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ids {
+    nil: u32,
+    bool_: u32,
+    int: u32,
+    float: u32,
+    string: u32,
+    /// The String id again in Godot 3, which has no StringName.
+    string_name: u32,
+    array: u32,
+    dictionary: u32,
+    strings: u32,
+}
+
+impl Ids {
+    const GODOT4: Ids = Ids::of(Dialect::Godot4);
+    const GODOT3: Ids = Ids::of(Dialect::Godot3);
+
+    #[inline(always)]
+    fn new(dialect: Dialect) -> Ids {
+        match dialect {
+            Dialect::Godot4 => Ids::GODOT4,
+            Dialect::Godot3 => Ids::GODOT3,
+        }
+    }
+
+    const fn of(dialect: Dialect) -> Ids {
+        use VariantType as T;
+        const fn id(dialect: Dialect, ty: VariantType) -> u32 {
+            match dialect.const_id_of(ty) {
+                Some(id) => id,
+                // Only StringName is missing (Godot 3): it reads as String there.
+                None => match dialect.const_id_of(T::String) {
+                    Some(id) => id,
+                    None => 0,
+                },
+            }
+        }
+        Ids {
+            nil: id(dialect, T::Nil),
+            bool_: id(dialect, T::Bool),
+            int: id(dialect, T::Int),
+            float: id(dialect, T::Float),
+            string: id(dialect, T::String),
+            string_name: id(dialect, T::StringName),
+            array: id(dialect, T::Array),
+            dictionary: id(dialect, T::Dictionary),
+            strings: id(dialect, T::PackedStringArray),
+        }
+    }
+}
+
 /// Reads the scalar at the start of `b` if its type is in `MASK` and it is well-formed
 /// (`head`'s checks: bounds, and a string's text valid and simple, see [`str_at`]); returns it,
 /// its type and its size, or `None`.
 #[inline(always)]
-fn read_scalar<const MASK: u8>(
-    b: &[u8],
-    dialect: Dialect,
-) -> Option<(Scalar<'_>, VariantType, usize)> {
+fn read_scalar<'de, const MASK: u8>(
+    b: &'de [u8],
+    ids: &Ids,
+) -> Option<(Scalar<'de>, VariantType, usize)> {
     use VariantType as T;
     let (h, rest) = b.split_first_chunk::<4>()?;
     let header = u32::from_le_bytes(*h);
-    let ty = dialect.type_of(header & 0xFF)?;
-    let wide = header & FLAG_64 != 0;
-    let (s, n) = match ty {
-        T::Nil if MASK & NIL != 0 => (Scalar::Nil, 4),
-        T::Bool if MASK & BOOL != 0 => (Scalar::Bool(word(rest)? != 0), 8),
-        T::Int if MASK & INT != 0 => {
-            if wide {
-                (Scalar::Int(i64::from_le_bytes(*rest.first_chunk()?)), 12)
-            } else {
-                (Scalar::Int(i64::from(word(rest)? as i32)), 8)
-            }
+    if MASK & INT != 0 {
+        if header == ids.int {
+            return Some((Scalar::Int(i64::from(word(rest)? as i32)), T::Int, 8));
         }
-        T::Float if MASK & FLOAT != 0 => {
-            if wide {
-                (Scalar::Float(f64::from_le_bytes(*rest.first_chunk()?)), 12)
-            } else {
-                (Scalar::Float(f64::from(f32::from_bits(word(rest)?))), 8)
-            }
+        if header == ids.int | FLAG_64 {
+            let i = i64::from_le_bytes(*rest.first_chunk()?);
+            return Some((Scalar::Int(i), T::Int, 12));
         }
-        T::String | T::StringName if MASK & STR != 0 => {
-            let (s, n) = str_at(rest)?;
-            (Scalar::Str(s), 4 + n)
+    }
+    if MASK & FLOAT != 0 {
+        if header == ids.float {
+            let f = f64::from(f32::from_bits(word(rest)?));
+            return Some((Scalar::Float(f), T::Float, 8));
         }
-        _ => return None,
-    };
-    Some((s, ty, n))
+        if header == ids.float | FLAG_64 {
+            let f = f64::from_le_bytes(*rest.first_chunk()?);
+            return Some((Scalar::Float(f), T::Float, 12));
+        }
+    }
+    if MASK & STR != 0 && (header == ids.string || header == ids.string_name) {
+        let ty = if header == ids.string {
+            T::String
+        } else {
+            T::StringName
+        };
+        let (s, n) = str_at(rest)?;
+        return Some((Scalar::Str(s), ty, 4 + n));
+    }
+    if MASK & BOOL != 0 && header == ids.bool_ {
+        return Some((Scalar::Bool(word(rest)? != 0), T::Bool, 8));
+    }
+    if MASK & NIL != 0 && header == ids.nil {
+        return Some((Scalar::Nil, T::Nil, 4));
+    }
+    None
 }
 
 /// The little-endian `u32` at the start of `b`.
@@ -562,16 +644,65 @@ impl<'de> de::SeqAccess<'de> for Strings<'de> {
 
 impl<'de> Deserializer<'de> {
     /// A deserializer reading the walker's value.
+    // Inlined: the walker (its inline frame stack) is built in place, not copied.
+    #[inline(always)]
     pub fn new(w: Walker<'de>) -> Deserializer<'de> {
+        let ids = Ids::new(w.options().dialect);
         Deserializer {
             w,
             remaining_depth: RECURSION_LIMIT,
+            plain: false,
+            ids,
+            plain_fields: &[],
         }
     }
 
     #[inline(always)]
     fn dialect(&self) -> Dialect {
         self.w.options().dialect
+    }
+
+    /// Whether a struct's field names are their own engine text (none holds a NUL or starts
+    /// with a BOM): then a String key with a name's very bytes is that name. Remembered for
+    /// the last struct.
+    #[inline(always)]
+    fn plain_names(&mut self, fields: &'static [&'static str]) -> bool {
+        if core::ptr::eq(fields, self.plain_fields) {
+            return true;
+        }
+        self.check_names(fields)
+    }
+
+    #[inline(never)]
+    fn check_names(&mut self, fields: &'static [&'static str]) -> bool {
+        let plain = !fields.is_empty()
+            && fields
+                .iter()
+                .all(|f| !f.starts_with('\u{FEFF}') && !f.contains('\0'));
+        if plain {
+            self.plain_fields = fields;
+        }
+        plain
+    }
+
+    /// The input from the next value on, if a fast path may read it.
+    #[inline(always)]
+    fn leaf_bytes(&self) -> Option<&'de [u8]> {
+        if self.plain {
+            self.w.plain_bytes()
+        } else {
+            self.w.leaf_bytes()
+        }
+    }
+
+    /// Commits a value of `n` bytes read from [`leaf_bytes`](Deserializer::leaf_bytes).
+    #[inline(always)]
+    fn leaf_consumed(&mut self, n: usize) {
+        if self.plain {
+            self.w.plain_consumed(n)
+        } else {
+            self.w.leaf_consumed(n)
+        }
     }
 
     /// The next event (the event path).
@@ -604,14 +735,14 @@ impl<'de> Deserializer<'de> {
         if MASK == 0 {
             return Err(visitor);
         }
-        let Some(b) = self.w.leaf_bytes() else {
+        let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
         let dialect = self.dialect();
-        match read_scalar::<MASK>(b, dialect) {
+        match read_scalar::<MASK>(b, &self.ids) {
             Some((s, ty, n)) => {
                 let at = self.w.offset();
-                self.w.leaf_consumed(n);
+                self.leaf_consumed(n);
                 Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
             }
             None => Err(visitor),
@@ -622,24 +753,25 @@ impl<'de> Deserializer<'de> {
     /// `dict`): opens it and returns its type, count and offset.
     #[inline(always)]
     fn fast_open(&mut self, array: bool, dict: bool) -> Option<(VariantType, usize, usize)> {
-        let b = self.w.leaf_bytes()?;
-        let dialect = self.dialect();
+        let b = self.leaf_bytes()?;
         let head = b.first_chunk::<8>()?;
         let header = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        let ty = dialect.type_of(header & 0xFF)?;
-        let (kinds, body) = match ty {
-            VariantType::Array if array => (0x3, Body::Array),
-            VariantType::Dictionary if dict => (0xF, Body::Dictionary),
-            _ => return None,
-        };
-        // Godot 4 type info (bits 16+) is read by the event path.
-        if dialect == Dialect::Godot4 && (header >> 16) & kinds != 0 {
+        // Exact headers: Godot 4 type info (bits 16+) is read by the event path.
+        let (ty, body) = if array && header == self.ids.array {
+            (VariantType::Array, Body::Array)
+        } else if dict && header == self.ids.dictionary {
+            (VariantType::Dictionary, Body::Dictionary)
+        } else {
             return None;
-        }
+        };
         // Bit 31 of the count is the historical "shared" flag.
         let count = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) & 0x7FFF_FFFF;
         let at = self.w.offset();
-        self.w.open_consumed(8, count, body);
+        if self.plain {
+            self.w.plain_open_consumed(8, count, body);
+        } else {
+            self.w.open_consumed(8, count, body);
+        }
         Some((ty, count as usize, at))
     }
 
@@ -652,7 +784,7 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
         use VariantType as T;
-        let Some(b) = self.w.leaf_bytes() else {
+        let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
         let dialect = self.dialect();
@@ -673,7 +805,7 @@ impl<'de> Deserializer<'de> {
             return Err(visitor);
         };
         let at = self.w.offset();
-        self.w.leaf_consumed(4 + n * size);
+        self.leaf_consumed(4 + n * size);
         let res = match ty {
             T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
                 components::<Int32, V>(bytes, visitor)
@@ -699,7 +831,7 @@ impl<'de> Deserializer<'de> {
         let at = r.offset();
         let dialect = self.dialect();
         match r.read_u32() {
-            Ok(h) if dialect.type_of(h & 0xFF) == Some(VariantType::PackedStringArray) => {}
+            Ok(h) if h == self.ids.strings => {}
             _ => return Err(visitor),
         }
         // A negative count reads as an empty array, as in the engine.
@@ -767,6 +899,10 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
+        // The values of an Array or Dictionary within the depth limit take the fast paths'
+        // plain slots; an object's (property names, the `script` rule) never.
+        let outer = self.plain;
+        self.plain = ty != VariantType::Object && self.w.depth() <= self.w.options().max_depth;
         let res = match ty {
             VariantType::Array => visitor.visit_seq(Seq {
                 de: self,
@@ -783,6 +919,7 @@ impl<'de> Deserializer<'de> {
                 next_field: 0,
             }),
         };
+        self.plain = outer;
         self.leave();
         let value = res.map_err(|e| e.value_at(ty, self.dialect(), offset))?;
         if self.w.end_fast() {
@@ -1053,7 +1190,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Event::Begin(v) if v.ty() == VariantType::Dictionary && v.count() == 1 => {
                 let offset = v.offset();
                 self.enter()?;
+                let outer = core::mem::replace(&mut self.plain, false);
                 let res = visitor.visit_enum(Enum { de: self });
+                self.plain = outer;
                 self.leave();
                 let value = res.map_err(|e| e.at(offset))?;
                 match self.next()? {
@@ -1234,16 +1373,22 @@ impl<'de> Map<'_, 'de> {
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let fields = self.fields;
-        if fields.is_empty() {
+        if !self.de.plain_names(fields) {
             return None;
         }
-        let b = self.de.w.leaf_bytes()?;
-        let (h, rest) = b.split_first_chunk::<4>()?;
-        match self.de.dialect().type_of(u32::from_le_bytes(*h) & 0xFF)? {
-            VariantType::String | VariantType::StringName => {}
-            _ => return None,
+        let b = self.de.leaf_bytes()?;
+        let (h, rest) = b.split_first_chunk::<8>()?;
+        let header = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        if header != self.de.ids.string && header != self.de.ids.string_name {
+            return None;
         }
-        let (raw, size) = raw_str_at(rest)?;
+        // A negative length reads as more than any name holds.
+        let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let size = pad4(len);
+        if size > rest.len() {
+            return None;
+        }
+        let raw = rest.get(..len)?;
         let n = fields.len();
         let mut j = if self.next_field < n {
             self.next_field
@@ -1254,12 +1399,8 @@ impl<'de> Map<'_, 'de> {
             let name = fields[j];
             j += 1;
             if same_bytes(name.as_bytes(), raw) {
-                // The key's engine text is all of it (no BOM, no NUL), as the name's.
-                if raw.first() == Some(&0xEF) || has_nul(raw) {
-                    return None;
-                }
                 self.next_field = j;
-                self.de.w.leaf_consumed(4 + size);
+                self.de.leaf_consumed(8 + size);
                 return Some(name);
             }
             if j == n {

@@ -397,6 +397,32 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The input from the next value on, when the innermost open container is an Array or a
+    /// Dictionary whose values the caller knows to be within the depth limit (it checked
+    /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
+        debug_assert!(self.check);
+        if self.state == State::Running && self.top.remaining > 0 {
+            debug_assert!(self.top.kind != Kind::Object);
+            debug_assert!(self.base + self.open <= self.opts.max_depth);
+            self.r.data().get(self.r.pos()..)
+        } else {
+            None
+        }
+    }
+
+    /// Commits a value of `n` bytes that a fast path read whole from the bytes that
+    /// [`plain_bytes`](Walker::plain_bytes) returned.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_consumed(&mut self, n: usize) {
+        // Cannot fail: `n` bytes are there.
+        let _ = self.r.skip(n);
+        self.top.remaining -= 1;
+    }
+
     /// Commits the head of a container, `n` bytes read by a fast path from
     /// [`leaf_bytes`](Walker::leaf_bytes), of `count` elements (pairs for a Dictionary): the
     /// container is open.
@@ -404,6 +430,15 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     pub(crate) fn open_consumed(&mut self, n: usize, count: u32, body: Body) {
         self.leaf_consumed(n);
+        self.push(Frame::of(count, body));
+    }
+
+    /// [`open_consumed`](Walker::open_consumed) for a head read from
+    /// [`plain_bytes`](Walker::plain_bytes).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_open_consumed(&mut self, n: usize, count: u32, body: Body) {
+        self.plain_consumed(n);
         self.push(Frame::of(count, body));
     }
 
