@@ -252,7 +252,6 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         remaining_depth: RECURSION_LIMIT,
         plain: false,
         ids,
-        plain_fields: &[],
     };
     T::deserialize(&mut de)
 }
@@ -272,9 +271,6 @@ pub struct Deserializer<'de> {
     /// (see `Walker::plain_bytes`).
     plain: bool,
     ids: Ids,
-    /// The last struct field names found to be their own engine text (no NUL, no leading
-    /// BOM), so that a key equal to one of them is that name.
-    plain_fields: &'static [&'static str],
 }
 
 // ----- the fast paths: values read straight from the walker's cursor -----
@@ -439,25 +435,38 @@ fn plain_text(raw: &[u8]) -> Option<&[u8]> {
     (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
 }
 
-/// Whether `t` holds a NUL byte: eight bytes at a time (short texts: a `memchr` call costs
-/// more than the scan), then `memchr` for long ones.
+/// Whether `t` holds a NUL byte: a word or two at a time for short texts (keys, names, tags;
+/// a `memchr` call costs more than the scan), `memchr` for long ones. (A wrong `true` would
+/// only send a string to the slow path.)
 #[inline(always)]
 fn has_nul(t: &[u8]) -> bool {
-    if t.len() > 64 {
-        return memchr::memchr(0, t).is_some();
+    /// Whether a word has a zero byte.
+    #[inline(always)]
+    fn zero_in(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
     }
-    let mut words = t.chunks_exact(8);
-    for w in &mut words {
-        let x = u64::from_le_bytes(le(w));
-        if x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0 {
-            return true;
+    let word = |at: usize| u64::from_le_bytes(le(t.get(at..).unwrap_or(&[])));
+    let half = |at: usize| u64::from(u32::from_le_bytes(le(t.get(at..).unwrap_or(&[]))));
+    let n = t.len();
+    if n > 64 {
+        memchr::memchr(0, t).is_some()
+    } else if n >= 8 {
+        // Eight bytes at a time, the last word overlapping the one before.
+        let mut i = 0;
+        while i + 8 < n {
+            if zero_in(word(i)) {
+                return true;
+            }
+            i += 8;
         }
+        zero_in(word(n - 8))
+    } else if n >= 4 {
+        // Two overlapping halves.
+        zero_in(half(0) | half(n - 4) << 32)
+    } else {
+        // (Not `contains`: a `memchr` call for at most three bytes.)
+        t.iter().fold(false, |nul, &b| nul | (b == 0))
     }
-    // (Not `contains`: a `memchr` call for at most seven bytes.)
-    words
-        .remainder()
-        .iter()
-        .fold(false, |nul, &b| nul | (b == 0))
 }
 
 /// Byte equality of short strings (field names) without a `memcmp` call.
@@ -653,36 +662,12 @@ impl<'de> Deserializer<'de> {
             remaining_depth: RECURSION_LIMIT,
             plain: false,
             ids,
-            plain_fields: &[],
         }
     }
 
     #[inline(always)]
     fn dialect(&self) -> Dialect {
         self.w.options().dialect
-    }
-
-    /// Whether a struct's field names are their own engine text (none holds a NUL or starts
-    /// with a BOM): then a String key with a name's very bytes is that name. Remembered for
-    /// the last struct.
-    #[inline(always)]
-    fn plain_names(&mut self, fields: &'static [&'static str]) -> bool {
-        if core::ptr::eq(fields, self.plain_fields) {
-            return true;
-        }
-        self.check_names(fields)
-    }
-
-    #[inline(never)]
-    fn check_names(&mut self, fields: &'static [&'static str]) -> bool {
-        let plain = !fields.is_empty()
-            && fields
-                .iter()
-                .all(|f| !f.starts_with('\u{FEFF}') && !f.contains('\0'));
-        if plain {
-            self.plain_fields = fields;
-        }
-        plain
     }
 
     /// The input from the next value on, if a fast path may read it.
@@ -1373,7 +1358,7 @@ impl<'de> Map<'_, 'de> {
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let fields = self.fields;
-        if !self.de.plain_names(fields) {
+        if fields.is_empty() {
             return None;
         }
         let b = self.de.leaf_bytes()?;
@@ -1399,6 +1384,10 @@ impl<'de> Map<'_, 'de> {
             let name = fields[j];
             j += 1;
             if same_bytes(name.as_bytes(), raw) {
+                // The key's engine text is all of it (no BOM, no NUL), as the name's.
+                if raw.first() == Some(&0xEF) || has_nul(raw) {
+                    return None;
+                }
                 self.next_field = j;
                 self.de.leaf_consumed(8 + size);
                 return Some(name);
