@@ -504,6 +504,8 @@ fn visit_scalar<'de, V: Visitor<'de>>(s: Scalar<'de>, visitor: V) -> Result<V::V
 /// The components of a math type, read from its payload bytes, as a sequence.
 struct Components<'de, C> {
     bytes: &'de [u8],
+    /// The absolute offset of `bytes`.
+    at: usize,
     index: usize,
     c: core::marker::PhantomData<C>,
 }
@@ -577,9 +579,11 @@ impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
         self.bytes = rest;
         let i = self.index;
         self.index += 1;
-        seed.deserialize(C::de(c))
-            .map(Some)
-            .map_err(|e: Error| e.found(C::TY, Dialect::Godot4).in_index(i))
+        seed.deserialize(C::de(c)).map(Some).map_err(|e: Error| {
+            e.found(C::TY, Dialect::Godot4)
+                .at(self.at + i * C::SIZE)
+                .in_index(i)
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -590,10 +594,12 @@ impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
 #[inline(always)]
 fn components<'de, C: Component, V: Visitor<'de>>(
     bytes: &'de [u8],
+    at: usize,
     visitor: V,
 ) -> Result<V::Value> {
     visitor.visit_seq(Components::<C> {
         bytes,
+        at,
         index: 0,
         c: core::marker::PhantomData,
     })
@@ -637,12 +643,17 @@ impl<'de> de::SeqAccess<'de> for Strings<'de> {
         if self.left == 0 {
             return Ok(None);
         }
+        let at = self.r.offset();
         let s = self.next_str()?;
         let i = self.index;
         self.index += 1;
         seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
             .map(Some)
-            .map_err(|e: Error| e.found(VariantType::String, self.dialect).in_index(i))
+            .map_err(|e: Error| {
+                e.found(VariantType::String, self.dialect)
+                    .at(at)
+                    .in_index(i)
+            })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -793,11 +804,11 @@ impl<'de> Deserializer<'de> {
         self.leaf_consumed(4 + n * size);
         let res = match ty {
             T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
-                components::<Int32, V>(bytes, visitor)
+                components::<Int32, V>(bytes, at + 4, visitor)
             }
-            T::Color => components::<Single, V>(bytes, visitor),
-            _ if wide => components::<Real64, V>(bytes, visitor),
-            _ => components::<Real32, V>(bytes, visitor),
+            T::Color => components::<Single, V>(bytes, at + 4, visitor),
+            _ if wide => components::<Real64, V>(bytes, at + 4, visitor),
+            _ => components::<Real32, V>(bytes, at + 4, visitor),
         };
         Ok(res.map_err(|e| e.value_at(ty, dialect, at)))
     }

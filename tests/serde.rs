@@ -144,6 +144,71 @@ fn errors_name_the_field_path_and_the_offset() {
     assert!(err.offset().unwrap() < bytes.len());
 }
 
+/// The issue's own example: the game state with the last entity's `pos` a String reads into
+/// the derived structs as `entities[9999].pos: expected Vector3, found String at offset N`,
+/// `N` the offset of that String.
+#[test]
+fn a_wrong_type_deep_in_the_game_state_names_its_path_the_godot_type_and_the_offset() {
+    use gdvariant::Variant;
+    let state: Variant = gdvariant::from_slice(&data("benches/data/game_state.bin")).unwrap();
+    let Variant::Dictionary(mut d) = state else {
+        panic!("the game state is a Dictionary")
+    };
+    let Some(Variant::Array(entities)) = d.get_mut(&Variant::from("entities")) else {
+        panic!("entities is an Array")
+    };
+    let mut items = entities.take_items();
+    let Some(Variant::Dictionary(last)) = items.last_mut() else {
+        panic!("an entity is a Dictionary")
+    };
+    *last.get_mut(&Variant::from("pos")).unwrap() = Variant::from("north");
+    *entities = gdvariant::Array::new(items);
+    let bytes = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+
+    let at = gdvariant::parse(&bytes)
+        .unwrap()
+        .path("entities/9999/pos")
+        .unwrap()
+        .unwrap()
+        .offset();
+    let err = gdvariant::from_slice::<State<'_>>(&bytes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("entities[9999].pos: expected Vector3, found String at offset {at}")
+    );
+    assert_eq!(err.path(), "entities[9999].pos");
+    assert_eq!(err.offset(), Some(at));
+    assert_eq!(err.message(), "expected Vector3, found String");
+    assert!(err.format_error().is_none());
+    let err =
+        gdvariant::from_slice::<Vector3>(&[4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected Vector3, found String at offset 0"
+    );
+    // Godot 3 types by their Godot 3 names: var2bytes(PoolStringArray()) read as an int.
+    let err = gdvariant::from_slice_with::<i64>(&[23, 0, 0, 0, 0, 0, 0, 0], &ReadOptions::godot3())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected i64, found PoolStringArray at offset 0"
+    );
+    // Inside a packed array, the element's index and type.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Tags {
+        tags: Vec<i64>,
+    }
+    let mut tags = vec![27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0];
+    tags.extend_from_slice(b"tags");
+    tags.extend_from_slice(&[34, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0]);
+    let err = gdvariant::from_slice::<Tags>(&tags).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tags[0]: expected i64, found String at offset 28"
+    );
+}
+
 #[test]
 fn ints_read_as_floats_and_ranges_are_checked() {
     #[derive(Debug, PartialEq, Serialize, Deserialize)]

@@ -33,6 +33,15 @@ impl<T: Component, const N: usize> Serialize for Components<'_, T, N> {
     }
 }
 
+/// What a length mismatch expected: `a Vector3 of 3 components`.
+struct Count<const N: usize>(&'static str);
+
+impl<const N: usize> de::Expected for Count<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} of {N} components", self.0)
+    }
+}
+
 /// Reads `N` components from a sequence (or a newtype around one).
 struct ComponentsVisitor<T, const N: usize>(&'static str, PhantomData<T>);
 
@@ -40,19 +49,20 @@ impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N>
     type Value = [T; N];
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({N} components)", self.0)
+        f.write_str(self.0)
     }
 
     #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<[T; N], A::Error> {
         let mut out = [T::default(); N];
+        let len = Count::<N>(self.0);
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = seq
                 .next_element()?
-                .ok_or_else(|| de::Error::invalid_length(i, &self))?;
+                .ok_or_else(|| de::Error::invalid_length(i, &len))?;
         }
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::invalid_length(N + 1, &self));
+            return Err(de::Error::invalid_length(N + 1, &len));
         }
         Ok(out)
     }
