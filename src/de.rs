@@ -259,7 +259,15 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 /// Reads a `T` from a value already found with the lazy API (a dictionary entry, an array
 /// element, …), with its options. Offsets in errors are those of the whole input.
 pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Result<T> {
-    T::deserialize(&mut Deserializer::new(Walker::from_value(v)))
+    // Built in place, as in `from_slice_with`.
+    let ids = Ids::new(v.dialect());
+    let mut de = Deserializer {
+        w: Walker::from_value(v),
+        remaining_depth: RECURSION_LIMIT,
+        plain: false,
+        ids,
+    };
+    T::deserialize(&mut de)
 }
 
 /// The serde `Deserializer` over a [`Walker`].
@@ -858,8 +866,21 @@ impl<'de> Deserializer<'de> {
 
     // ----- the event path -----
 
+    /// An error if an error ended the walk: a container's next element is not read after it,
+    /// even when a type that swallows errors asks for it (a count read from the input would
+    /// otherwise drive the loop).
+    #[inline(always)]
+    fn check_going(&self) -> Result<()> {
+        if self.w.is_over() {
+            return Err(no_value(self.w.offset()));
+        }
+        Ok(())
+    }
+
     fn enter(&mut self) -> Result<()> {
         if self.remaining_depth == 0 {
+            // The container is open and left unread: the walk cannot go on.
+            self.w.stop();
             return Err(Error::new(alloc::format!(
                 "recursion limit of {RECURSION_LIMIT} exceeded"
             ))
@@ -917,7 +938,15 @@ impl<'de> Deserializer<'de> {
         };
         self.plain = outer;
         self.leave();
-        let value = res.map_err(|e| e.value_at(ty, self.dialect(), offset))?;
+        let value = match res {
+            Ok(v) => v,
+            Err(e) => {
+                // Part-way through the container: the walk cannot go on (even if a caller
+                // swallowed the error).
+                self.w.stop();
+                return Err(e.value_at(ty, self.dialect(), offset));
+            }
+        };
         if self.w.end_fast() {
             return Ok(value);
         }
@@ -1077,11 +1106,17 @@ impl<'de> Deserializer<'de> {
     fn scalar_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         match self.next()? {
             Event::Value(v) if !is_sequence_like(v.ty()) => self.value(v, visitor),
-            Event::Value(v) | Event::Begin(v) => Err(de::Error::invalid_type(
-                de::Unexpected::Other(v.ty().name()),
-                &visitor,
-            ))
-            .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), v.offset())),
+            Event::Value(v) | Event::Begin(v) => {
+                if v.body().is_some() {
+                    // A container left open: the walk cannot go on.
+                    self.w.stop();
+                }
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Other(v.ty().name()),
+                    &visitor,
+                ))
+                .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), v.offset()))
+            }
             Event::Property(_) | Event::End => Err(expected_value(self.w.offset())),
         }
     }
@@ -1190,17 +1225,28 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 let res = visitor.visit_enum(Enum { de: self });
                 self.plain = outer;
                 self.leave();
-                let value = res.map_err(|e| e.at(offset))?;
+                let value = match res {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.w.stop();
+                        return Err(e.at(offset));
+                    }
+                };
                 match self.next()? {
                     Event::End => Ok(value),
                     _ => Err(Error::new("an enum holds one variant".into()).at(offset)),
                 }
             }
-            Event::Value(v) | Event::Begin(v) => Err(Error::new(alloc::format!(
-                "expected an enum (a variant name, or a Dictionary of one entry), found {}",
-                v.ty().name_in(v.dialect())
-            ))
-            .at(v.offset())),
+            Event::Value(v) | Event::Begin(v) => {
+                if v.body().is_some() {
+                    self.w.stop();
+                }
+                Err(Error::new(alloc::format!(
+                    "expected an enum (a variant name, or a Dictionary of one entry), found {}",
+                    v.ty().name_in(v.dialect())
+                ))
+                .at(v.offset()))
+            }
             _ => Err(expected_value(self.w.offset())),
         }
     }
@@ -1324,6 +1370,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
         if self.index == self.len {
             return Ok(None);
         }
+        self.de.check_going()?;
         let i = self.index;
         self.index += 1;
         seed.deserialize(&mut *self.de)
@@ -1432,6 +1479,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         if self.index == self.len {
             return Ok(None);
         }
+        self.de.check_going()?;
         self.index += 1;
         if self.object {
             // A property name.

@@ -477,6 +477,14 @@ impl<'a> Walker<'a> {
         self.r
     }
 
+    /// Whether the walk is over: the top value complete, or an error (or
+    /// [`stop`](Walker::stop)) ended it.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn is_over(&self) -> bool {
+        self.state == State::Done
+    }
+
     /// Ends the walk (after an error a fast path met part-way through a value).
     #[cfg(feature = "serde")]
     #[inline]

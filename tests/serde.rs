@@ -401,6 +401,44 @@ fn fast_paths_check_exactly_what_validate_checks_on_mutated_engine_packets() {
     }
 }
 
+/// A field type that swallows its own error cannot make the deserializer read on from the
+/// middle of a value: what follows an error inside a container is an error too.
+#[test]
+fn swallowed_errors_do_not_let_the_walk_go_on_from_the_middle_of_a_value() {
+    use common::serde_check::Lenient;
+    // [1, "x", [2, 3], 4]
+    let mut b = vec![28, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0];
+    b.extend_from_slice(&[4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0]);
+    b.extend_from_slice(&[
+        28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0,
+    ]);
+    b.extend_from_slice(&[2, 0, 0, 0, 4, 0, 0, 0]);
+    // A String where an int is expected is read whole: the next values read on.
+    let v: Vec<Lenient<i64>> = gdvariant::from_slice(&b[..28])
+        .map_err(drop)
+        .unwrap_or_default();
+    assert!(v.is_empty(), "a cut Array is an error");
+    // The inner Array is left open by the int's error: the rest is an error, not a misread.
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&b).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 36");
+    assert!(gdvariant::validate(&b).is_ok());
+    // A count of 2^31 - 1 read from the input does not drive the loop once the walk is over:
+    // neither after the data runs out nor after a container is left open (each would be two
+    // billion swallowed errors and a Vec in proportion to the count).
+    let huge_ints = [28, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 2, 0, 0, 0, 7, 0, 0, 0];
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&huge_ints).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 16");
+    let huge_open = [28, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 28, 0, 0, 0, 1, 0, 0, 0];
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&huge_open).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 16");
+    let mut huge_map = vec![27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F];
+    huge_map.extend_from_slice(&[
+        4, 0, 0, 0, 1, 0, 0, 0, b'k', 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    let res = gdvariant::from_slice::<BTreeMap<String, Lenient<i64>>>(&huge_map);
+    assert!(res.is_err(), "{res:?}");
+}
+
 fn all_options() -> impl Iterator<Item = ReadOptions> {
     use gdvariant::Dialect;
     [Dialect::Godot4, Dialect::Godot3]
