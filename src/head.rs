@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
 
 /// What still has to be walked after a value's head: the body of a container or of a
 /// PackedStringArray, whose size is not known from its header.
@@ -121,25 +121,9 @@ pub(crate) fn check_script(h: Head<'_>) -> Result<()> {
 
 /// Whether the 64-bit flag changes the payload of `ty` in `dialect`.
 pub(crate) fn flag_applies(ty: VariantType, dialect: Dialect) -> bool {
-    use VariantType as T;
-    match ty {
-        T::Int | T::Float => true,
-        T::Vector2
-        | T::Rect2
-        | T::Vector3
-        | T::Transform2D
-        | T::Vector4
-        | T::Plane
-        | T::Quaternion
-        | T::Aabb
-        | T::Basis
-        | T::Transform3D
-        | T::Projection
-        | T::PackedVector2Array
-        | T::PackedVector3Array
-        | T::PackedVector4Array => dialect == Dialect::Godot4,
-        _ => false,
-    }
+    dialect
+        .id_of(ty)
+        .is_some_and(|id| dialect.layout(id).flag_applies())
 }
 
 /// Reads a §5 string at the cursor and returns its text checked by the dialect's rules.
@@ -159,49 +143,42 @@ pub(crate) fn read_string<'a>(
     dialect: Dialect,
     check: bool,
 ) -> Result<&'a [u8]> {
-    let (raw, at) = r.read_string_raw()?;
-    let (t, skipped) = text::engine_text(raw);
-    if check {
-        text::check(t, dialect, at + skipped)?;
+    let (raw, padded) = r.read_string_padded()?;
+    if check && !text::ascii_padded(padded) {
+        return check_slow(raw, r.offset() - padded.len(), dialect);
     }
-    Ok(t)
+    Ok(text::engine_text(raw).0)
 }
 
 /// Skips a §5 string whose text is not needed; with `check`, checks it by the dialect's rules.
-/// An all-ASCII string is valid whatever its NUL bytes, so it needs no NUL scan.
+/// An all-ASCII string is valid whatever its NUL bytes, so it needs no NUL scan: the fast path
+/// tests the bytes with their padding a word at a time (padding that is not ASCII only sends
+/// the string to the exact check).
 #[cfg_attr(debug_assertions, inline)]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn skip_string(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> Result<()> {
-    let (raw, at) = r.read_string_raw()?;
-    if check && !raw.is_ascii() {
-        let (t, skipped) = text::engine_text(raw);
-        text::check(t, dialect, at + skipped)?;
+    let (raw, padded) = r.read_string_padded()?;
+    if check && !text::ascii_padded(padded) {
+        check_slow(raw, r.offset() - padded.len(), dialect)?;
     }
     Ok(())
 }
 
-/// The number of real components of a math type, or `None` for other types.
-fn real_components(ty: VariantType) -> Option<usize> {
-    use VariantType as T;
-    Some(match ty {
-        T::Vector2 => 2,
-        T::Rect2 | T::Vector4 | T::Plane | T::Quaternion => 4,
-        T::Vector3 => 3,
-        T::Transform2D | T::Aabb => 6,
-        T::Basis => 9,
-        T::Transform3D => 12,
-        T::Projection => 16,
-        _ => return None,
-    })
+/// The exact check of string bytes `raw` at absolute offset `at` that are not all ASCII:
+/// returns their engine text.
+#[inline(never)]
+fn check_slow(raw: &[u8], at: usize, dialect: Dialect) -> Result<&[u8]> {
+    let (t, skipped) = text::engine_text(raw);
+    text::check(t, dialect, at + skipped)?;
+    Ok(t)
 }
 
 /// Reads the head of the value at the cursor: its header and every part whose size is known
 /// from it and its length words (all of a scalar, string, math type, NodePath or fixed-size
 /// packed array; the type info and count of a container). Leaves the cursor after the value, or
 /// at the first element of a container / PackedStringArray, whose [`Body`] remains to be walked.
-/// With `check`, strings read here are checked by the dialect's UTF-8 rules.
-// Inlined into the walks in optimised builds: returning the view through memory cost ~30%
-// of validate's time (store-forwarding stalls). Debug builds keep the smaller walk frame.
+/// With `check`, strings read here are checked by the dialect's UTF-8 rules. A value at a depth
+/// greater than the limit is an error at its header.
 #[cfg_attr(debug_assertions, inline)]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn head<'a>(
@@ -210,137 +187,140 @@ pub(crate) fn head<'a>(
     opts: &ReadOptions,
     check: bool,
 ) -> Result<Head<'a>> {
-    use VariantType as T;
-    let start = r.pos();
-    let offset = r.offset();
     if depth > opts.max_depth {
-        return Err(Error::new(
-            ErrorKind::DepthExceeded {
-                limit: opts.max_depth,
-            },
-            offset,
-        ));
+        return Err(too_deep(r, opts));
     }
+    head_at(r, opts, check)
+}
+
+/// The depth error for a value at the cursor.
+#[cold]
+#[inline(never)]
+pub(crate) fn too_deep(r: &Reader<'_>, opts: &ReadOptions) -> Error {
+    Error::new(
+        ErrorKind::DepthExceeded {
+            limit: opts.max_depth,
+        },
+        r.offset(),
+    )
+}
+
+/// [`head`] without the depth check: for walks that check the depth of a container's values
+/// once, before the first.
+// Inlined into the walks in optimised builds: returning the view through memory cost ~30%
+// of validate's time (store-forwarding stalls). Debug builds keep the smaller walk frame.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -> Result<Head<'a>> {
+    let at = r.rest();
     let header = r.read_u32()?;
-    let id = header & 0xFF;
     let dialect = opts.dialect;
-    let Some(ty) = dialect.type_of(id) else {
-        return Err(Error::new(ErrorKind::UnknownType { id }, offset));
-    };
-    let wide = header & FLAG_64 != 0;
+    // One table load tells the type and what follows its header.
+    let l = dialect.layout(header);
+    let wide = (header >> 16) as usize & 1;
     let mut count = 0u32;
     let mut has_body = false;
-    match ty {
-        T::Nil | T::Callable => {}
-        T::Bool => r.skip(4)?,
-        T::Int | T::Float => r.skip(if wide { 8 } else { 4 })?,
-        T::String | T::StringName => skip_string(r, dialect, check)?,
-        T::Vector2i => r.skip(8)?,
-        T::Vector3i => r.skip(12)?,
-        T::Rect2i | T::Vector4i | T::Color => r.skip(16)?,
-        T::NodePath => {
-            NodePathRef::skip(r, dialect, check)?;
-        }
-        T::Rid => {
-            if dialect == Dialect::Godot4 {
-                r.skip(8)?;
-            }
-        }
-        T::Object => {
-            if wide {
-                r.skip(8)?;
-            } else {
-                if !opts.allow_objects {
-                    return Err(Error::new(ErrorKind::ObjectsNotAllowed, offset));
-                }
-                let class = read_string(r, dialect, check)?;
-                if !class.is_empty() {
-                    // A negative property count reads as none, as in the engine.
-                    count = r.read_i32()?.max(0) as u32;
-                    has_body = true;
-                }
-            }
-        }
-        T::Signal => {
-            skip_string(r, dialect, check)?;
-            r.skip(8)?;
-        }
-        T::Array | T::Dictionary => {
-            if dialect == Dialect::Godot4 {
-                let kinds = if ty == T::Array { 1 } else { 2 };
-                for k in 0..kinds {
-                    let kind = (header >> (16 + 2 * k)) & 3;
-                    if kind != 0 {
-                        read_container_type(r, kind, opts, check)?;
-                    }
-                }
+    match l.shape {
+        Shape::Fixed => r.skip(usize::from(l.size[wide]))?,
+        Shape::Str => skip_string(r, dialect, check)?,
+        Shape::Array | Shape::Dictionary => {
+            // Godot 4 typed containers: a type-info entry per non-zero 2-bit kind.
+            let kinds = if l.shape == Shape::Array { 0x3 } else { 0xF };
+            if header >> 16 & kinds != 0 && dialect == Dialect::Godot4 {
+                skip_container_types(r, header, l.shape, opts, check)?;
             }
             count = r.read_count()?;
             has_body = true;
         }
-        T::PackedByteArray => {
+        Shape::Packed => {
+            let n = r.read_len()?;
+            r.read_elements(n, usize::from(l.size[wide]))?;
+        }
+        Shape::Strings => {
+            // A negative count reads as an empty array, as in the engine.
+            count = r.read_i32()?.max(0) as u32;
+            has_body = true;
+        }
+        Shape::Object => {
+            if let Some(n) = object_head(r, header, opts, check)? {
+                count = n;
+                has_body = true;
+            }
+        }
+        Shape::Bytes => {
             let n = r.read_len()?;
             r.skip(n)?;
             // The engine does not require the padding of the last value in a buffer.
             let pad = (pad4(n) - n).min(r.remaining());
             r.skip(pad)?;
         }
-        T::PackedInt32Array | T::PackedFloat32Array => skip_elements(r, 4)?,
-        T::PackedInt64Array | T::PackedFloat64Array => skip_elements(r, 8)?,
-        T::PackedVector2Array => skip_elements(
-            r,
-            if wide && dialect == Dialect::Godot4 {
-                16
-            } else {
-                8
-            },
-        )?,
-        T::PackedVector3Array => skip_elements(
-            r,
-            if wide && dialect == Dialect::Godot4 {
-                24
-            } else {
-                12
-            },
-        )?,
-        T::PackedVector4Array => skip_elements(r, if wide { 32 } else { 16 })?,
-        T::PackedColorArray => skip_elements(r, 16)?,
-        T::PackedStringArray => {
-            // A negative count reads as an empty array, as in the engine.
-            count = r.read_i32()?.max(0) as u32;
-            has_body = true;
+        Shape::NodePath => NodePathRef::skip(r, dialect, check)?,
+        Shape::Signal => {
+            skip_string(r, dialect, check)?;
+            r.skip(8)?;
         }
-        _ => {
-            // Real-valued math types.
-            let n = real_components(ty).unwrap_or(0);
-            let size = if wide && dialect == Dialect::Godot4 {
-                8
-            } else {
-                4
-            };
-            r.skip(n * size)?;
-        }
+        Shape::Unknown => return Err(unknown_type(r, header)),
     }
-    let body_at = r.pos() - start;
-    let data = if has_body {
-        r.data().get(start..).unwrap_or(&[])
-    } else {
-        r.since(start)
-    };
+    let data = if has_body { at } else { r.since(at) };
     Ok(Head {
         data,
-        offset,
+        offset: r.offset() - (at.len() - r.remaining()),
         header,
-        ty,
+        ty: l.ty,
         sized: !has_body,
-        body_at: body_at as u32,
+        body_at: (at.len() - r.remaining()) as u32,
         count,
     })
 }
 
-fn skip_elements(r: &mut Reader<'_>, size: usize) -> Result<()> {
-    let n = r.read_len()?;
-    r.read_elements(n, size).map(drop)
+/// The error for the unknown type id of `header`, just read.
+#[cold]
+#[inline(never)]
+fn unknown_type(r: &Reader<'_>, header: u32) -> Error {
+    Error::new(ErrorKind::UnknownType { id: header & 0xFF }, r.offset() - 4)
+}
+
+/// The rest of an Object's head after its `header`: nothing for an instance id, else (objects
+/// allowed) the class name and, unless it is empty (a null object), the property count.
+#[inline(never)]
+fn object_head(
+    r: &mut Reader<'_>,
+    header: u32,
+    opts: &ReadOptions,
+    check: bool,
+) -> Result<Option<u32>> {
+    if header & FLAG_64 != 0 {
+        r.skip(8)?;
+        return Ok(None);
+    }
+    if !opts.allow_objects {
+        return Err(Error::new(ErrorKind::ObjectsNotAllowed, r.offset() - 4));
+    }
+    let class = read_string(r, opts.dialect, check)?;
+    if class.is_empty() {
+        return Ok(None);
+    }
+    // A negative property count reads as none, as in the engine.
+    Ok(Some(r.read_i32()?.max(0) as u32))
+}
+
+/// Skips the type info of a Godot 4 typed Array or Dictionary.
+#[inline(never)]
+fn skip_container_types(
+    r: &mut Reader<'_>,
+    header: u32,
+    shape: Shape,
+    opts: &ReadOptions,
+    check: bool,
+) -> Result<()> {
+    let kinds = if shape == Shape::Array { 1 } else { 2 };
+    for k in 0..kinds {
+        let kind = (header >> (16 + 2 * k)) & 3;
+        if kind != 0 {
+            read_container_type(r, kind, opts, check)?;
+        }
+    }
+    Ok(())
 }
 
 /// Reads one container type-info entry of the given kind (bits of the header), checking the

@@ -161,6 +161,124 @@ const fn ids_of<const N: usize>(table: &[VariantType; N]) -> [u8; 39] {
     ids
 }
 
+
+/// How the bytes after a value's header are laid out: what reading its head does. One
+/// [`Layout`] per type id and dialect, in [`LAYOUTS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A payload of [`Layout::size`] bytes (Nil, bool, int, float, the math types, Color,
+    /// RID, Callable).
+    Fixed,
+    /// A §5 string (String, StringName).
+    Str,
+    /// An Array: (Godot 4) type info selected by header bits 16–17, a count, the elements.
+    Array,
+    /// A Dictionary: (Godot 4) type info selected by header bits 16–19, a count, the pairs.
+    Dictionary,
+    /// An Object: an instance id (64-bit flag), or a class name and its properties.
+    Object,
+    /// A count and as many elements of [`Layout::size`] bytes.
+    Packed,
+    /// A PackedByteArray: a length, the bytes, padding (optional at the end of the input).
+    Bytes,
+    /// A PackedStringArray: a count and as many strings.
+    Strings,
+    /// A NodePath.
+    NodePath,
+    /// A Signal: a name and an object id.
+    Signal,
+    /// A type id the dialect does not have.
+    Unknown,
+}
+
+/// What the header of one type id means in one dialect: its type, the [`Shape`] of what
+/// follows, and the payload (or element) size without and with the 64-bit flag.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    pub(crate) ty: VariantType,
+    pub(crate) shape: Shape,
+    /// Bytes of a [`Fixed`](Shape::Fixed) payload or of one [`Packed`](Shape::Packed) element,
+    /// indexed by the header's 64-bit flag: the two differ exactly when the flag applies.
+    pub(crate) size: [u8; 2],
+}
+
+impl Layout {
+    const UNKNOWN: Layout = Layout {
+        ty: T::Nil,
+        shape: Shape::Unknown,
+        size: [0, 0],
+    };
+
+    /// The layout of `ty` in `dialect`.
+    const fn of(ty: VariantType, dialect: Dialect) -> Layout {
+        let g4 = matches!(dialect, Dialect::Godot4);
+        // Real components: f32, or f64 under the 64-bit flag in Godot 4 only.
+        const fn reals(n: u8, g4: bool) -> [u8; 2] {
+            if g4 {
+                [4 * n, 8 * n]
+            } else {
+                [4 * n, 4 * n]
+            }
+        }
+        let (shape, size) = match ty {
+            T::Nil | T::Callable => (Shape::Fixed, [0, 0]),
+            T::Bool => (Shape::Fixed, [4, 4]),
+            T::Int | T::Float => (Shape::Fixed, [4, 8]),
+            T::String | T::StringName => (Shape::Str, [0, 0]),
+            T::Vector2 => (Shape::Fixed, reals(2, g4)),
+            T::Vector2i => (Shape::Fixed, [8, 8]),
+            T::Rect2 | T::Vector4 | T::Plane | T::Quaternion => (Shape::Fixed, reals(4, g4)),
+            T::Rect2i | T::Vector4i | T::Color => (Shape::Fixed, [16, 16]),
+            T::Vector3 => (Shape::Fixed, reals(3, g4)),
+            T::Vector3i => (Shape::Fixed, [12, 12]),
+            T::Transform2D | T::Aabb => (Shape::Fixed, reals(6, g4)),
+            T::Basis => (Shape::Fixed, reals(9, g4)),
+            T::Transform3D => (Shape::Fixed, reals(12, g4)),
+            T::Projection => (Shape::Fixed, reals(16, g4)),
+            // A Godot 3 RID carries no payload.
+            T::Rid => (Shape::Fixed, if g4 { [8, 8] } else { [0, 0] }),
+            T::NodePath => (Shape::NodePath, [0, 0]),
+            T::Object => (Shape::Object, [0, 0]),
+            T::Signal => (Shape::Signal, [0, 0]),
+            T::Dictionary => (Shape::Dictionary, [0, 0]),
+            T::Array => (Shape::Array, [0, 0]),
+            T::PackedByteArray => (Shape::Bytes, [1, 1]),
+            T::PackedInt32Array | T::PackedFloat32Array => (Shape::Packed, [4, 4]),
+            T::PackedInt64Array | T::PackedFloat64Array => (Shape::Packed, [8, 8]),
+            T::PackedStringArray => (Shape::Strings, [0, 0]),
+            T::PackedVector2Array => (Shape::Packed, reals(2, g4)),
+            T::PackedVector3Array => (Shape::Packed, reals(3, g4)),
+            T::PackedColorArray => (Shape::Packed, [16, 16]),
+            T::PackedVector4Array => (Shape::Packed, [16, 32]),
+        };
+        Layout { ty, shape, size }
+    }
+
+    /// Whether the 64-bit flag changes the payload of this type.
+    #[inline]
+    pub(crate) fn flag_applies(&self) -> bool {
+        self.size[0] != self.size[1]
+    }
+}
+
+/// Every header's low byte to its layout, for one dialect's id table.
+const fn layouts<const N: usize>(table: &[VariantType; N], dialect: Dialect) -> [Layout; 256] {
+    let mut out = [Layout::UNKNOWN; 256];
+    let mut id = 0;
+    while id < N {
+        out[id] = Layout::of(table[id], dialect);
+        id += 1;
+    }
+    out
+}
+
+/// The layouts of every header byte, per dialect (indexed by `Dialect as usize`): one load
+/// per header, no bounds check.
+static LAYOUTS: [[Layout; 256]; 2] = [
+    layouts(&GODOT4, Dialect::Godot4),
+    layouts(&GODOT3, Dialect::Godot3),
+];
+
 static GODOT4_IDS: [u8; 39] = ids_of(&GODOT4);
 static GODOT3_IDS: [u8; 39] = ids_of(&GODOT3);
 
@@ -171,6 +289,12 @@ impl Dialect {
             Dialect::Godot4 => &GODOT4,
             Dialect::Godot3 => &GODOT3,
         }
+    }
+
+    /// The layout of the type whose id is the low byte of `header` (unknown ids included).
+    #[inline(always)]
+    pub(crate) fn layout(self, header: u32) -> Layout {
+        LAYOUTS[self as usize][(header & 0xFF) as usize]
     }
 
     /// The type a wire type id (the low byte of a header) stands for in this dialect.

@@ -4,11 +4,14 @@
 //! beginning of a container (with its count and type info), the name of an object's property,
 //! every other value (sized, exactly its bytes), and the end of a container. It checks
 //! everything [`validate`](crate::validate()) checks — bounds, strings, type ids, depth, the
-//! object policy and the `script` property rule — because `validate` *is* a walker that
-//! ignores its events. It never recurses on the native stack and, within the engine's depth
-//! limit, never allocates: the open containers are kept in an inline stack of
-//! [`ENGINE_MAX_DEPTH`] frames (only a depth limit raised beyond the engine's spills the frames
-//! below onto the heap, 8 bytes a level).
+//! object policy and the `script` property rule — because `validate` runs the same walk and
+//! ignores its events. It never recurses on the native stack. A walker is small (a few hundred
+//! bytes: cheap to make and to move) and keeps the open containers of the first
+//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, 8 bytes a
+//! level, bounded by the depth limit. The walks that produce no events —
+//! [`validate`](crate::validate()), [`Walker::next_value`], [`Walker::skip_container`],
+//! [`Walker::finish`] and every sizing walk of the lazy views — keep their frames on the native
+//! stack and never allocate within the engine's depth limit ([`ENGINE_MAX_DEPTH`]).
 //!
 //! [`validate`](crate::validate()), [`VariantRef::to_owned`], the text, JSON and tree
 //! printers, `stats` and the serde deserializer all run on it, each in one linear pass:
@@ -41,7 +44,7 @@ use core::iter::FusedIterator;
 use arrayvec::ArrayVec;
 
 use crate::error::Result;
-use crate::head::{check_script, head, skip_strings, Body, Head};
+use crate::head::{check_script, head, head_at, read_string, skip_strings, too_deep, Body, Head};
 use crate::reader::Reader;
 use crate::text::{self, Text};
 use crate::types::{Dialect, ReadOptions, ENGINE_MAX_DEPTH};
@@ -92,7 +95,7 @@ impl Frame {
         kind: Kind::Array,
     };
 
-    /// The frame of the container whose head `h` was just read (`None` for other values).
+    /// The frame of a container with `count` elements / pairs / properties.
     #[inline(always)]
     fn of(count: u32, body: Body) -> Frame {
         match body {
@@ -113,36 +116,125 @@ impl Frame {
     }
 }
 
-/// The frames below the innermost one: inline up to the engine's depth limit, on the heap
-/// beyond it (only reachable with a depth limit raised past the engine's).
-#[derive(Clone, Debug, Default)]
-struct Stack {
-    remaining: ArrayVec<u32, { ENGINE_MAX_DEPTH as usize }>,
-    kinds: ArrayVec<Kind, { ENGINE_MAX_DEPTH as usize }>,
+/// The frames of the event-free walks: on the native stack, `N` of them inline, the rest on
+/// the heap (only past `N` levels, with a depth limit raised beyond the engine's).
+struct Frames<const N: usize> {
+    inline: ArrayVec<Frame, N>,
     spill: Vec<Frame>,
 }
 
-impl Stack {
-    #[inline]
-    fn push(&mut self, f: Frame) {
-        if self.spill.is_empty() && !self.remaining.is_full() {
-            self.remaining.push(f.remaining);
-            self.kinds.push(f.kind);
-        } else {
-            self.spill.push(f);
+impl<const N: usize> Frames<N> {
+    #[inline(always)]
+    fn new() -> Self {
+        Frames {
+            inline: ArrayVec::new_const(),
+            spill: Vec::new(),
         }
     }
 
-    #[inline]
+    #[inline(always)]
+    fn push(&mut self, f: Frame) {
+        if self.spill.is_empty() && !self.inline.is_full() {
+            self.inline.push(f);
+        } else {
+            self.push_spill(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_spill(&mut self, f: Frame) {
+        self.spill.push(f);
+    }
+
+    /// The frame pushed last; `None` when empty.
+    #[inline(always)]
+    fn pop(&mut self) -> Option<Frame> {
+        if self.spill.is_empty() {
+            self.inline.pop()
+        } else {
+            self.spill.pop()
+        }
+    }
+}
+
+/// A walker's frames below the innermost, 4 bytes each: the remaining count in the low 31
+/// bits and whether the container is an object in bit 31. A count that does not fit (a
+/// dictionary of 2^30 pairs or more, which leaves 2^31 keys and values or more) is kept in
+/// `big`, its frame holding [`Stack::BIG`]. The first [`Walker::INLINE_DEPTH`] frames are inline;
+/// deeper ones spill to the heap, which is reserved up to the depth limit (at most the
+/// engine's) at the first spill: one allocation of at most 4 KiB for any input the engine
+/// reads.
+#[derive(Clone, Debug)]
+struct Stack {
+    inline: ArrayVec<u32, { Walker::INLINE_DEPTH }>,
+    spill: Vec<u32>,
+    big: Vec<u32>,
+}
+
+impl Stack {
+    const OBJECT: u32 = 1 << 31;
+    const BIG: u32 = Stack::OBJECT - 1;
+
+    #[inline(always)]
+    fn new() -> Stack {
+        Stack {
+            inline: ArrayVec::new_const(),
+            spill: Vec::new(),
+            big: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, f: Frame, max_depth: u32) {
+        let object = if f.kind == Kind::Object {
+            Stack::OBJECT
+        } else {
+            0
+        };
+        let word = if f.remaining < Stack::BIG {
+            f.remaining | object
+        } else {
+            self.big.push(f.remaining);
+            Stack::BIG | object
+        };
+        if self.spill.is_empty() && !self.inline.is_full() {
+            self.inline.push(word);
+        } else {
+            self.push_spill(word, max_depth);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_spill(&mut self, word: u32, max_depth: u32) {
+        if self.spill.capacity() == 0 {
+            let limit = max_depth.min(ENGINE_MAX_DEPTH) as usize + 1;
+            self.spill
+                .reserve_exact(limit.saturating_sub(Walker::INLINE_DEPTH).max(1));
+        }
+        self.spill.push(word);
+    }
+
+    /// The frame pushed last (the walker pops only what it pushed).
+    #[inline(always)]
     fn pop(&mut self) -> Frame {
-        if let Some(f) = self.spill.pop() {
-            return f;
+        let word = match self.spill.pop() {
+            Some(w) => w,
+            None => self.inline.pop().unwrap_or(0),
+        };
+        let mut remaining = word & Stack::BIG;
+        if remaining == Stack::BIG {
+            remaining = self.big.pop().unwrap_or(Stack::BIG);
         }
-        match (self.remaining.pop(), self.kinds.pop()) {
-            (Some(remaining), Some(kind)) => Frame { remaining, kind },
-            // Unreachable: pops match pushes (the walker counts its open containers).
-            _ => Frame::NONE,
-        }
+        // An object or an array: dictionaries walk as arrays (the walker tells them apart
+        // only by objects' property names).
+        let kind = if word & Stack::OBJECT != 0 {
+            Kind::Object
+        } else {
+            Kind::Array
+        };
+        Frame { remaining, kind }
     }
 }
 
@@ -164,57 +256,56 @@ enum State {
 pub struct Walker<'a> {
     r: Reader<'a>,
     opts: ReadOptions,
-    /// Whether strings and the script rule are checked (always, but for crate-internal sizing
-    /// walks whose strings are checked when they are read).
-    check: bool,
     /// The depth of the walk's top value.
     base: u32,
     state: State,
-    /// How many containers are open.
-    open: u32,
-    /// The innermost open container (meaningful while `open > 0`).
-    top: Frame,
     /// Whether the name of the innermost object's next property has been read.
     named: bool,
     /// Whether the next value is a Godot 4 `script` property.
     script: bool,
+    /// How many containers are open.
+    open: u32,
+    /// The innermost open container (meaningful while `open > 0`).
+    top: Frame,
     /// The absolute offset of the last property name's bytes.
     name_at: usize,
+    /// The open containers below the innermost one.
     stack: Stack,
 }
 
 impl<'a> Walker<'a> {
+    /// How many levels of open containers a walker keeps inline; deeper levels take 8 bytes
+    /// each on the heap while they are open (the event-free walks never allocate within the
+    /// engine's depth limit).
+    pub const INLINE_DEPTH: usize = 32;
+
     /// A walker over the one value at the start of `bytes` (bytes after it are not read; see
-    /// [`offset`](Walker::offset) for where it ended).
+    /// [`offset`](Walker::offset) for where it ended). O(1): nothing is read until stepped.
+    #[inline]
     pub fn new(bytes: &'a [u8], opts: &ReadOptions) -> Walker<'a> {
-        Walker::at(Reader::new(bytes, 0), 0, *opts, true)
+        Walker::at(Reader::new(bytes, 0), 0, *opts)
     }
 
     /// A walker over the value `v` (re-reading its head, so that everything in it is checked),
     /// with its depth and options. Offsets stay those of the whole input.
+    #[inline]
     pub fn from_value(v: VariantRef<'a>) -> Walker<'a> {
-        Walker::at(
-            Reader::new(v.h.data, v.h.offset),
-            v.depth(),
-            v.options(),
-            true,
-        )
+        Walker::at(Reader::new(v.h.data, v.h.offset), v.depth(), v.options())
     }
 
-    #[inline]
-    fn at(r: Reader<'a>, base: u32, opts: ReadOptions, check: bool) -> Walker<'a> {
+    #[inline(always)]
+    fn at(r: Reader<'a>, base: u32, opts: ReadOptions) -> Walker<'a> {
         Walker {
             r,
             opts,
-            check,
             base,
             state: State::Start,
-            open: 0,
-            top: Frame::NONE,
             named: false,
             script: false,
+            open: 0,
+            top: Frame::NONE,
             name_at: 0,
-            stack: Stack::default(),
+            stack: Stack::new(),
         }
     }
 
@@ -328,43 +419,27 @@ impl<'a> Walker<'a> {
 
     // ----- the steps -----
 
-    /// Walks on without events until only `target` containers are open (`target < open`).
-    ///
-    /// The same walk as [`step`](Walker::step), with the cursor and the innermost frame in
-    /// locals: what `validate` and every sizing walk run, one value per iteration.
+    /// Walks on without events until only `target` containers are open (`target < open`):
+    /// each open container is finished by the event-free walk ([`skip_rest`]), then popped.
     fn skip_until(&mut self, target: u32) -> Result<()> {
-        // One copy of the loop per checking mode, so that the check is decided at compile time.
-        if self.check {
-            self.skip_until_with::<true>(target)
-        } else {
-            self.skip_until_with::<false>(target)
-        }
-    }
-
-    #[inline(always)]
-    fn skip_until_with<const CHECK: bool>(&mut self, target: u32) -> Result<()> {
-        let mut r = self.r;
-        let mut top = self.top;
-        let mut open = self.open;
-        let res = run::<CHECK>(
-            &mut r,
-            &mut top,
-            &mut open,
-            &mut self.stack,
-            Pending {
-                named: self.named,
-                script: self.script,
-            },
-            self.base,
-            &self.opts,
-            target,
-        );
-        self.r = r;
-        self.top = top;
-        self.open = open;
+        let mut pending = Pending {
+            named: self.named,
+            script: self.script,
+        };
         self.named = false;
         self.script = false;
-        if res.is_err() || open == 0 {
+        let res = loop {
+            let depth = self.base + self.open;
+            if let Err(e) = skip_rest::<true>(&mut self.r, self.top, pending, depth, &self.opts) {
+                break Err(e);
+            }
+            pending = Pending::NONE;
+            self.pop();
+            if self.open == target {
+                break Ok(());
+            }
+        };
+        if res.is_err() {
             self.state = State::Done;
         }
         res
@@ -372,14 +447,13 @@ impl<'a> Walker<'a> {
 
     #[inline(always)]
     fn step(&mut self) -> Result<Option<Event<'a>>> {
-        match self.state {
-            State::Running => {}
-            State::Start => {
-                self.state = State::Done;
-                let h = head(&mut self.r, self.base, &self.opts, self.check)?;
-                return self.value(h, self.base).map(Some);
+        if self.state != State::Running {
+            if self.state == State::Done {
+                return Ok(None);
             }
-            State::Done => return Ok(None),
+            self.state = State::Done;
+            let h = head(&mut self.r, self.base, &self.opts, true)?;
+            return self.value(h, self.base).map(Some);
         }
         if self.top.remaining == 0 {
             self.pop();
@@ -388,9 +462,7 @@ impl<'a> Walker<'a> {
         if self.top.kind == Kind::Object && !self.named {
             let (raw, at) = self.r.read_string_raw()?;
             let (t, skipped) = text::engine_text(raw);
-            if self.check {
-                text::check(t, self.opts.dialect, at + skipped)?;
-            }
+            text::check(t, self.opts.dialect, at + skipped)?;
             self.script = is_script(t, &self.opts);
             self.named = true;
             self.name_at = at;
@@ -399,7 +471,7 @@ impl<'a> Walker<'a> {
         self.top.remaining -= 1;
         self.named = false;
         let depth = self.base + self.open;
-        let h = head(&mut self.r, depth, &self.opts, self.check)?;
+        let h = head(&mut self.r, depth, &self.opts, true)?;
         if self.script {
             self.script = false;
             check_script(h)?;
@@ -413,7 +485,7 @@ impl<'a> Walker<'a> {
         match h.body() {
             None => Ok(Event::Value(VariantRef::new(h, depth, self.opts))),
             Some(Body::Strings) => {
-                skip_strings(&mut self.r, h.count, self.opts.dialect, self.check)?;
+                skip_strings(&mut self.r, h.count, self.opts.dialect, true)?;
                 let len = self.r.offset() - h.offset;
                 Ok(Event::Value(VariantRef::new(
                     h.sized_to(len),
@@ -431,7 +503,7 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     fn push(&mut self, f: Frame) {
         if self.open > 0 {
-            self.stack.push(self.top);
+            self.stack.push(self.top, self.opts.max_depth);
         }
         self.top = f;
         self.open += 1;
@@ -468,53 +540,85 @@ struct Pending {
     script: bool,
 }
 
-/// The loop of [`Walker::skip_until`], on locals: walks on until only `target` containers are
-/// open. Each pass of the outer loop reads the values of the innermost container until it
-/// ends or a nested container opens.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn run<const CHECK: bool>(
+impl Pending {
+    const NONE: Pending = Pending {
+        named: false,
+        script: false,
+    };
+}
+
+/// The event-free walk under `validate` and every skip: walks the rest of the open container
+/// `top`, whose values are at `depth`, and returns once it is complete. Nested containers are
+/// kept in frames on the native stack (no allocation within the engine's depth limit). Each
+/// pass of the outer loop reads the values of the innermost container until it ends or a
+/// nested container opens; the depth of a container's values is checked once, before the
+/// first (an object's after each property name, which comes first).
+#[inline(never)]
+fn skip_rest<const CHECK: bool>(
     r: &mut Reader<'_>,
-    top: &mut Frame,
-    open: &mut u32,
-    stack: &mut Stack,
+    mut top: Frame,
     mut pending: Pending,
-    base: u32,
+    mut depth: u32,
     opts: &ReadOptions,
-    target: u32,
 ) -> Result<()> {
+    let mut stack: Frames<{ ENGINE_MAX_DEPTH as usize }> = Frames::new();
     'outer: loop {
-        let depth = base + *open;
-        while top.remaining > 0 {
-            top.remaining -= 1;
-            if top.kind == Kind::Object {
-                if !pending.named {
-                    pending.script = read_name(r, opts, CHECK)?;
+        if top.remaining > 0 {
+            if top.kind != Kind::Object {
+                if depth > opts.max_depth {
+                    return Err(too_deep(r, opts));
                 }
-                pending.named = false;
-            }
-            let h = head(r, depth, opts, CHECK)?;
-            if pending.script {
-                pending.script = false;
-                check_script(h)?;
-            }
-            match h.body() {
-                None => {}
-                Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
-                Some(body) => {
-                    stack.push(*top);
-                    *top = Frame::of(h.count, body);
-                    *open += 1;
-                    continue 'outer;
+                loop {
+                    top.remaining -= 1;
+                    let h = head_at(r, opts, CHECK)?;
+                    match h.body() {
+                        None => {}
+                        Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
+                        Some(body) => {
+                            stack.push(top);
+                            top = Frame::of(h.count, body);
+                            depth += 1;
+                            continue 'outer;
+                        }
+                    }
+                    if top.remaining == 0 {
+                        break;
+                    }
+                }
+            } else {
+                loop {
+                    top.remaining -= 1;
+                    if !pending.named {
+                        pending.script = read_name(r, opts, CHECK)?;
+                    }
+                    pending.named = false;
+                    let h = head(r, depth, opts, CHECK)?;
+                    if pending.script {
+                        pending.script = false;
+                        check_script(h)?;
+                    }
+                    match h.body() {
+                        None => {}
+                        Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
+                        Some(body) => {
+                            stack.push(top);
+                            top = Frame::of(h.count, body);
+                            depth += 1;
+                            continue 'outer;
+                        }
+                    }
+                    if top.remaining == 0 {
+                        break;
+                    }
                 }
             }
         }
-        *open -= 1;
-        if *open > 0 {
-            *top = stack.pop();
-        }
-        if *open == target {
-            return Ok(());
+        match stack.pop() {
+            Some(f) => {
+                top = f;
+                depth -= 1;
+            }
+            None => return Ok(()),
         }
     }
 }
@@ -529,11 +633,7 @@ fn is_script(t: &[u8], opts: &ReadOptions) -> bool {
 /// `script` property.
 #[inline]
 fn read_name(r: &mut Reader<'_>, opts: &ReadOptions, check: bool) -> Result<bool> {
-    let (raw, at) = r.read_string_raw()?;
-    let (t, skipped) = text::engine_text(raw);
-    if check {
-        text::check(t, opts.dialect, at + skipped)?;
-    }
+    let t = read_string(r, opts.dialect, check)?;
     Ok(is_script(t, opts))
 }
 
@@ -552,29 +652,19 @@ pub(crate) fn skip_body<'a>(
     match h.body() {
         None => Ok(()),
         Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, check),
-        Some(body) => walk_container(r, h, body, depth, opts, check),
+        Some(body) => {
+            let top = Frame::of(h.count, body);
+            if check {
+                skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts)
+            } else {
+                skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts)
+            }
+        }
     }
 }
 
-/// The container case of [`skip_body`], out of line: it is the only one that needs a walker
-/// (and its frame stack) on the native stack.
-#[inline(never)]
-fn walk_container<'a>(
-    r: &mut Reader<'a>,
-    h: &Head<'a>,
-    body: Body,
-    depth: u32,
-    opts: &ReadOptions,
-    check: bool,
-) -> Result<()> {
-    let mut w = Walker::at(*r, depth, *opts, check);
-    w.push(Frame::of(h.count, body));
-    w.skip_until(0)?;
-    *r = w.r;
-    Ok(())
-}
-
 /// Validates one value at the cursor, leaving the cursor after it.
+#[inline]
 pub(crate) fn validate_at(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
     let h = head(r, depth, opts, true)?;
     skip_body(r, &h, depth, opts, true)
