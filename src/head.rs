@@ -36,8 +36,8 @@ pub(crate) struct Head<'a> {
     pub(crate) header: u32,
     /// The type the header names in the dialect.
     pub(crate) ty: VariantType,
-    /// Whether `data` is exactly the value (false while a body remains to be walked).
-    pub(crate) sized: bool,
+    /// The body still to walk after the head (`None`: `data` is exactly the value).
+    body: Option<Body>,
     /// Where the elements (or the object's properties, or the strings) start, within `data`.
     pub(crate) body_at: u32,
     /// The element / pair / property / string count of a container or PackedStringArray.
@@ -48,10 +48,13 @@ impl<'a> Head<'a> {
     /// The body still to walk, if the size is not yet known.
     #[inline(always)]
     pub(crate) fn body(&self) -> Option<Body> {
-        if self.sized {
-            return None;
-        }
-        Body::of(self.ty)
+        self.body
+    }
+
+    /// Whether `data` is exactly the value (false while a body remains to be walked).
+    #[inline(always)]
+    pub(crate) fn sized(&self) -> bool {
+        self.body.is_none()
     }
 
     /// A cursor at the first element / property / string of the body.
@@ -66,23 +69,9 @@ impl<'a> Head<'a> {
     pub(crate) fn sized_to(self, len: usize) -> Head<'a> {
         Head {
             data: self.data.get(..len).unwrap_or(self.data),
-            sized: true,
+            body: None,
             ..self
         }
-    }
-}
-
-impl Body {
-    /// The body a value of type `ty` has after its head, if any.
-    #[inline(always)]
-    pub(crate) fn of(ty: VariantType) -> Option<Body> {
-        Some(match ty {
-            VariantType::Array => Body::Array,
-            VariantType::Dictionary => Body::Dictionary,
-            VariantType::Object => Body::Object,
-            VariantType::PackedStringArray => Body::Strings,
-            _ => return None,
-        })
     }
 }
 
@@ -188,20 +177,20 @@ pub(crate) fn head<'a>(
     check: bool,
 ) -> Result<Head<'a>> {
     if depth > opts.max_depth {
-        return Err(too_deep(r, opts));
+        return Err(too_deep(r.offset(), opts));
     }
     head_at(r, opts, check)
 }
 
-/// The depth error for a value at the cursor.
+/// The depth error for a value at absolute offset `at`.
 #[cold]
 #[inline(never)]
-pub(crate) fn too_deep(r: &Reader<'_>, opts: &ReadOptions) -> Error {
+pub(crate) fn too_deep(at: usize, opts: &ReadOptions) -> Error {
     Error::new(
         ErrorKind::DepthExceeded {
             limit: opts.max_depth,
         },
-        r.offset(),
+        at,
     )
 }
 
@@ -217,34 +206,37 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
     let dialect = opts.dialect;
     // One table load tells the type and what follows its header.
     let l = dialect.layout(header);
-    let wide = (header >> 16) as usize & 1;
     let mut count = 0u32;
-    let mut has_body = false;
+    let mut body = None;
     match l.shape {
-        Shape::Fixed => r.skip(usize::from(l.size[wide]))?,
+        Shape::Fixed => r.skip(l.size(header))?,
         Shape::Str => skip_string(r, dialect, check)?,
         Shape::Array | Shape::Dictionary => {
             // Godot 4 typed containers: a type-info entry per non-zero 2-bit kind.
             let kinds = if l.shape == Shape::Array { 0x3 } else { 0xF };
             if header >> 16 & kinds != 0 && dialect == Dialect::Godot4 {
-                skip_container_types(r, header, l.shape, opts, check)?;
+                out_of_line(r, |r| skip_container_types(r, header, l.shape, opts, check))?;
             }
             count = r.read_count()?;
-            has_body = true;
+            body = Some(if l.shape == Shape::Array {
+                Body::Array
+            } else {
+                Body::Dictionary
+            });
         }
         Shape::Packed => {
             let n = r.read_len()?;
-            r.read_elements(n, usize::from(l.size[wide]))?;
+            r.read_elements(n, l.size(header))?;
         }
         Shape::Strings => {
             // A negative count reads as an empty array, as in the engine.
             count = r.read_i32()?.max(0) as u32;
-            has_body = true;
+            body = Some(Body::Strings);
         }
         Shape::Object => {
-            if let Some(n) = object_head(r, header, opts, check)? {
+            if let Some(n) = out_of_line(r, |r| object_head(r, header, opts, check))? {
                 count = n;
-                has_body = true;
+                body = Some(Body::Object);
             }
         }
         Shape::Bytes => {
@@ -254,30 +246,43 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
             let pad = (pad4(n) - n).min(r.remaining());
             r.skip(pad)?;
         }
-        Shape::NodePath => NodePathRef::skip(r, dialect, check)?,
+        Shape::NodePath => out_of_line(r, |r| NodePathRef::skip(r, dialect, check))?,
         Shape::Signal => {
             skip_string(r, dialect, check)?;
             r.skip(8)?;
         }
-        Shape::Unknown => return Err(unknown_type(r, header)),
+        Shape::Unknown => return Err(unknown_type(r.offset() - 4, header)),
     }
-    let data = if has_body { at } else { r.since(at) };
+    let data = if body.is_some() { at } else { r.since(at) };
     Ok(Head {
         data,
         offset: r.offset() - (at.len() - r.remaining()),
         header,
         ty: l.ty,
-        sized: !has_body,
+        body,
         body_at: (at.len() - r.remaining()) as u32,
         count,
     })
 }
 
-/// The error for the unknown type id of `header`, just read.
+/// Runs `f`, a function that is not inlined, on a copy of the cursor: the cursor's own address
+/// does not escape, so that the walks keep it in registers.
+#[inline(always)]
+pub(crate) fn out_of_line<'a, T>(
+    r: &mut Reader<'a>,
+    f: impl FnOnce(&mut Reader<'a>) -> Result<T>,
+) -> Result<T> {
+    let mut copy = *r;
+    let res = f(&mut copy);
+    *r = copy;
+    res
+}
+
+/// The error for the unknown type id of `header`, at absolute offset `at`.
 #[cold]
 #[inline(never)]
-fn unknown_type(r: &Reader<'_>, header: u32) -> Error {
-    Error::new(ErrorKind::UnknownType { id: header & 0xFF }, r.offset() - 4)
+fn unknown_type(at: usize, header: u32) -> Error {
+    Error::new(ErrorKind::UnknownType { id: header & 0xFF }, at)
 }
 
 /// The rest of an Object's head after its `header`: nothing for an instance id, else (objects

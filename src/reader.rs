@@ -91,13 +91,14 @@ impl<'a> Reader<'a> {
         from.get(..n).unwrap_or(from)
     }
 
-    #[cold]
-    #[inline(never)]
+    /// The error for `needed` bytes at the cursor, fewer being left. (The offset is passed by
+    /// value: a cursor whose address never escapes stays in registers.)
+    #[inline(always)]
     pub(crate) fn eof(&self, needed: usize) -> Error {
-        Error::eof(self.offset(), needed.saturating_sub(self.remaining()))
+        eof_at(self.offset(), needed, self.remaining())
     }
 
-    #[cold]
+    #[inline(always)]
     pub(crate) fn error_here(&self, kind: ErrorKind) -> Error {
         Error::new(kind, self.offset())
     }
@@ -215,8 +216,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The error for the negative length `v` just read.
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     fn negative(&self, v: i32) -> Error {
         Error::new(ErrorKind::NegativeLength { value: v }, self.offset() - 4)
     }
@@ -261,6 +261,12 @@ impl<'a> Reader<'a> {
             None => Err(self.error_here(ErrorKind::LengthOverflow)),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn eof_at(at: usize, needed: usize, left: usize) -> Error {
+    Error::eof(at, needed.saturating_sub(left))
 }
 
 /// `n` rounded up to a multiple of 4 (no overflow for `n` < 2^31, all a length field can hold).

@@ -194,6 +194,7 @@ pub(crate) enum Shape {
 /// What the header of one type id means in one dialect: its type, the [`Shape`] of what
 /// follows, and the payload (or element) size without and with the 64-bit flag.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(4))]
 pub(crate) struct Layout {
     pub(crate) ty: VariantType,
     pub(crate) shape: Shape,
@@ -252,6 +253,14 @@ impl Layout {
             T::PackedVector4Array => (Shape::Packed, [16, 32]),
         };
         Layout { ty, shape, size }
+    }
+
+    /// The payload (or element) size for this `header`, by its 64-bit flag.
+    #[inline(always)]
+    pub(crate) fn size(&self, header: u32) -> usize {
+        // Without a load through memory: the two sizes as one word, shifted by 8 * flag.
+        let both = u16::from_le_bytes(self.size);
+        usize::from((both >> ((header >> 13) & 8)) as u8)
     }
 
     /// Whether the 64-bit flag changes the payload of this type.

@@ -86,7 +86,7 @@ impl<'a> VariantRef<'a> {
     /// sub-tree unchanged with these. For a container whose end is not yet known this walks it
     /// (without allocating) and reports the first structural error.
     pub fn raw(&self) -> Result<&'a [u8]> {
-        if self.h.sized {
+        if self.h.sized() {
             return Ok(self.h.data);
         }
         let mut r = self.h.body_reader();

@@ -44,7 +44,9 @@ use core::iter::FusedIterator;
 use arrayvec::ArrayVec;
 
 use crate::error::Result;
-use crate::head::{check_script, head, head_at, read_string, skip_strings, too_deep, Body, Head};
+use crate::head::{
+    check_script, head, head_at, out_of_line, read_string, skip_strings, too_deep, Body, Head,
+};
 use crate::reader::Reader;
 use crate::text::{self, Text};
 use crate::types::{Dialect, ReadOptions, ENGINE_MAX_DEPTH};
@@ -556,6 +558,21 @@ impl Pending {
 #[inline(never)]
 fn skip_rest<const CHECK: bool>(
     r: &mut Reader<'_>,
+    top: Frame,
+    pending: Pending,
+    depth: u32,
+    opts: &ReadOptions,
+) -> Result<()> {
+    // The cursor in a local, so that it lives in registers.
+    let mut local = *r;
+    let res = skip_rest_in::<CHECK>(&mut local, top, pending, depth, opts);
+    *r = local;
+    res
+}
+
+#[inline(always)]
+fn skip_rest_in<const CHECK: bool>(
+    r: &mut Reader<'_>,
     mut top: Frame,
     mut pending: Pending,
     mut depth: u32,
@@ -566,7 +583,7 @@ fn skip_rest<const CHECK: bool>(
         if top.remaining > 0 {
             if top.kind != Kind::Object {
                 if depth > opts.max_depth {
-                    return Err(too_deep(r, opts));
+                    return Err(too_deep(r.offset(), opts));
                 }
                 loop {
                     top.remaining -= 1;
@@ -589,7 +606,7 @@ fn skip_rest<const CHECK: bool>(
                 loop {
                     top.remaining -= 1;
                     if !pending.named {
-                        pending.script = read_name(r, opts, CHECK)?;
+                        pending.script = out_of_line(r, |r| read_name(r, opts, CHECK))?;
                     }
                     pending.named = false;
                     let h = head(r, depth, opts, CHECK)?;
@@ -631,7 +648,7 @@ fn is_script(t: &[u8], opts: &ReadOptions) -> bool {
 
 /// Reads a property name, checking its text with `check`; returns whether it names the Godot 4
 /// `script` property.
-#[inline]
+#[inline(never)]
 fn read_name(r: &mut Reader<'_>, opts: &ReadOptions, check: bool) -> Result<bool> {
     let t = read_string(r, opts.dialect, check)?;
     Ok(is_script(t, opts))
@@ -679,7 +696,7 @@ pub(crate) fn read_value<'a>(
     opts: &ReadOptions,
 ) -> Result<VariantRef<'a>> {
     let h = head(r, depth, opts, false)?;
-    if h.sized {
+    if h.sized() {
         return Ok(VariantRef::new(h, depth, *opts));
     }
     skip_body(r, &h, depth, opts, false)?;

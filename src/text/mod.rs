@@ -135,27 +135,31 @@ pub(crate) fn engine_text(raw: &[u8]) -> (&[u8], usize) {
     }
 }
 
-/// Whether `b` (a string's bytes with their padding, a multiple of 4 long) is all ASCII, a
-/// word at a time: the fast path of string checks (keys and names are short ASCII).
+/// Whether `b` (a string's bytes with their padding, a multiple of 4 long) is all ASCII, in
+/// at most four word loads up to 32 bytes (overlapping, from both ends): the fast path of
+/// string checks, as keys and names are short ASCII.
 #[inline(always)]
 pub(crate) fn ascii_padded(b: &[u8]) -> bool {
-    if b.len() > 32 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    let word = |c: Option<&[u8; 8]>| c.map_or(HIGH, |c| u64::from_le_bytes(*c));
+    let half = |c: Option<&[u8; 4]>| c.map_or(HIGH, |c| u64::from(u32::from_le_bytes(*c)));
+    let any = if n > 16 {
+        if n > 32 {
+            return b.is_ascii();
+        }
+        let mid = b.get(8..).and_then(<[u8]>::first_chunk::<8>);
+        let mid2 = b.get(..n - 8).and_then(<[u8]>::last_chunk::<8>);
+        word(b.first_chunk()) | word(mid) | word(mid2) | word(b.last_chunk())
+    } else if n >= 8 {
+        word(b.first_chunk()) | word(b.last_chunk())
+    } else if n >= 4 {
+        half(b.first_chunk()) | half(b.last_chunk())
+    } else {
+        // Never from the reader (padded lengths are multiples of 4).
         return b.is_ascii();
-    }
-    let mut acc = 0u64;
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
-        acc |= <[u8; 8]>::try_from(w).map_or(u64::MAX, u64::from_le_bytes);
-    }
-    let rest = words.remainder();
-    for w in rest.chunks_exact(4) {
-        acc |= <[u8; 4]>::try_from(w).map_or(u64::MAX, |w| u64::from(u32::from_le_bytes(w)));
-    }
-    // A length that is not a multiple of 4 (never from the reader): check the tail bytewise.
-    for &c in rest.chunks_exact(4).remainder() {
-        acc |= u64::from(c);
-    }
-    acc & 0x8080_8080_8080_8080 == 0
+    };
+    any & HIGH == 0
 }
 
 /// Checks `text` (already BOM-stripped and NUL-cut) against the dialect's rules. `at` is the
