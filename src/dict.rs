@@ -5,13 +5,13 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
-use crate::head::head;
+use crate::head::{head, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::text::engine_text;
-use crate::types::VariantType;
+use crate::text::{engine_text, BOM};
+use crate::types::{Shape, VariantType};
 use crate::value::VariantRef;
-use crate::walker::{read_value, skip_body, skip_value};
+use crate::walker::{read_value, skip_body, skip_one, skip_value};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
@@ -175,30 +175,21 @@ impl<'a> DictionaryRef<'a> {
     }
 
     fn find<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
-        let mut r: Reader<'a> = self.value.body_reader();
-        let depth = self.value.depth() + 1;
-        let opts = self.value.options();
         // A string key without NUL or leading BOM equals an encoded string key exactly when
         // their bytes are equal, or when the encoded text only differs by what the engine
         // strips: compared in place, without making views of the keys passed.
-        let plain = key
-            .as_str_key()
-            .filter(|s| !s.as_bytes().contains(&0) && !s.starts_with('\u{FEFF}'))
-            .filter(|_| depth <= opts.max_depth);
+        if let Some(s) = key.as_str_key() {
+            let s = s.as_bytes();
+            if s.iter().all(|&b| b != 0) && !s.starts_with(BOM) {
+                return self.find_str(s, first);
+            }
+        }
+        let mut r: Reader<'a> = self.value.body_reader();
+        let depth = self.value.depth() + 1;
+        let opts = self.value.options();
         let mut found = None;
         for _ in 0..self.value.h.count {
-            let hit = match plain {
-                Some(s) => match string_key(&mut r, &opts) {
-                    Some(raw) => {
-                        let raw = raw?;
-                        raw == s.as_bytes()
-                            || (raw.len() > s.len() && engine_text(raw).0 == s.as_bytes())
-                    }
-                    None => key.matches(&read_value(&mut r, depth, &opts)?)?,
-                },
-                None => key.matches(&read_value(&mut r, depth, &opts)?)?,
-            };
-            if hit {
+            if key.matches(&read_value(&mut r, depth, &opts)?)? {
                 let h = head(&mut r, depth, &opts, false)?;
                 let v = VariantRef::new(h, depth, opts);
                 if first {
@@ -212,22 +203,93 @@ impl<'a> DictionaryRef<'a> {
         }
         Ok(found)
     }
+
+    /// [`find`](DictionaryRef::find) for the string key `s` (no NUL, no leading BOM): each
+    /// String or StringName key is compared in place, its length first; any other key is
+    /// skipped as a value is.
+    fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
+        let mut r: Reader<'a> = self.value.body_reader();
+        let depth = self.value.depth() + 1;
+        let opts = self.value.options_ref();
+        let count = self.value.h.count;
+        if count > 0 && depth > opts.max_depth {
+            return Err(too_deep(r.offset(), opts));
+        }
+        let mut found = None;
+        for _ in 0..count {
+            let hit = match r.peek_u32() {
+                Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
+                    r.skip(4)?;
+                    let (raw, _) = r.read_string_padded()?;
+                    key_eq(raw, s)
+                }
+                _ => {
+                    skip_one(&mut r, depth, opts)?;
+                    false
+                }
+            };
+            if hit {
+                let h = head(&mut r, depth, opts, false)?;
+                let v = VariantRef::new(h, depth, *opts);
+                if first {
+                    return Ok(Some(v));
+                }
+                found = Some(v);
+                skip_body(&mut r, &h, depth, opts, false)?;
+            } else {
+                skip_one(&mut r, depth, opts)?;
+            }
+        }
+        Ok(found)
+    }
 }
 
-/// If the value at `r` is a String or StringName, reads it and returns its raw bytes; `None`
-/// (reading nothing) for any other value.
+/// Whether the engine text of the string bytes `raw` is `s` (no NUL, no leading BOM): equal
+/// bytes; or `s` and a NUL (the engine cuts the text there); or either after a BOM.
 #[inline(always)]
-fn string_key<'a>(r: &mut Reader<'a>, opts: &crate::ReadOptions) -> Option<Result<&'a [u8]>> {
-    let header = r.peek_u32()?;
-    let ty = opts.dialect.type_of(header & 0xFF)?;
-    if !matches!(ty, VariantType::String | VariantType::StringName) {
-        return None;
+fn key_eq(raw: &[u8], s: &[u8]) -> bool {
+    let n = s.len();
+    match raw.len().cmp(&n) {
+        core::cmp::Ordering::Equal => bytes_eq(raw, s),
+        core::cmp::Ordering::Less => false,
+        core::cmp::Ordering::Greater => {
+            (raw.get(n) == Some(&0) && raw.get(..n).is_some_and(|p| bytes_eq(p, s)))
+                || (raw.starts_with(BOM) && key_eq_engine(raw, s))
+        }
     }
-    Some(
-        r.skip(4)
-            .and_then(|()| r.read_string_raw())
-            .map(|(raw, _)| raw),
-    )
+}
+
+#[cold]
+#[inline(never)]
+fn key_eq_engine(raw: &[u8], s: &[u8]) -> bool {
+    engine_text(raw).0 == s
+}
+
+/// `a == b`, without a call for the short slices keys are: two overlapping word compares up
+/// to 16 bytes.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |x: &[u8], from: usize| {
+        x.get(from..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map(|c| u64::from_le_bytes(*c))
+    };
+    let w4 = |x: &[u8], from: usize| {
+        x.get(from..)
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map(|c| u32::from_le_bytes(*c))
+    };
+    match n {
+        0 => true,
+        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
+        4..=8 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        9..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 impl<'a> IntoIterator for DictionaryRef<'a> {

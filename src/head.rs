@@ -209,7 +209,6 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
     let mut count = 0u32;
     let mut body = None;
     match l.shape {
-        Shape::Fixed => r.skip(l.size(header))?,
         Shape::Str => skip_string(r, dialect, check)?,
         Shape::Array | Shape::Dictionary => {
             // Godot 4 typed containers: a type-info entry per non-zero 2-bit kind.
@@ -252,6 +251,7 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
             r.skip(8)?;
         }
         Shape::Unknown => return Err(unknown_type(r.offset() - 4, header)),
+        fixed => skip_fixed(r, fixed)?,
     }
     let data = if body.is_some() { at } else { r.since(at) };
     Ok(Head {
@@ -263,6 +263,33 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
         body_at: (at.len() - r.remaining()) as u32,
         count,
     })
+}
+
+/// Skips the payload of a fixed-size shape: by a constant in each branch, so that the next read
+/// does not wait for the size. Other shapes skip nothing.
+#[inline(always)]
+pub(crate) fn skip_fixed(r: &mut Reader<'_>, shape: Shape) -> Result<()> {
+    match shape {
+        Shape::F4 => r.skip(4),
+        Shape::F8 => r.skip(8),
+        Shape::F12 => r.skip(12),
+        Shape::F16 => r.skip(16),
+        Shape::F24 => r.skip(24),
+        Shape::F32 => r.skip(32),
+        Shape::F36 => r.skip(36),
+        Shape::F48 => r.skip(48),
+        Shape::F64 => r.skip(64),
+        Shape::F72 => r.skip(72),
+        Shape::F96 => r.skip(96),
+        Shape::F128 => r.skip(128),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `shape` is a fixed-size payload.
+#[inline(always)]
+pub(crate) fn is_fixed(shape: Shape) -> bool {
+    (shape as u8) <= (Shape::F128 as u8)
 }
 
 /// Runs `f`, a function that is not inlined, on a copy of the cursor: the cursor's own address

@@ -70,6 +70,12 @@ impl<'a> VariantRef<'a> {
         self.opts
     }
 
+    /// The options the value was read with, by reference.
+    #[inline(always)]
+    pub(crate) fn options_ref(&self) -> &ReadOptions {
+        &self.opts
+    }
+
     /// The dialect the value was read with.
     #[inline]
     pub fn dialect(&self) -> Dialect {

@@ -45,11 +45,12 @@ use arrayvec::ArrayVec;
 
 use crate::error::Result;
 use crate::head::{
-    check_script, head, head_at, out_of_line, read_string, skip_strings, too_deep, Body, Head,
+    check_script, head, head_at, is_fixed, out_of_line, read_string, skip_fixed, skip_strings,
+    too_deep, Body, Head,
 };
 use crate::reader::Reader;
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, ENGINE_MAX_DEPTH};
+use crate::types::{Dialect, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// One step of a walk; see [`Walker::next_event`].
@@ -671,10 +672,11 @@ pub(crate) fn skip_body<'a>(
         Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, check),
         Some(body) => {
             let top = Frame::of(h.count, body);
+            // On a copy of the cursor: the caller's stays in registers.
             if check {
-                skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts)
+                out_of_line(r, |r| skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts))
             } else {
-                skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts)
+                out_of_line(r, |r| skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts))
             }
         }
     }
@@ -707,6 +709,47 @@ pub(crate) fn read_value<'a>(
 /// Skips one whole value at the cursor.
 #[inline]
 pub(crate) fn skip_value(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
-    let h = head(r, depth, opts, false)?;
+    if depth > opts.max_depth {
+        return Err(too_deep(r.offset(), opts));
+    }
+    skip_one(r, depth, opts)
+}
+
+/// Skips one whole value at the cursor, at `depth` (which the caller checked), its strings
+/// unchecked. Fixed-size values and strings are skipped inline; anything else out of line, on
+/// a copy of the cursor.
+#[inline(always)]
+pub(crate) fn skip_one(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
+    if let Some(header) = r.peek_u32() {
+        let l = opts.dialect.layout(header);
+        match l.shape {
+            Shape::Str => {
+                r.skip(4)?;
+                return r.read_string_padded().map(drop);
+            }
+            fixed if is_fixed(fixed) => {
+                r.skip(4)?;
+                return skip_fixed(r, fixed);
+            }
+            _ => {}
+        }
+    }
+    out_of_line(r, |r| skip_other(r, depth, opts))
+}
+
+/// The other cases of [`skip_one`].
+#[inline(never)]
+fn skip_other(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
+    let h = head_at(r, opts, false)?;
     skip_body(r, &h, depth, opts, false)
+}
+
+/// Skips `n` whole values at the cursor, at `depth`, their strings unchecked: the event-free
+/// walk over them as over the elements of an array.
+pub(crate) fn skip_values(r: &mut Reader<'_>, n: u32, depth: u32, opts: &ReadOptions) -> Result<()> {
+    let top = Frame {
+        remaining: n,
+        kind: Kind::Array,
+    };
+    skip_rest::<false>(r, top, Pending::NONE, depth, opts)
 }
