@@ -5,11 +5,11 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
-use crate::head::{head, too_deep};
+use crate::head::{head, plain_string, skip_plain, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::{engine_text, BOM};
-use crate::types::{Shape, VariantType};
+use crate::types::{layout_index, Layout, Shape, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{read_value, skip_body, skip_one, skip_value};
 
@@ -216,7 +216,23 @@ impl<'a> DictionaryRef<'a> {
             return Err(too_deep(r.offset(), opts));
         }
         let mut found = None;
-        for _ in 0..count {
+        let mut left = count;
+        while left > 0 {
+            if first {
+                // The plain pairs (a string key, a fixed or string value) on the slice; the
+                // first other pair, if any, the exact way below.
+                let (taken, rest_left, hit) = scan_plain(r.rest(), left, s, opts.dialect.layouts());
+                r.advance(taken);
+                left = rest_left;
+                if hit {
+                    let h = head(&mut r, depth, opts, false)?;
+                    return Ok(Some(VariantRef::new(h, depth, *opts)));
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+            left -= 1;
             let hit = match r.peek_u32() {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
                     r.skip(4)?;
@@ -244,6 +260,37 @@ impl<'a> DictionaryRef<'a> {
     }
 }
 
+/// Walks the plain pairs at the start of `rest` (`left` of them at most): a String or
+/// StringName key, compared with `s`, and a fixed-size or string value. Stops at the first
+/// pair that is not plain (or is cut short), or at the key equal to `s`: returns the bytes
+/// taken (whole pairs, and the matching key), the pairs left (the matching one not counted),
+/// and whether a key matched. Depths and errors are the caller's: nothing here fails.
+#[inline(always)]
+fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (usize, u32, bool) {
+    let all = rest.len();
+    let mut rest = rest;
+    while left > 0 {
+        let Some((h, after)) = rest.split_first_chunk::<4>() else {
+            break;
+        };
+        if table[layout_index(u32::from_le_bytes(*h))].shape != Shape::Str {
+            break;
+        }
+        let Some((raw, after)) = plain_string::<false>(after) else {
+            break;
+        };
+        if key_eq(raw, s) {
+            return (all - after.len(), left - 1, true);
+        }
+        let Some(after) = skip_plain::<false>(after, table) else {
+            break;
+        };
+        rest = after;
+        left -= 1;
+    }
+    (all - rest.len(), left, false)
+}
+
 /// Whether the engine text of the string bytes `raw` is `s` (no NUL, no leading BOM): equal
 /// bytes; or `s` and a NUL (the engine cuts the text there); or either after a BOM.
 #[inline(always)]
@@ -252,14 +299,17 @@ fn key_eq(raw: &[u8], s: &[u8]) -> bool {
     match raw.len().cmp(&n) {
         core::cmp::Ordering::Equal => bytes_eq(raw, s),
         core::cmp::Ordering::Less => false,
+        // Longer: only text cut at a NUL right after `s`, or after a BOM, can be `s`.
         core::cmp::Ordering::Greater => {
-            (raw.get(n) == Some(&0) && raw.get(..n).is_some_and(|p| bytes_eq(p, s)))
-                || (raw.starts_with(BOM) && key_eq_engine(raw, s))
+            if raw.first() == BOM.first() {
+                key_eq_engine(raw, s)
+            } else {
+                raw.get(n) == Some(&0) && raw.get(..n).is_some_and(|p| bytes_eq(p, s))
+            }
         }
     }
 }
 
-#[cold]
 #[inline(never)]
 fn key_eq_engine(raw: &[u8], s: &[u8]) -> bool {
     engine_text(raw).0 == s

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
+use crate::types::{layout_index, Dialect, Layout, ReadOptions, Shape, VariantType, FLAG_64};
 
 /// What still has to be walked after a value's head: the body of a container or of a
 /// PackedStringArray, whose size is not known from its header.
@@ -284,6 +284,59 @@ pub(crate) fn skip_fixed(r: &mut Reader<'_>, shape: Shape) -> Result<()> {
         Shape::F128 => r.skip(128),
         _ => Ok(()),
     }
+}
+
+/// The plain cases of skipping one value, on a slice: a fixed payload, or a string whose text
+/// is plain ASCII when `CHECK`. `None` for anything else, input too short included: the caller
+/// then reads that value the exact way, which reports any error. (Reading nothing through a
+/// cursor, it counts nothing: the caller moves its cursor past what it took.)
+#[inline(always)]
+pub(crate) fn skip_plain<'a, const CHECK: bool>(
+    rest: &'a [u8],
+    table: &[Layout; 512],
+) -> Option<&'a [u8]> {
+    let (h, after) = rest.split_first_chunk::<4>()?;
+    let header = u32::from_le_bytes(*h);
+    match table[layout_index(header)].shape {
+        Shape::Str => plain_string::<CHECK>(after).map(|(_, rest)| rest),
+        Shape::F0 => Some(after),
+        Shape::F4 => after.get(4..),
+        Shape::F8 => after.get(8..),
+        Shape::F12 => after.get(12..),
+        Shape::F16 => after.get(16..),
+        Shape::F24 => after.get(24..),
+        Shape::F32 => after.get(32..),
+        Shape::F36 => after.get(36..),
+        Shape::F48 => after.get(48..),
+        Shape::F64 => after.get(64..),
+        Shape::F72 => after.get(72..),
+        Shape::F96 => after.get(96..),
+        Shape::F128 => after.get(128..),
+        _ => None,
+    }
+}
+
+/// The plain case of a §5 string at the start of `b` (its length word, bytes and padding): its
+/// bytes and what follows, or `None` (short input, a negative length, text that is not plain
+/// ASCII when `CHECK`). The padded size of a short string is a constant of the branch its
+/// length predicts.
+#[inline(always)]
+pub(crate) fn plain_string<const CHECK: bool>(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (l, after) = b.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*l) as usize;
+    let (padded, rest) = match len {
+        0 => after.split_at_checked(0)?,
+        1..=4 => after.split_at_checked(4)?,
+        5..=8 => after.split_at_checked(8)?,
+        9..=12 => after.split_at_checked(12)?,
+        13..=16 => after.split_at_checked(16)?,
+        _ if len <= i32::MAX as usize => after.split_at_checked(pad4(len))?,
+        _ => return None,
+    };
+    if CHECK && !text::ascii_padded(padded) {
+        return None;
+    }
+    Some((padded.get(..len)?, rest))
 }
 
 /// Whether `shape` is a fixed-size payload.

@@ -54,6 +54,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn new(data: &'a [u8], base: usize) -> Reader<'a> {
         Reader {
             rest: data,
+            // Saturating: `offset` (end - unread) never underflows, whatever `base`.
             end: base.saturating_add(data.len()),
             base,
         }
@@ -114,6 +115,14 @@ impl<'a> Reader<'a> {
             }
             None => Err(self.eof(n)),
         }
+    }
+
+    /// Moves past the next `n` bytes, which the caller read from [`rest`](Reader::rest)
+    /// (`n` is at most what is left).
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or(&[]);
+        counted(n);
     }
 
     /// Moves to the absolute offset `to`, ahead of the cursor, whose bytes another cursor has
@@ -241,7 +250,26 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub(crate) fn read_string_padded(&mut self) -> Result<(&'a [u8], &'a [u8])> {
         let len = self.read_len()?;
-        let padded = pad4(len);
+        // Short strings (keys, names) take the padded size as a constant of the branch their
+        // length predicts, so that the next read does not wait for the length loaded from
+        // memory (the lengths of a packet's keys repeat from packet to packet).
+        match len {
+            0 => self.take_padded::<0>(len),
+            1..=4 => self.take_padded::<4>(len),
+            5..=8 => self.take_padded::<8>(len),
+            9..=12 => self.take_padded::<12>(len),
+            13..=16 => self.take_padded::<16>(len),
+            _ => self.take_padded_n(len, pad4(len)),
+        }
+    }
+
+    #[inline(always)]
+    fn take_padded<const P: usize>(&mut self, len: usize) -> Result<(&'a [u8], &'a [u8])> {
+        self.take_padded_n(len, P)
+    }
+
+    #[inline(always)]
+    fn take_padded_n(&mut self, len: usize, padded: usize) -> Result<(&'a [u8], &'a [u8])> {
         match self.rest.split_at_checked(padded) {
             Some((bytes, rest)) => {
                 self.rest = rest;

@@ -161,7 +161,6 @@ const fn ids_of<const N: usize>(table: &[VariantType; N]) -> [u8; 39] {
     ids
 }
 
-
 /// How the bytes after a value's header are laid out: what reading its head does. One
 /// [`Layout`] per type id, 64-bit flag and dialect, in [`LAYOUTS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -326,6 +325,13 @@ const fn layouts<const N: usize>(table: &[VariantType; N], dialect: Dialect) -> 
     out
 }
 
+/// Where the layout of `header` is in a dialect's table: its low byte, plus 256 with the 64-bit
+/// flag.
+#[inline(always)]
+pub(crate) fn layout_index(header: u32) -> usize {
+    ((header & 0xFF) | ((header >> 8) & 0x100)) as usize
+}
+
 /// The layouts of every header byte and 64-bit flag, per dialect (indexed by
 /// `Dialect as usize`): one load per header, no bounds check.
 static LAYOUTS: [[Layout; 512]; 2] = [
@@ -349,8 +355,13 @@ impl Dialect {
     /// (unknown ids included).
     #[inline(always)]
     pub(crate) fn layout(self, header: u32) -> Layout {
-        let index = (header & 0xFF) | ((header >> 8) & 0x100);
-        LAYOUTS[self as usize][index as usize]
+        self.layouts()[layout_index(header)]
+    }
+
+    /// This dialect's layouts, indexed by [`layout_index`].
+    #[inline(always)]
+    pub(crate) fn layouts(self) -> &'static [Layout; 512] {
+        &LAYOUTS[self as usize]
     }
 
     /// The type a wire type id (the low byte of a header) stands for in this dialect.

@@ -674,9 +674,13 @@ pub(crate) fn skip_body<'a>(
             let top = Frame::of(h.count, body);
             // On a copy of the cursor: the caller's stays in registers.
             if check {
-                out_of_line(r, |r| skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts))
+                out_of_line(r, |r| {
+                    skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts)
+                })
             } else {
-                out_of_line(r, |r| skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts))
+                out_of_line(r, |r| {
+                    skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts)
+                })
             }
         }
     }
@@ -746,7 +750,12 @@ fn skip_other(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> 
 
 /// Skips `n` whole values at the cursor, at `depth`, their strings unchecked: the event-free
 /// walk over them as over the elements of an array.
-pub(crate) fn skip_values(r: &mut Reader<'_>, n: u32, depth: u32, opts: &ReadOptions) -> Result<()> {
+pub(crate) fn skip_values(
+    r: &mut Reader<'_>,
+    n: u32,
+    depth: u32,
+    opts: &ReadOptions,
+) -> Result<()> {
     let top = Frame {
         remaining: n,
         kind: Kind::Array,
