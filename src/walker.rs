@@ -5,10 +5,10 @@
 //! every other value (sized, exactly its bytes), and the end of a container. It checks
 //! everything [`validate`](crate::validate()) checks — bounds, strings, type ids, depth, the
 //! object policy and the `script` property rule — because `validate` runs the same walk and
-//! ignores its events. It never recurses on the native stack. A walker is small (a few hundred
-//! bytes: cheap to make and to move) and keeps the open containers of the first
-//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, 8 bytes a
-//! level, bounded by the depth limit. The walks that produce no events —
+//! ignores its events. It never recurses on the native stack. A walker is small (256 bytes:
+//! cheap to make and to move) and keeps the open containers of the first
+//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, 4 bytes
+//! a level, in one allocation up to the engine's depth limit. The walks that produce no events —
 //! [`validate`](crate::validate()), [`Walker::next_value`], [`Walker::skip_container`],
 //! [`Walker::finish`] and every sizing walk of the lazy views — keep their frames on the native
 //! stack and never allocate within the engine's depth limit ([`ENGINE_MAX_DEPTH`]).
@@ -276,10 +276,14 @@ pub struct Walker<'a> {
     stack: Stack,
 }
 
+// Cheap to make and to move (serde's deserializer holds one by value): a few cache lines.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Walker<'static>>() <= 256);
+
 impl<'a> Walker<'a> {
-    /// How many levels of open containers a walker keeps inline; deeper levels take 8 bytes
-    /// each on the heap while they are open (the event-free walks never allocate within the
-    /// engine's depth limit).
+    /// How many levels of open containers a walker keeps inline (besides the innermost); the
+    /// first container opened deeper reserves 4 bytes a level on the heap up to the engine's
+    /// depth limit (the event-free walks never allocate within that limit).
     pub const INLINE_DEPTH: usize = 32;
 
     /// A walker over the one value at the start of `bytes` (bytes after it are not read; see
