@@ -418,4 +418,67 @@ mod tests {
         assert!(d.get("po").unwrap().is_none());
         let _ = ReadOptions::new();
     }
+
+    /// A Godot 4 string value (id 4, or 21 for a StringName) of raw bytes `b`.
+    fn string(id: u8, b: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = alloc::vec![id, 0, 0, 0];
+        v.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        v.extend_from_slice(b);
+        v.resize(v.len().next_multiple_of(4), 0);
+        v
+    }
+
+    #[test]
+    fn string_keys_compare_as_the_engine_reads_them() {
+        // Keys the engine reads as "key" (a BOM stripped, text cut at a NUL, a StringName),
+        // keys it does not ("keys", "ke", "xey", "\u{FEFF}\u{FEFF}key"), a non-string key,
+        // a container value: each paired with its index as an int value.
+        let keys: [&[u8]; 9] = [
+            b"ke",
+            b"keys",
+            b"xey",
+            b"\xEF\xBB\xBF\xEF\xBB\xBFkey",
+            b"key\0zz",
+            b"\xEF\xBB\xBFkey",
+            b"key",
+            b"\xEF\xBB\xBFk\0",
+            b"key",
+        ];
+        let mut bytes = alloc::vec![27, 0, 0, 0, 11, 0, 0, 0];
+        // 7: [] (a container value, skipped the exact way)
+        bytes.extend_from_slice(&[2, 0, 0, 0, 7, 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0]);
+        for (i, k) in keys.iter().enumerate() {
+            let id = if i == 6 { 21 } else { 4 };
+            bytes.extend_from_slice(&string(id, k));
+            bytes.extend_from_slice(&[2, 0, 0, 0, i as u8, 0, 0, 0]);
+        }
+        // A value that is not plain after a key that does not match.
+        bytes.extend_from_slice(&string(4, b"arr"));
+        bytes.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0]);
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        let at = |k: &str| d.get(k).unwrap().map(|v| v.as_i64().unwrap());
+        let last = |k: &str| d.get_last(k).unwrap().map(|v| v.as_i64().unwrap());
+        assert_eq!(at("key"), Some(4));
+        assert_eq!(last("key"), Some(8));
+        assert_eq!(at("ke"), Some(0));
+        assert_eq!(at("keys"), Some(1));
+        assert_eq!(at("\u{FEFF}key"), Some(3));
+        assert_eq!(at("k"), Some(7));
+        assert_eq!(at("ey"), None);
+        assert_eq!(at("y"), None);
+        assert_eq!(at(""), None);
+        assert_eq!(d.get(7).unwrap().unwrap().ty(), crate::VariantType::Array);
+        assert_eq!(
+            d.get("arr").unwrap().unwrap().ty(),
+            crate::VariantType::Array
+        );
+        // Cut short inside the last value: found before, an error after.
+        let cut = &bytes[..bytes.len() - 2];
+        let d = parse(cut).unwrap().as_dictionary().unwrap();
+        assert_eq!(d.get("key").unwrap().unwrap().as_i64().unwrap(), 4);
+        let e = d.get("nope").unwrap_err();
+        // The int's payload starts 2 bytes before the cut: 2 of its 4 bytes are missing.
+        assert_eq!(e.kind(), crate::ErrorKind::UnexpectedEof { needed: 2 });
+        assert_eq!(e.offset(), cut.len() - 2);
+    }
 }
