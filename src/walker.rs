@@ -45,12 +45,12 @@ use arrayvec::ArrayVec;
 
 use crate::error::Result;
 use crate::head::{
-    check_script, head, head_at, is_fixed, out_of_line, read_string, skip_fixed, skip_strings,
-    too_deep, Body, Head,
+    check_script, head, head_at, is_fixed, out_of_line, read_string, skip_fixed, skip_plain,
+    skip_strings, too_deep, Body, Head,
 };
 use crate::reader::Reader;
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, Shape, ENGINE_MAX_DEPTH};
+use crate::types::{Dialect, Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// One step of a walk; see [`Walker::next_event`].
@@ -590,7 +590,16 @@ fn skip_rest_in<const CHECK: bool>(
                 if depth > opts.max_depth {
                     return Err(too_deep(r.offset(), opts));
                 }
+                let table = opts.dialect.layouts();
                 loop {
+                    // A run of plain values on the slice; the first other value (or any
+                    // error) the exact way.
+                    let (taken, left) = skip_plain_run::<CHECK>(r.rest(), top.remaining, table);
+                    r.advance(taken);
+                    top.remaining = left;
+                    if left == 0 {
+                        break;
+                    }
                     top.remaining -= 1;
                     let h = head_at(r, opts, CHECK)?;
                     match h.body() {
@@ -643,6 +652,28 @@ fn skip_rest_in<const CHECK: bool>(
             None => return Ok(()),
         }
     }
+}
+
+/// Skips up to `n` plain values (see [`skip_plain`]) at the start of `rest`; returns the bytes
+/// taken and how many of the `n` are left.
+#[inline(always)]
+fn skip_plain_run<const CHECK: bool>(
+    rest: &[u8],
+    mut n: u32,
+    table: &[Layout; 512],
+) -> (usize, u32) {
+    let all = rest.len();
+    let mut rest = rest;
+    while n > 0 {
+        match skip_plain::<CHECK>(rest, table) {
+            Some(next) => {
+                rest = next;
+                n -= 1;
+            }
+            None => break,
+        }
+    }
+    (all - rest.len(), n)
 }
 
 /// Whether a property named `t` is the Godot 4 `script` property.
