@@ -5,7 +5,7 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
-use crate::head::{head, plain_string, skip_plain, too_deep};
+use crate::head::{head, head_at, plain_string, skip_plain, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::{engine_text, BOM};
@@ -206,33 +206,46 @@ impl<'a> DictionaryRef<'a> {
 
     /// [`find`](DictionaryRef::find) for the string key `s` (no NUL, no leading BOM): each
     /// String or StringName key is compared in place, its length first; any other key is
-    /// skipped as a value is.
+    /// skipped as a value is. The plain pairs (a string key, a fixed or string value) are
+    /// walked on the slice; from the first other pair on, the exact way
+    /// ([`find_str_from`](DictionaryRef::find_str_from)).
     fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
-        let mut r: Reader<'a> = self.value.body_reader();
+        let v = &self.value;
+        let count = v.h.count;
+        let depth = v.depth() + 1;
+        let opts = v.options_ref();
+        if first && count > 0 && depth <= opts.max_depth {
+            let mut r = v.body_reader();
+            let (taken, left, hit) = scan_plain(r.rest(), count, s, opts.dialect.layouts());
+            r.advance(taken);
+            if hit {
+                let h = head_at(&mut r, opts, false)?;
+                return Ok(Some(VariantRef::new(h, depth, *opts)));
+            }
+            if left == 0 {
+                return Ok(None);
+            }
+            return self.find_str_from(r, left, s, first);
+        }
+        self.find_str_from(v.body_reader(), count, s, first)
+    }
+
+    /// The exact walk of [`find_str`](DictionaryRef::find_str) over the `left` pairs at `r`.
+    #[inline(never)]
+    fn find_str_from(
+        &self,
+        mut r: Reader<'a>,
+        left: u32,
+        s: &[u8],
+        first: bool,
+    ) -> Result<Option<VariantRef<'a>>> {
         let depth = self.value.depth() + 1;
         let opts = self.value.options_ref();
-        let count = self.value.h.count;
-        if count > 0 && depth > opts.max_depth {
+        if left > 0 && depth > opts.max_depth {
             return Err(too_deep(r.offset(), opts));
         }
         let mut found = None;
-        let mut left = count;
-        while left > 0 {
-            if first {
-                // The plain pairs (a string key, a fixed or string value) on the slice; the
-                // first other pair, if any, the exact way below.
-                let (taken, rest_left, hit) = scan_plain(r.rest(), left, s, opts.dialect.layouts());
-                r.advance(taken);
-                left = rest_left;
-                if hit {
-                    let h = head(&mut r, depth, opts, false)?;
-                    return Ok(Some(VariantRef::new(h, depth, *opts)));
-                }
-                if left == 0 {
-                    break;
-                }
-            }
-            left -= 1;
+        for _ in 0..left {
             let hit = match r.peek_u32() {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
                     r.skip(4)?;
