@@ -89,6 +89,13 @@ pub(crate) fn skip_strings(
     Ok(())
 }
 
+/// Whether a property named `name` (engine text) is the Godot 4 `script` property, whose value
+/// [`check_script`] checks.
+#[inline(always)]
+pub(crate) fn is_script(name: &[u8], dialect: Dialect) -> bool {
+    dialect == Dialect::Godot4 && name == b"script"
+}
+
 /// The one place of the Godot 4 rule on a full object's `script` property: it must be Nil or
 /// a String holding a `res://` path (the engine loads it). `h` is the property value's head.
 #[cold]

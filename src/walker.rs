@@ -45,12 +45,12 @@ use arrayvec::ArrayVec;
 
 use crate::error::Result;
 use crate::head::{
-    check_script, head, head_at, is_fixed, out_of_line, read_string, skip_fixed, skip_plain,
-    skip_strings, too_deep, Body, Head,
+    check_script, head, head_at, is_fixed, is_script, out_of_line, read_string, skip_fixed,
+    skip_plain, skip_strings, too_deep, Body, Head,
 };
 use crate::reader::Reader;
 use crate::text::{self, Text};
-use crate::types::{Dialect, Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
+use crate::types::{Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// One step of a walk; see [`Walker::next_event`].
@@ -470,7 +470,7 @@ impl<'a> Walker<'a> {
             let (raw, at) = self.r.read_string_raw()?;
             let (t, skipped) = text::engine_text(raw);
             text::check(t, self.opts.dialect, at + skipped)?;
-            self.script = is_script(t, &self.opts);
+            self.script = is_script(t, self.opts.dialect);
             self.named = true;
             self.name_at = at;
             return Ok(Some(Event::Property(Text::new(t))));
@@ -676,18 +676,12 @@ fn skip_plain_run<const CHECK: bool>(
     (all - rest.len(), n)
 }
 
-/// Whether a property named `t` is the Godot 4 `script` property.
-#[inline(always)]
-fn is_script(t: &[u8], opts: &ReadOptions) -> bool {
-    opts.dialect == Dialect::Godot4 && t == b"script"
-}
-
 /// Reads a property name, checking its text with `check`; returns whether it names the Godot 4
 /// `script` property.
 #[inline(never)]
 fn read_name(r: &mut Reader<'_>, opts: &ReadOptions, check: bool) -> Result<bool> {
     let t = read_string(r, opts.dialect, check)?;
-    Ok(is_script(t, opts))
+    Ok(is_script(t, opts.dialect))
 }
 
 // ----- crate-internal walks -----
