@@ -286,7 +286,9 @@ fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (u
         let Some((h, after)) = rest.split_first_chunk::<4>() else {
             break;
         };
-        if table[layout_index(u32::from_le_bytes(*h))].shape != Shape::Str {
+        // A String key (id 4 in both dialects, no flags) without the table.
+        let header = u32::from_le_bytes(*h);
+        if header != 4 && table[layout_index(header)].shape != Shape::Str {
             break;
         }
         let Some((raw, after)) = plain_string::<false>(after) else {

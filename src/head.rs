@@ -304,6 +304,10 @@ pub(crate) fn skip_plain<'a, const CHECK: bool>(
 ) -> Option<&'a [u8]> {
     let (h, after) = rest.split_first_chunk::<4>()?;
     let header = u32::from_le_bytes(*h);
+    // Strings (dictionary keys, mostly: id 4 in both dialects, no flags) without the table.
+    if header == 4 {
+        return plain_string::<CHECK>(after).map(|(_, rest)| rest);
+    }
     match table[layout_index(header)].shape {
         Shape::Str => plain_string::<CHECK>(after).map(|(_, rest)| rest),
         Shape::F0 => Some(after),

@@ -703,16 +703,34 @@ pub(crate) fn skip_body<'a>(
             let top = Frame::of(h.count, body);
             // On a copy of the cursor: the caller's stays in registers.
             if check {
-                out_of_line(r, |r| {
-                    skip_rest::<true>(r, top, Pending::NONE, depth + 1, opts)
-                })
+                out_of_line(r, |r| skip_container::<true>(r, top, depth + 1, opts))
             } else {
-                out_of_line(r, |r| {
-                    skip_rest::<false>(r, top, Pending::NONE, depth + 1, opts)
-                })
+                out_of_line(r, |r| skip_container::<false>(r, top, depth + 1, opts))
             }
         }
     }
+}
+
+/// Walks the container `top` (its values at `depth`): an array or dictionary of plain values
+/// (a flat packet) on the slice alone, anything else by [`skip_rest`] from the first value that
+/// is not plain.
+#[inline(never)]
+fn skip_container<const CHECK: bool>(
+    r: &mut Reader<'_>,
+    mut top: Frame,
+    depth: u32,
+    opts: &ReadOptions,
+) -> Result<()> {
+    if top.kind != Kind::Object && depth <= opts.max_depth {
+        let table = opts.dialect.layouts();
+        let (taken, left) = skip_plain_run::<CHECK>(r.rest(), top.remaining, table);
+        r.advance(taken);
+        if left == 0 {
+            return Ok(());
+        }
+        top.remaining = left;
+    }
+    skip_rest::<CHECK>(r, top, Pending::NONE, depth, opts)
 }
 
 /// Validates one value at the cursor, leaving the cursor after it.
