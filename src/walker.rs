@@ -7,8 +7,9 @@
 //! object policy and the `script` property rule — because `validate` runs the same walk and
 //! ignores its events. It never recurses on the native stack. A walker is small (256 bytes:
 //! cheap to make and to move) and keeps the open containers of the first
-//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, 4 bytes
-//! a level, in one allocation up to the engine's depth limit. The walks that produce no events —
+//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, about 4
+//! bytes a level, reserved at once up to the engine's depth limit. The walks that produce no
+//! events —
 //! [`validate`](crate::validate()), [`Walker::next_value`], [`Walker::skip_container`],
 //! [`Walker::finish`] and every sizing walk of the lazy views — keep their frames on the native
 //! stack and never allocate within the engine's depth limit ([`ENGINE_MAX_DEPTH`]).
@@ -161,82 +162,92 @@ impl<const N: usize> Frames<N> {
     }
 }
 
-/// A walker's frames below the innermost, 4 bytes each: the remaining count in the low 31
-/// bits and whether the container is an object in bit 31. A count that does not fit (a
-/// dictionary of 2^30 pairs or more, which leaves 2^31 keys and values or more) is kept in
-/// `big`, its frame holding [`Stack::BIG`]. The first [`Walker::INLINE_DEPTH`] frames are inline;
-/// deeper ones spill to the heap, which is reserved up to the depth limit (at most the
-/// engine's) at the first spill: one allocation of at most 4 KiB for any input the engine
-/// reads.
+/// A walker's frames below the innermost: each frame's remaining count (a `u32`: at most
+/// 2^32 - 2, a dictionary counting keys and values) and, in a bitset beside, whether it is an
+/// object's. The first [`Walker::INLINE_DEPTH`] frames are inline; deeper ones spill to the
+/// heap, which is reserved up to the depth limit (at most the engine's) at the first spill:
+/// about 4 KiB for any input the engine reads.
 #[derive(Clone, Debug)]
 struct Stack {
     inline: ArrayVec<u32, { Walker::INLINE_DEPTH }>,
+    /// Bit `i`: inline frame `i` is an object's.
+    inline_objects: u32,
     spill: Vec<u32>,
-    big: Vec<u32>,
+    /// Bit `i % 32` of word `i / 32`: spilled frame `i` is an object's.
+    spill_objects: Vec<u32>,
 }
 
-impl Stack {
-    const OBJECT: u32 = 1 << 31;
-    const BIG: u32 = Stack::OBJECT - 1;
+// One bit for each inline frame.
+const _: () = assert!(Walker::INLINE_DEPTH == 32);
 
+impl Stack {
     #[inline(always)]
     fn new() -> Stack {
         Stack {
             inline: ArrayVec::new_const(),
+            inline_objects: 0,
             spill: Vec::new(),
-            big: Vec::new(),
+            spill_objects: Vec::new(),
         }
     }
 
     #[inline(always)]
     fn push(&mut self, f: Frame, max_depth: u32) {
-        let object = if f.kind == Kind::Object {
-            Stack::OBJECT
-        } else {
-            0
-        };
-        let word = if f.remaining < Stack::BIG {
-            f.remaining | object
-        } else {
-            self.big.push(f.remaining);
-            Stack::BIG | object
-        };
+        let object = f.kind == Kind::Object;
         if self.spill.is_empty() && !self.inline.is_full() {
-            self.inline.push(word);
+            let bit = 1 << self.inline.len();
+            if object {
+                self.inline_objects |= bit;
+            } else {
+                self.inline_objects &= !bit;
+            }
+            self.inline.push(f.remaining);
         } else {
-            self.push_spill(word, max_depth);
+            self.push_spill(f.remaining, object, max_depth);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn push_spill(&mut self, word: u32, max_depth: u32) {
+    fn push_spill(&mut self, remaining: u32, object: bool, max_depth: u32) {
         if self.spill.capacity() == 0 {
             let limit = max_depth.min(ENGINE_MAX_DEPTH) as usize + 1;
-            self.spill
-                .reserve_exact(limit.saturating_sub(Walker::INLINE_DEPTH).max(1));
+            let frames = limit.saturating_sub(Walker::INLINE_DEPTH).max(1);
+            self.spill.reserve_exact(frames);
+            self.spill_objects.reserve_exact(frames.div_ceil(32));
         }
-        self.spill.push(word);
+        let i = self.spill.len();
+        if i % 32 == 0 && self.spill_objects.len() == i / 32 {
+            self.spill_objects.push(0);
+        }
+        if let Some(bits) = self.spill_objects.get_mut(i / 32) {
+            let bit = 1 << (i % 32);
+            if object {
+                *bits |= bit;
+            } else {
+                *bits &= !bit;
+            }
+        }
+        self.spill.push(remaining);
     }
 
     /// The frame pushed last (the walker pops only what it pushed).
     #[inline(always)]
     fn pop(&mut self) -> Frame {
-        let word = match self.spill.pop() {
-            Some(w) => w,
-            None => self.inline.pop().unwrap_or(0),
+        let (remaining, object) = match self.spill.pop() {
+            Some(r) => {
+                let i = self.spill.len();
+                let bits = self.spill_objects.get(i / 32).copied().unwrap_or(0);
+                (r, bits >> (i % 32) & 1 != 0)
+            }
+            None => {
+                let r = self.inline.pop().unwrap_or(0);
+                (r, self.inline_objects >> self.inline.len() & 1 != 0)
+            }
         };
-        let mut remaining = word & Stack::BIG;
-        if remaining == Stack::BIG {
-            remaining = self.big.pop().unwrap_or(Stack::BIG);
-        }
         // An object or an array: dictionaries walk as arrays (the walker tells them apart
         // only by objects' property names).
-        let kind = if word & Stack::OBJECT != 0 {
-            Kind::Object
-        } else {
-            Kind::Array
-        };
+        let kind = if object { Kind::Object } else { Kind::Array };
         Frame { remaining, kind }
     }
 }
@@ -282,8 +293,8 @@ const _: () = assert!(core::mem::size_of::<Walker<'static>>() <= 256);
 
 impl<'a> Walker<'a> {
     /// How many levels of open containers a walker keeps inline (besides the innermost); the
-    /// first container opened deeper reserves 4 bytes a level on the heap up to the engine's
-    /// depth limit (the event-free walks never allocate within that limit).
+    /// first container opened deeper reserves about 4 bytes a level on the heap up to the
+    /// engine's depth limit (the event-free walks never allocate within that limit).
     pub const INLINE_DEPTH: usize = 32;
 
     /// A walker over the one value at the start of `bytes` (bytes after it are not read; see
@@ -808,4 +819,61 @@ pub(crate) fn skip_values(
         kind: Kind::Array,
     };
     skip_rest::<false>(r, top, Pending::NONE, depth, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Event;
+
+    #[test]
+    fn frames_below_the_innermost_keep_their_count_and_kind() {
+        // {[]: …} declaring 2^31 - 1 pairs, its first key an empty array (2^32 - 3 keys and
+        // values left once it ends), inside as many arrays as the walker keeps inline and more.
+        for outer in [0, Walker::INLINE_DEPTH - 1, Walker::INLINE_DEPTH + 5] {
+            let mut bytes = [28, 0, 0, 0, 1, 0, 0, 0].repeat(outer);
+            bytes.extend_from_slice(&[27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F]);
+            bytes.extend_from_slice(&[28, 0, 0, 0, 0, 0, 0, 0]);
+            let mut w = Walker::new(&bytes, &ReadOptions::new());
+            for _ in 0..outer + 2 {
+                assert!(matches!(w.next_event(), Ok(Some(Event::Begin(_)))));
+            }
+            assert_eq!(w.remaining(), 0);
+            assert!(matches!(w.next_event(), Ok(Some(Event::End))));
+            assert_eq!(w.remaining(), 0xFFFF_FFFD, "outer {outer}");
+            assert_eq!(w.depth(), outer as u32 + 1);
+        }
+    }
+
+    #[test]
+    fn objects_below_the_innermost_stay_objects() {
+        let opts = ReadOptions::new().with_full_objects(true);
+        // Node{"a": [Node{"b": 1}], "c": 2} nested inside enough arrays to spill.
+        for outer in [0, Walker::INLINE_DEPTH + 3] {
+            let mut bytes = [28, 0, 0, 0, 1, 0, 0, 0].repeat(outer);
+            let object = |props: u8| {
+                let mut b = alloc::vec![24, 0, 0, 0, 4, 0, 0, 0, b'N', b'o', b'd', b'e'];
+                b.extend_from_slice(&[props, 0, 0, 0]);
+                b
+            };
+            let name = |c: u8| [1, 0, 0, 0, c, 0, 0, 0];
+            bytes.extend_from_slice(&object(2));
+            bytes.extend_from_slice(&name(b'a'));
+            bytes.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0]);
+            bytes.extend_from_slice(&object(1));
+            bytes.extend_from_slice(&name(b'b'));
+            bytes.extend_from_slice(&[2, 0, 0, 0, 1, 0, 0, 0]);
+            bytes.extend_from_slice(&name(b'c'));
+            bytes.extend_from_slice(&[2, 0, 0, 0, 2, 0, 0, 0]);
+            let mut w = Walker::new(&bytes, &opts);
+            let mut names = alloc::vec::Vec::new();
+            while let Some(e) = w.next_event().unwrap() {
+                if let Event::Property(t) = e {
+                    names.push(t.as_str().unwrap().as_bytes()[0]);
+                }
+            }
+            assert_eq!(names, b"abc", "outer {outer}");
+            assert_eq!(w.offset(), bytes.len());
+        }
+    }
 }

@@ -340,11 +340,40 @@ fn the_walker_keeps_its_first_levels_inline() {
     let (r, allocs) = count_allocs(|| walk(&shallow));
     assert_eq!(r, (1, shallow.len()));
     assert_eq!(allocs, 0, "allocations within the inline depth");
-    // Deeper: one reservation for the levels up to the engine's limit, whatever the depth.
+    // Deeper: one reservation (counts and kinds) for the levels up to the engine's limit,
+    // whatever the depth.
     for levels in [gdvariant::Walker::INLINE_DEPTH + 2, 500, 1024] {
         let deep = nested_arrays(levels);
         let (r, allocs) = count_allocs(|| walk(&deep));
         assert_eq!(r, (1, deep.len()));
-        assert_eq!(allocs, 1, "allocations at depth {levels}");
+        assert_eq!(allocs, 2, "allocations at depth {levels}");
     }
+    // Huge declared counts change nothing (a count is 4 bytes whatever its value): a
+    // dictionary of 2^31 - 1 pairs whose first key is an array, cut short.
+    let mut huge = vec![27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F];
+    huge.extend_from_slice(&nested_arrays(3));
+    let (r, allocs) = count_allocs(|| {
+        let mut w = gdvariant::Walker::new(&huge, &opts);
+        let mut ends = 0;
+        let err = loop {
+            match w.next_event() {
+                Ok(Some(gdvariant::Event::End)) => ends += 1,
+                Ok(Some(_)) => {}
+                Ok(None) => break None,
+                Err(e) => break Some(e),
+            }
+        };
+        (ends, err.map(|e| (e.kind(), e.offset())))
+    });
+    assert_eq!(
+        r,
+        (
+            3,
+            Some((
+                gdvariant::ErrorKind::UnexpectedEof { needed: 4 },
+                huge.len()
+            ))
+        )
+    );
+    assert_eq!(allocs, 0, "allocations for a huge count");
 }
