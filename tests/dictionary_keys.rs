@@ -163,6 +163,8 @@ fn godot4_pairs() -> Vec<(&'static str, Variant, Variant, usize)> {
             1,
         ),
         ("null", Variant::Nil, Variant::Nil, 1),
+        ("nil_null_object", Variant::Nil, null_id(), 2),
+        ("null_objects", null_id(), null_full(), 1),
         (
             "typed_untyped",
             Variant::Array(Array::typed(
@@ -254,7 +256,44 @@ fn godot3_pairs() -> Vec<(&'static str, Variant, Variant, usize)> {
             1,
         ),
         ("null", Variant::Nil, Variant::Nil, 1),
+        ("nil_null_object", Variant::Nil, null_id(), 2),
+        ("null_objects", null_id(), null_full(), 1),
     ]
+}
+
+/// The null object in its "as id" form (what `bytes_to_var` makes of an object id 0).
+fn null_id() -> Variant {
+    Variant::from(Object::Id(0))
+}
+
+/// The null object as a full object with an empty class name.
+fn null_full() -> Variant {
+    Variant::from(Object::Full {
+        class: String::new(),
+        properties: vec![],
+    })
+}
+
+/// Writes a key; a null object as the bytes of an object id 0 (the engines decode it as a null
+/// Object, a key apart from Nil, although `var_to_bytes` writes a null object as Nil).
+fn write_key(w: &mut Writer, k: &Variant, dialect: Dialect) {
+    if let Variant::Object(o) = k {
+        if matches!(&**o, Object::Id(0))
+            || matches!(&**o, Object::Full { class, .. } if class.is_empty())
+        {
+            let ty = match dialect {
+                Dialect::Godot4 => 24,
+                _ => 17,
+            };
+            let mut bytes = vec![ty, 0, 1, 0];
+            bytes.extend_from_slice(&0u64.to_le_bytes());
+            let opts = ReadOptions::default().with_dialect(dialect);
+            w.raw(&gdvariant::parse_with(&bytes, &opts).unwrap())
+                .unwrap();
+            return;
+        }
+    }
+    w.value(k).unwrap();
 }
 
 /// Our size for a pair case, by insert (in both orders, and once more through a dictionary
@@ -282,9 +321,9 @@ fn our_size(dialect: Dialect, k1: &Variant, k2: &Variant) -> usize {
             .with_double_precision(true),
     );
     w.begin_dictionary(Some(2)).unwrap();
-    w.value(k1).unwrap();
+    write_key(&mut w, k1, dialect);
     w.int(1).unwrap();
-    w.value(k2).unwrap();
+    write_key(&mut w, k2, dialect);
     w.int(2).unwrap();
     w.end().unwrap();
     let bytes = w.finish().unwrap();
@@ -358,6 +397,24 @@ fn repeated_keys_in_bytes_decode_as_bytes_to_var_does() {
         assert_eq!(d.len(), n, "object id {id}");
         assert_eq!(d.entries()[0].0, Variant::from(Object::Id(id)));
     }
+}
+
+/// Nil and a null object are two keys, but `var_to_bytes` writes a null object as Nil: the
+/// bytes hold two Nil keys and read back as one, with the last value. Checked live (Godot 4.6.3):
+/// `d[null] = 1; d[bytes_to_var(<object id 0>)] = 2` has size 2, `var_to_bytes(d)` is the bytes
+/// below, and `bytes_to_var` of them is `{ null: 2 }`.
+#[test]
+fn a_null_object_key_is_written_as_nil() {
+    let d = Dictionary::from_entries(vec![(Variant::Nil, 1.into()), (null_id(), 2.into())]);
+    let bytes = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+    let engine = "1b00000002000000000000000200000001000000000000000200000002000000";
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex, engine);
+    let back = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
+    assert_eq!(
+        back.as_dictionary().unwrap().entries(),
+        &[(Variant::Nil, Variant::Int(2))]
+    );
 }
 
 /// 100 000 keys of each hostile kind: all the same key, all distinct, all hashing alike but
