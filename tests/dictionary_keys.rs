@@ -567,3 +567,99 @@ fn engines_agree_with_the_recorded_sizes() {
         }
     }
 }
+
+/// The text reader merges repeated keys as the engine's `str_to_var` / `str2var` does, by the
+/// same key identity as `to_owned` of bytes: the first key and its position, the last value.
+/// Recorded live (Godot 4.6.3 and 3.2.3: the size of `str_to_var(text)`).
+#[cfg(feature = "text")]
+#[test]
+fn the_text_reader_merges_keys_as_str_to_var() {
+    use gdvariant::text;
+    let g4: &[(&str, usize)] = &[
+        (r#"{"a": 1, &"a": 2}"#, 1),
+        ("{1: 1, 1.0: 2}", 2),
+        ("{-0.0: 1, 0.0: 2}", 1),
+        ("{nan: 1, nan: 2}", 1),
+        ("{[nan]: 1, [nan]: 2}", 2),
+        ("{[1]: 1, [1.0]: 2}", 2),
+        ("{Vector2(-0.0, 0): 1, Vector2(0, 0): 2}", 1),
+        (r#"{"k": 1, "j": 2, "k": 3}"#, 2),
+        (r#"{{"x": 1}: 1, {"x": 1}: 2}"#, 1),
+        ("{null: 1, null: 2}", 1),
+    ];
+    let g3: &[(&str, usize)] = &[
+        (r#"{"a": 1, "a": 2}"#, 1),
+        ("{1: 1, 1.0: 2}", 2),
+        ("{-0.0: 1, 0.0: 2}", 1),
+        ("{nan: 1, nan: 2}", 1),
+        ("{[nan]: 1, [nan]: 2}", 1),
+        (r#"{{"x": 1}: 1, {"x": 1}: 2}"#, 2),
+        ("{PoolRealArray(-0.0): 1, PoolRealArray(0.0): 2}", 2),
+    ];
+    for (dialect, cases) in [(Dialect::Godot4, g4), (Dialect::Godot3, g3)] {
+        for (input, size) in cases {
+            let v = text::from_str(input, dialect).unwrap();
+            let d = v.as_dictionary().unwrap();
+            assert_eq!(d.len(), *size, "{dialect}: {input}");
+            // Two keys in one: the first key kept, with the last value.
+            if *size == 1 {
+                assert_eq!(d.entries()[0].1, Variant::Int(2), "{dialect}: {input}");
+            }
+        }
+    }
+    // "a" then &"a": the String key is kept.
+    let v = text::from_str(r#"{"a": 1, &"a": 2}"#, Dialect::Godot4).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("a".into(), Variant::Int(2))]
+    );
+    let v = text::from_str(r#"{"k": 1, "j": 2, "k": 3}"#, Dialect::Godot4).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("k".into(), Variant::Int(3)), ("j".into(), Variant::Int(2))]
+    );
+}
+
+/// The JSON reader merges repeated keys by the same rule (Godot 4's), for plain objects and
+/// for `$Dictionary` pairs.
+#[cfg(feature = "json")]
+#[test]
+fn the_json_reader_merges_keys_as_bytes_to_var() {
+    use gdvariant::json;
+    let cases: &[(&str, usize)] = &[
+        (r#"{"k": 1, "j": 2, "k": 3}"#, 2),
+        (
+            r#"{"$Dictionary": [["a", 1], [{"$StringName": "a"}, 2]]}"#,
+            1,
+        ),
+        (r#"{"$Dictionary": [[1, 1], [1.0, 2]]}"#, 2),
+        (r#"{"$Dictionary": [[-0.0, 1], [0.0, 2]]}"#, 1),
+        (
+            r#"{"$Dictionary": [[{"$float": "nan"}, 1], [{"$float": "nan"}, 2]]}"#,
+            1,
+        ),
+        (
+            r#"{"$Dictionary": [[[{"$float": "nan"}], 1], [[{"$float": "nan"}], 2]]}"#,
+            2,
+        ),
+        (
+            r#"{"$Dictionary": [[{"$Vector2": [-0.0, 0.0]}, 1], [{"$Vector2": [0.0, 0.0]}, 2]]}"#,
+            1,
+        ),
+        (r#"{"$Dictionary": [[null, 1], [{"$ObjectId": 0}, 2]]}"#, 2),
+        (
+            r#"{"$Dictionary": [[{"$ObjectId": 0}, 1], [{"$Object": {"class": "", "properties": []}}, 2]]}"#,
+            1,
+        ),
+    ];
+    for (input, size) in cases {
+        let v = json::from_str(input).unwrap();
+        let d = v.as_dictionary().unwrap();
+        assert_eq!(d.len(), *size, "{input}");
+    }
+    let v = json::from_str(r#"{"$Dictionary": [["a", 1], [{"$StringName": "a"}, 2]]}"#).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("a".into(), Variant::Int(2))]
+    );
+}

@@ -425,7 +425,7 @@ fn to_variant(
         J::Obj(fields) => {
             let tagged = fields.first().is_some_and(|(k, _, _)| k.starts_with('$'));
             if !tagged {
-                let mut d = Entries::default();
+                let mut d = Entries::new(Dialect::Godot4);
                 for (k, a, x) in fields {
                     d.insert(
                         Variant::String(k.as_str().into()),
@@ -547,7 +547,7 @@ fn tagged_variant(
             Variant::Array(Array::typed(ty, items))
         }
         "Dictionary" => {
-            let mut entries = Entries::default();
+            let mut entries = Entries::new(Dialect::Godot4);
             for (pa, p) in list(body, vat)? {
                 let pair = list(p, *pa)?;
                 if pair.len() != 2 {
