@@ -3,7 +3,7 @@
 //! receiving engine's script got (compared as `var_to_str` text), the builders write every packet
 //! byte for byte, and a Session with a Schema names every RPC method and synchronized property as
 //! the engine dispatched them.
-#![cfg(feature = "multiplayer")]
+#![cfg(all(feature = "multiplayer", feature = "text"))]
 
 mod common;
 #[path = "multiplayer_fixture/mod.rs"]
