@@ -545,6 +545,12 @@ fn write_int(i: i64, out: &mut Vec<u8>) {
 /// [`encode_into`](crate::encode_into) writes it (in the Godot 4 dialect whatever `opts` says;
 /// `opts` chooses double precision and full objects).
 ///
+/// A null object is written as Nil, inside containers as the engine writes it. As the value
+/// itself the engine writes `18 00 00 00` (Nil's encoding with the type byte of an Object),
+/// which its own receiver cannot decode (it reports an error and calls the method with null in
+/// its place); Nil gives the receiver that same null without the error. See
+/// `docs/multiplayer.md`.
+///
 /// ```
 /// use gdvariant::{multiplayer::write_value, EncodeOptions, Variant};
 /// let mut out = Vec::new();

@@ -29,6 +29,8 @@
 //! container. [`VariantRef`] and [`Variant`] implement `Display` in this form.
 //!
 //! ```
+//! # #[cfg(feature = "text")]
+//! # fn main() -> Result<(), gdvariant::Error> {
 //! use gdvariant::{text, Dialect, Variant};
 //! // var_to_bytes({"b": 1.5, "a": [1, 2]}) in Godot 4
 //! let bytes = [27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'b', 0, 0, 0,
@@ -39,7 +41,10 @@
 //! assert_eq!(v.to_string(), text::to_string(&v)?);          // Display
 //! let back = text::from_str("{\n\"a\": [1, 2],\n\"b\": 1.5\n}", Dialect::Godot4).unwrap();
 //! assert_eq!(back.to_string(), v.to_string());
-//! # Ok::<(), gdvariant::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "text"))]
+//! # fn main() {}
 //! ```
 
 use core::fmt;
