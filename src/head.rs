@@ -44,6 +44,7 @@ pub(crate) struct Head<'a> {
     pub(crate) count: u32,
 }
 
+#[cfg(feature = "bytes")]
 impl Head<'static> {
     /// The head of a Nil value whose header is at absolute `offset` (a view of a value that is
     /// not read from an input).
