@@ -11,24 +11,25 @@
 //! stack.
 //!
 //! Dictionaries read from text or from a plain JSON object *merge* repeated keys as the engine's
-//! `str_to_var` does: the first key's position, the last value. Keys are hashed by value (every
-//! type, containers included), so reading `n` entries costs O(n) whatever the key type.
+//! `str_to_var` does: the first key and its position, the last value. Which keys are the same
+//! key is decided by the crate's one key identity (`owned::key`, through an owned
+//! [`Dictionary`]) under the rule the reader gives ([`Open::Dict`]): the text's dialect, Godot 4
+//! for JSON. Lookups are hashed (every key type, containers included), so reading `n` entries
+//! costs O(n) expected whatever the key type.
 //!
 //! [`Bytes`] writes every value as soon as it is complete and never builds the tree: memory is
-//! the output plus, for each open dictionary that merges keys, a small record per entry (keys
-//! that are containers are built as small trees first, to be compared). A repeated key does not
+//! the output plus, for each open dictionary that merges keys, its keys (owned, in a
+//! [`Dictionary`] that finds repeats) and a small record per entry (keys that are containers
+//! are built as small trees first, to be compared). A repeated key does not
 //! move bytes: the dictionary is recorded as a *reordering* of byte ranges, and the final output
 //! is produced in one pass that follows these records (nested ones included), so the work stays
 //! linear in the input whatever the nesting. The same mechanism inserts the type info of a JSON
 //! typed container, which the JSON form gives after the elements.
 
-use core::hash::{BuildHasher, Hash, Hasher};
-use std::collections::HashMap;
 use std::string::String;
 use std::vec::Vec;
 
 use crate::encode::{Enc, EncodeOptions, IdCache};
-use crate::math::Color;
 use crate::owned::{Array, Dictionary, Object, TypeInfo, Variant};
 use crate::text::engine_text;
 use crate::types::{Dialect, ReadOptions};
@@ -54,12 +55,13 @@ pub(crate) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
 pub(crate) enum Open {
     /// An Array with its element type.
     Array(TypeInfo),
-    /// A Dictionary with its key and value types; `merge`: repeated keys replace the value in
-    /// place (unless [`Sink::keep_all`] comes before its end).
+    /// A Dictionary with its key and value types; `merge`: repeated keys (the same key by the
+    /// key identity of this dialect's engine) replace the value in place (unless
+    /// [`Sink::keep_all`] comes before its end); `None` keeps every entry as given.
     Dict {
         key: TypeInfo,
         value: TypeInfo,
-        merge: bool,
+        merge: Option<Dialect>,
     },
     /// A full object with its (non-empty) class name.
     Object(String),
@@ -288,134 +290,7 @@ impl<S: Sink> Builder<S> {
 
 const SCRIPT_RULE: &str = "an Object's script property must be null or a res:// path";
 
-// ----- hashing keys by value -----
-
-/// Feeds `v` to `h` by value, consistently with `Variant`'s `==` (floats by their bits), every
-/// type included, iteratively (any depth).
-pub(crate) fn hash_value<H: Hasher>(v: &Variant, h: &mut H) {
-    fn f64s<H: Hasher>(x: &[f64], h: &mut H) {
-        h.write_usize(x.len());
-        for c in x {
-            h.write_u64(c.to_bits());
-        }
-    }
-    fn f32s<H: Hasher>(x: &[f32], h: &mut H) {
-        h.write_usize(x.len());
-        for c in x {
-            h.write_u32(c.to_bits());
-        }
-    }
-    fn colors<H: Hasher>(x: &[Color], h: &mut H) {
-        f32s(bytemuck::cast_slice(x), h);
-    }
-    let mut stack: Vec<&Variant> = Vec::new();
-    let mut next = Some(v);
-    while let Some(v) = next.take().or_else(|| stack.pop()) {
-        core::mem::discriminant(v).hash(h);
-        match v {
-            Variant::Nil | Variant::Callable => {}
-            Variant::Bool(b) => b.hash(h),
-            Variant::Int(i) => i.hash(h),
-            Variant::Float(x) => h.write_u64(x.to_bits()),
-            Variant::String(t) | Variant::StringName(t) => t.hash(h),
-            Variant::Vector2(x) => f64s(&x.to_array(), h),
-            Variant::Vector2i(x) => x.to_array().hash(h),
-            Variant::Rect2(x) => f64s(&x.to_array(), h),
-            Variant::Rect2i(x) => x.to_array().hash(h),
-            Variant::Vector3(x) => f64s(&x.to_array(), h),
-            Variant::Vector3i(x) => x.to_array().hash(h),
-            Variant::Transform2D(x) => f64s(&x.to_array(), h),
-            Variant::Vector4(x) => f64s(&x.to_array(), h),
-            Variant::Vector4i(x) => x.to_array().hash(h),
-            Variant::Plane(x) => f64s(&x.to_array(), h),
-            Variant::Quaternion(x) => f64s(&x.to_array(), h),
-            Variant::Aabb(x) => f64s(&x.to_array(), h),
-            Variant::Basis(x) => f64s(&x.to_array(), h),
-            Variant::Transform3D(x) => f64s(&x.to_array(), h),
-            Variant::Projection(x) => f64s(&x.to_array(), h),
-            Variant::Color(x) => f32s(&x.to_array(), h),
-            Variant::NodePath(p) => p.hash(h),
-            Variant::Rid(x) => x.hash(h),
-            Variant::Object(o) => match &**o {
-                Object::Id(id) => {
-                    0u8.hash(h);
-                    id.hash(h);
-                }
-                Object::Full { class, properties } => {
-                    1u8.hash(h);
-                    class.hash(h);
-                    properties.len().hash(h);
-                    for (name, value) in properties {
-                        name.hash(h);
-                        stack.push(value);
-                    }
-                }
-            },
-            Variant::Signal(s) => s.hash(h),
-            Variant::Dictionary(d) => {
-                d.key_type().hash(h);
-                d.value_type().hash(h);
-                d.entries.len().hash(h);
-                for (k, x) in &d.entries {
-                    stack.push(k);
-                    stack.push(x);
-                }
-            }
-            Variant::Array(a) => {
-                a.element_type().hash(h);
-                a.items.len().hash(h);
-                stack.extend(a.items.iter());
-            }
-            Variant::PackedByteArray(x) => x.hash(h),
-            Variant::PackedInt32Array(x) => x.hash(h),
-            Variant::PackedInt64Array(x) => x.hash(h),
-            Variant::PackedFloat32Array(x) => f32s(x, h),
-            Variant::PackedFloat64Array(x) => f64s(x, h),
-            Variant::PackedStringArray(x) => x.hash(h),
-            Variant::PackedVector2Array(x) => f64s(bytemuck::cast_slice(x), h),
-            Variant::PackedVector3Array(x) => f64s(bytemuck::cast_slice(x), h),
-            Variant::PackedVector4Array(x) => f64s(bytemuck::cast_slice(x), h),
-            Variant::PackedColorArray(x) => colors(x, h),
-            Variant::Raw(r) => r.hash(h),
-        }
-    }
-}
-
-/// A keyed hash of `v` (randomly keyed per reader, so crafted keys cannot all collide).
-fn key_hash(state: &std::collections::hash_map::RandomState, v: &Variant) -> u64 {
-    let mut h = state.build_hasher();
-    hash_value(v, &mut h);
-    h.finish()
-}
-
 // ----- the tree -----
-
-/// Merges repeated keys of `entries`: the first key's position, the last value, found through
-/// the key's hash (O(1) a key).
-fn merged(
-    state: &std::collections::hash_map::RandomState,
-    entries: Vec<(Variant, Variant)>,
-) -> Vec<(Variant, Variant)> {
-    let mut out: Vec<(Variant, Variant)> = Vec::with_capacity(entries.len());
-    // Key hash → the last entry of `out` with that hash; `chain[i]` is the previous one (or MAX).
-    let mut heads: HashMap<u64, usize> = HashMap::new();
-    let mut chain: Vec<usize> = Vec::new();
-    'next: for (k, v) in entries {
-        let h = key_hash(state, &k);
-        let mut at = heads.get(&h).copied().unwrap_or(usize::MAX);
-        while at != usize::MAX {
-            crate::reader::work(1);
-            if out[at].0 == k {
-                out[at].1 = v;
-                continue 'next;
-            }
-            at = chain[at];
-        }
-        chain.push(heads.insert(h, out.len()).unwrap_or(usize::MAX));
-        out.push((k, v));
-    }
-    out
-}
 
 enum Building {
     Array {
@@ -426,7 +301,7 @@ enum Building {
         entries: Vec<(Variant, Variant)>,
         types: (TypeInfo, TypeInfo),
         key: Option<Variant>,
-        merge: bool,
+        merge: Option<Dialect>,
     },
     Object {
         class: String,
@@ -440,7 +315,6 @@ enum Building {
 pub(crate) struct Tree {
     stack: Vec<Building>,
     done: Option<Variant>,
-    state: std::collections::hash_map::RandomState,
 }
 
 impl Tree {
@@ -509,7 +383,7 @@ impl Sink for Tree {
 
     fn keep_all(&mut self, _at: usize) -> R {
         if let Some(Building::Dict { merge, .. }) = self.stack.last_mut() {
-            *merge = false;
+            *merge = None;
         }
         Ok(())
     }
@@ -522,14 +396,16 @@ impl Sink for Tree {
                 types,
                 merge,
                 ..
-            }) => {
-                let entries = if merge {
-                    merged(&self.state, entries)
-                } else {
-                    entries
-                };
-                Variant::Dictionary(Dictionary::typed(types.0, types.1, entries))
-            }
+            }) => Variant::Dictionary(match merge {
+                Some(rule) => {
+                    let mut d = Dictionary::typed(types.0, types.1, Vec::new());
+                    for (k, v) in entries {
+                        d.insert_with(rule, k, v);
+                    }
+                    d
+                }
+                None => Dictionary::typed(types.0, types.1, entries),
+            }),
             Some(Building::Object { class, props, .. }) => Variant::from(Object::Full {
                 class,
                 properties: props,
@@ -548,15 +424,16 @@ impl Sink for Tree {
 struct Entry {
     key: (usize, usize),
     value: (usize, usize),
-    /// The previous entry of the same dictionary with the same key hash (or MAX).
-    chain: usize,
 }
 
 /// A Dictionary that merges keys, being written.
 struct Merge {
     /// Where its entries start in [`Bytes::entries`].
     from: usize,
-    heads: HashMap<u64, usize>,
+    /// Whose key identity decides which keys are the same key.
+    rule: Dialect,
+    /// Its keys so far, in entry order (the values unused): finds a repeated key.
+    keys: Dictionary,
     /// Whether a key repeated: the dictionary is then written reordered.
     repeated: bool,
     /// Whether repeated keys are kept as given ([`Sink::keep_all`]).
@@ -620,7 +497,6 @@ pub(crate) struct Bytes {
     inserts: Vec<u8>,
     /// A Dictionary key that is a container, being built as a tree, and its depth.
     key: Option<(Tree, usize)>,
-    state: std::collections::hash_map::RandomState,
     /// Whether a top-level value is complete in `buf`.
     complete: bool,
 }
@@ -637,7 +513,6 @@ impl Bytes {
             pieces: Vec::new(),
             inserts: Vec::new(),
             key: None,
-            state: Default::default(),
             complete: false,
         }
     }
@@ -648,6 +523,7 @@ impl Bytes {
             base: 0,
             opts: &self.opts,
             ids: &mut self.ids,
+            depth: 0,
         }
     }
 
@@ -696,7 +572,6 @@ impl Bytes {
 
     /// A key of a merging Dictionary: written, then matched against the keys so far.
     fn key(&mut self, k: Variant, depth: usize, at: usize) -> R {
-        let hash = key_hash(&self.state, &k);
         let start = self.buf.len();
         self.write(&k, depth, at)?;
         let end = self.buf.len();
@@ -708,28 +583,17 @@ impl Bytes {
             return Ok(());
         };
         m.pairs += 1;
-        let mut i = m.heads.get(&hash).copied().unwrap_or(usize::MAX);
-        while i != usize::MAX {
-            crate::reader::work(1);
-            let e = self.entries[i];
-            if self.buf[e.key.0..e.key.1] == self.buf[start..end] {
-                break;
-            }
-            i = e.chain;
-        }
-        if i == usize::MAX {
-            i = self.entries.len();
-            let chain = m.heads.insert(hash, i).unwrap_or(usize::MAX);
+        let (pos, repeated) = m.keys.find_or_push(m.rule, k);
+        if repeated {
+            m.repeated = true;
+        } else {
             self.entries.push(Entry {
                 key: (start, end),
                 value: (end, end),
-                chain,
             });
             top.count += 1;
-        } else {
-            m.repeated = true;
         }
-        m.target = i;
+        m.target = m.from + pos;
         m.value_at = end;
         Ok(())
     }
@@ -868,11 +732,11 @@ impl Sink for Bytes {
         }
         let header_at = self.buf.len();
         let (kind, merge, res) = match &c {
-            Open::Array(t) => (Kind::Array, false, self.enc().array_head(t, 0)),
+            Open::Array(t) => (Kind::Array, None, self.enc().array_head(t, 0)),
             Open::Dict { key, value, merge } => {
                 (Kind::Dict, *merge, self.enc().dict_head(key, value, 0))
             }
-            Open::Object(class) => (Kind::Object, false, self.enc().object_head(class, 0)),
+            Open::Object(class) => (Kind::Object, None, self.enc().object_head(class, 0)),
         };
         let count_at = match res {
             Ok(c) => c,
@@ -885,9 +749,10 @@ impl Sink for Bytes {
             count_at,
             count: 0,
             key_next: true,
-            merge: merge.then(|| Merge {
+            merge: merge.map(|rule| Merge {
                 from: self.entries.len(),
-                heads: HashMap::new(),
+                rule,
+                keys: Dictionary::new(),
                 repeated: false,
                 keep: false,
                 pairs: 0,
@@ -923,6 +788,7 @@ impl Sink for Bytes {
             base: 0,
             opts: &self.opts,
             ids: &mut ids,
+            depth: 0,
         };
         let res = if kind == Kind::Array {
             e.array_head(&key, 0)
@@ -1041,7 +907,7 @@ mod tests {
             Open::Dict {
                 key: TypeInfo::None,
                 value: TypeInfo::None,
-                merge: true,
+                merge: Some(Dialect::Godot4),
             },
             0,
         )?;
@@ -1054,7 +920,7 @@ mod tests {
             Open::Dict {
                 key: TypeInfo::None,
                 value: TypeInfo::None,
-                merge: true,
+                merge: Some(Dialect::Godot4),
             },
             6,
         )?;

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
-#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(rust_2018_idioms, unreachable_pub)]
@@ -9,19 +10,28 @@ extern crate alloc;
 pub mod array;
 #[cfg(any(feature = "text", feature = "json"))]
 mod build;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod codec;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;
+pub mod detect;
 pub mod dict;
 pub mod encode;
 pub mod error;
 pub mod framing;
 mod head;
+#[cfg(any(feature = "mint", feature = "glam"))]
+mod interop;
 #[cfg(feature = "json")]
 pub mod json;
 #[cfg(any(feature = "text", feature = "json"))]
 mod literal;
 pub mod math;
+#[cfg(feature = "multiplayer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multiplayer")))]
+pub mod multiplayer;
 #[cfg(any(feature = "text", feature = "json"))]
 mod num;
 pub mod object;
@@ -29,6 +39,9 @@ pub mod object;
 mod out;
 pub mod owned;
 pub mod packed;
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
+pub mod packet;
 mod reader;
 mod seq;
 #[cfg(feature = "serde")]
@@ -47,6 +60,7 @@ pub mod walker;
 pub mod writer;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType};
+pub use detect::{Detection, Detector, Verdict};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};
@@ -54,8 +68,11 @@ pub use math::*;
 pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
-pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
-pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
+pub use owned::{
+    Array, Dictionary, GString, InvalidNodePath, NodePath, Object, RawValue, Signal, TypeInfo,
+    Variant, WrongType, DEBUG_DEPTH, INLINE_CAPACITY,
+};
+pub use packed::{Element, PackedArrayRef, PackedElement, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;
 pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
@@ -63,7 +80,7 @@ pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MA
 /// The read options' name before 0.2.
 #[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
 pub type Options = ReadOptions;
-pub use value::VariantRef;
+pub use value::{PathItem, VariantRef};
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 #[cfg(feature = "serde")]

@@ -6,20 +6,85 @@
 //! and [`Color`] has `f32` components, as on the wire. Every struct is `#[repr(C)]` without padding
 //! and implements [`bytemuck::Pod`], so slices of them cast to and from math-library types of the
 //! same layout.
+//!
+//! # mint and glam
+//!
+//! With the `mint` or `glam` feature, every math type that has a counterpart converts to it and
+//! back with `From` / `Into`. Layouts are converted, never reinterpreted: [`Basis`] is row-major,
+//! as the engine stores and writes it, while glam's matrices are column-major (their columns are
+//! the basis axes, as GDScript's `Basis(x, y, z)` takes them). Conversions to `f32` types narrow
+//! each component as the engine's single precision does; conversions from them widen exactly.
+//!
+//! | gdvariant | mint (`f32` and `f64`) | glam |
+//! |---|---|---|
+//! | [`Vector2`], [`Vector3`], [`Vector4`] | `Vector2<T>`, `Vector3<T>`, `Vector4<T>` | `DVec2`/`Vec2`, `DVec3`/`Vec3`/`Vec3A`, `DVec4`/`Vec4` |
+//! | [`Vector2i`], [`Vector3i`], [`Vector4i`] | `Vector2<i32>`, `Vector3<i32>`, `Vector4<i32>` | `IVec2`, `IVec3`, `IVec4` |
+//! | [`Quaternion`] (x, y, z, w) | `Quaternion<T>` (`v` = x, y, z; `s` = w) | `DQuat`, `Quat` |
+//! | [`Color`] (r, g, b, a) | `Vector4<f32>` | `Vec4` |
+//! | [`Basis`] | `RowMatrix3<T>` (rows), `ColumnMatrix3<T>` (axes) | `DMat3`, `Mat3`, `Mat3A` |
+//! | [`Transform2D`] | `ColumnMatrix2x3<T>` (x, y, origin), `RowMatrix2x3<T>` | `DAffine2`, `Affine2` |
+//! | [`Transform3D`] | `ColumnMatrix3x4<T>` (axes, origin), `RowMatrix3x4<T>` | `DAffine3`, `Affine3A`, `Affine3` |
+//! | [`Projection`] | `ColumnMatrix4<T>` (columns), `RowMatrix4<T>` | `DMat4`, `Mat4` |
+//!
+//! The mint types also implement `mint::IntoMint`, so APIs generic over mint take them as they are.
+//!
+//! ```
+//! # #[cfg(feature = "glam")] {
+//! use gdvariant::{Transform3D, Vector3};
+//! // var_to_bytes(Transform3D(Basis(Vector3(1, 2, 3), Vector3(4, 5, 6), Vector3(7, 8, 9)),
+//! //                          Vector3(10, 11, 12))) in Godot 4: the basis row by row on the wire.
+//! let mut bytes = vec![18, 0, 0, 0];
+//! for x in [1.0f32, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0, 10.0, 11.0, 12.0] {
+//!     bytes.extend_from_slice(&x.to_le_bytes());
+//! }
+//! let t = gdvariant::parse(&bytes)?.as_transform3d()?;
+//! let affine = glam::DAffine3::from(t);
+//! assert_eq!(affine.matrix3.x_axis, glam::DVec3::new(1.0, 2.0, 3.0)); // the x axis
+//! // What `t * Vector3(1, 1, 1)` gives in GDScript:
+//! assert_eq!(affine.transform_point3(glam::DVec3::ONE), glam::DVec3::new(22.0, 26.0, 30.0));
+//! assert_eq!(Transform3D::from(affine), t);
+//! let single: glam::Affine3A = t.into(); // f32, as the engine computes
+//! assert_eq!(Vector3::from(single.translation), Vector3::new(10.0, 11.0, 12.0));
+//! # }
+//! # Ok::<(), gdvariant::Error>(())
+//! ```
+//!
+//! ```
+//! # #[cfg(feature = "mint")] {
+//! use gdvariant::{Basis, Vector3};
+//! let b = Basis::from_axes(Vector3::new(1.0, 2.0, 3.0), Vector3::new(4.0, 5.0, 6.0), Vector3::new(7.0, 8.0, 9.0));
+//! let rows: mint::RowMatrix3<f32> = b.into();
+//! assert_eq!(rows.x, mint::Vector3 { x: 1.0, y: 4.0, z: 7.0 }); // the first row
+//! let cols: mint::ColumnMatrix3<f64> = b.into();
+//! assert_eq!(cols.x, mint::Vector3 { x: 1.0, y: 2.0, z: 3.0 }); // the x axis
+//! assert_eq!(Basis::from(cols), b);
+//! # }
+//! ```
 
 use bytemuck::{Pod, Zeroable};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 macro_rules! flat {
     ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, [$($f:ident),+]) => {
+        flat!($(#[$m])* $name, $t, $n, [$($f),+], Self { $($f: <$t>::default()),+ });
+    };
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, [$($f:ident),+], $default:expr) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, FromBytes, IntoBytes, Immutable, KnownLayout)]
+        #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable, FromBytes, IntoBytes, Immutable, KnownLayout)]
         #[repr(C)]
         pub struct $name {
             $(
                 #[allow(missing_docs)]
                 pub $f: $t,
             )+
+        }
+
+        impl Default for $name {
+            /// As the engine's default constructor.
+            #[inline]
+            fn default() -> Self {
+                $default
+            }
         }
 
         impl $name {
@@ -83,12 +148,30 @@ flat!(
 );
 flat!(
     /// A rotation quaternion (`Quaternion`; `Quat` in Godot 3).
-    Quaternion, f64, 4, [x, y, z, w]
+    ///
+    /// [`Default`] is the identity `(0, 0, 0, 1)`, as `Quaternion()` in Godot.
+    Quaternion, f64, 4, [x, y, z, w], Quaternion::IDENTITY
 );
 flat!(
     /// A color: always four `f32` on the wire, whatever the precision flag says.
-    Color, f32, 4, [r, g, b, a]
+    ///
+    /// [`Default`] is opaque black `(0, 0, 0, 1)`, as `Color()` in Godot.
+    Color, f32, 4, [r, g, b, a], Color::BLACK
 );
+
+impl Quaternion {
+    /// The identity rotation `(0, 0, 0, 1)` (`Quaternion.IDENTITY`).
+    pub const IDENTITY: Quaternion = Quaternion::new(0.0, 0.0, 0.0, 1.0);
+}
+
+impl Color {
+    /// Opaque black `(0, 0, 0, 1)` (`Color.BLACK`).
+    pub const BLACK: Color = Color::new(0.0, 0.0, 0.0, 1.0);
+    /// Opaque white `(1, 1, 1, 1)` (`Color.WHITE`).
+    pub const WHITE: Color = Color::new(1.0, 1.0, 1.0, 1.0);
+    /// Transparent white `(1, 1, 1, 0)` (`Color.TRANSPARENT`).
+    pub const TRANSPARENT: Color = Color::new(1.0, 1.0, 1.0, 0.0);
+}
 
 macro_rules! nested {
     ($name:ident, $n:literal, |$a:ident| $from:expr, |$s:ident| $to:expr) => {
@@ -166,7 +249,9 @@ impl Rect2i {
 }
 
 /// A 2D affine transform (`Transform2D`), column by column: the x axis, the y axis, the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Transform2D()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Transform2D {
     /// The first column (the basis x axis).
@@ -234,7 +319,9 @@ nested!(
 
 /// A 3×3 matrix (`Basis`), stored as the engine stores it and writes it: **row-major**.
 /// `rows[0]` is `(x.x, y.x, z.x)` in axis terms.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Basis()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Basis {
     /// The three rows.
@@ -275,6 +362,16 @@ impl Basis {
         }
     }
 
+    /// The three axis (column) vectors x, y, z: the inverse of [`from_axes`](Basis::from_axes).
+    pub fn axes(&self) -> [Vector3; 3] {
+        let r = &self.rows;
+        [
+            Vector3::new(r[0].x, r[1].x, r[2].x),
+            Vector3::new(r[0].y, r[1].y, r[2].y),
+            Vector3::new(r[0].z, r[1].z, r[2].z),
+        ]
+    }
+
     /// Axis (column) `i` (0 = x, 1 = y, 2 = z), or `None` past 2.
     pub fn axis(&self, i: usize) -> Option<Vector3> {
         let r = &self.rows;
@@ -289,7 +386,9 @@ impl Basis {
 
 /// A 3D affine transform (`Transform3D`; `Transform` in Godot 3): the basis (row-major), then
 /// the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Transform3D()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Transform3D {
     /// The linear part.
@@ -320,7 +419,9 @@ impl Transform3D {
 }
 
 /// A 4×4 projection matrix (`Projection`, Godot 4), column by column.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Projection()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Projection {
     /// The four columns x, y, z, w.
@@ -346,9 +447,85 @@ impl Projection {
     }
 }
 
+impl Transform2D {
+    /// The identity transform (`Transform2D.IDENTITY`).
+    pub const IDENTITY: Transform2D = Transform2D {
+        x: Vector2::new(1.0, 0.0),
+        y: Vector2::new(0.0, 1.0),
+        origin: Vector2::new(0.0, 0.0),
+    };
+}
+
+impl Basis {
+    /// The identity basis (`Basis.IDENTITY`).
+    pub const IDENTITY: Basis = Basis {
+        rows: [
+            Vector3::new(1.0, 0.0, 0.0),
+            Vector3::new(0.0, 1.0, 0.0),
+            Vector3::new(0.0, 0.0, 1.0),
+        ],
+    };
+}
+
+impl Transform3D {
+    /// The identity transform (`Transform3D.IDENTITY`).
+    pub const IDENTITY: Transform3D = Transform3D {
+        basis: Basis::IDENTITY,
+        origin: Vector3::new(0.0, 0.0, 0.0),
+    };
+}
+
+impl Projection {
+    /// The identity projection (`Projection.IDENTITY`).
+    pub const IDENTITY: Projection = Projection {
+        columns: [
+            Vector4::new(1.0, 0.0, 0.0, 0.0),
+            Vector4::new(0.0, 1.0, 0.0, 0.0),
+            Vector4::new(0.0, 0.0, 1.0, 0.0),
+            Vector4::new(0.0, 0.0, 0.0, 1.0),
+        ],
+    };
+}
+
+macro_rules! identity_default {
+    ($($t:ident),*) => {$(
+        impl Default for $t {
+            /// The identity, as the engine's default constructor.
+            fn default() -> $t {
+                $t::IDENTITY
+            }
+        }
+    )*};
+}
+identity_default!(Transform2D, Basis, Transform3D, Projection);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_are_the_identity() {
+        assert_eq!(
+            Transform2D::default().to_array(),
+            [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        );
+        assert_eq!(
+            Basis::default().to_array(),
+            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(Transform3D::default().basis, Basis::IDENTITY);
+        assert_eq!(Transform3D::default().origin, Vector3::default());
+        let p = Projection::default().to_array();
+        assert!((0..16).all(|i| p[i] == if i % 5 == 0 { 1.0 } else { 0.0 }));
+        // Godot 4.6.3 and 3.2.3: `Quaternion()` / `Quat()` is (0, 0, 0, 1), `Color()` is
+        // (0, 0, 0, 1); the vectors are zero.
+        assert_eq!(Quaternion::default().to_array(), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(Color::default().to_array(), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(Vector4::default().to_array(), [0.0; 4]);
+        assert_eq!(Vector3i::default().to_array(), [0; 3]);
+        assert_eq!(Color::WHITE.to_array(), [1.0; 4]);
+        assert_eq!(Color::TRANSPARENT.to_array(), [1.0, 1.0, 1.0, 0.0]);
+    }
 
     #[test]
     fn basis_axes_are_columns() {

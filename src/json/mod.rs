@@ -39,10 +39,12 @@
 //! `--precision double` does).
 //!
 //! Dictionaries read from a plain object merge repeated keys as the engine's `str_to_var`
-//! does (the first key's position, the last value), and so do `$Dictionary` lists, unless they
-//! carry `"$repeated": true`: then every pair is kept as given, as bytes can hold them (the
-//! printer marks the Dictionaries whose keys may repeat — equal as values, such as two strings
-//! that differ only after a NUL, which the engine cuts — so that reading the JSON back gives
+//! does (the first key and its position, the last value), by the engine's key identity
+//! (Godot 4's rule, whatever the dialect: see [`Dictionary`](crate::Dictionary)), and so do
+//! `$Dictionary` lists, unless they carry `"$repeated": true`: then every pair is kept as
+//! given, as bytes can hold them (the printer marks the Dictionaries whose keys may repeat —
+//! the same key to either engine, such as two strings that differ only after a NUL, which the
+//! engine cuts, or `-0.0` and `0.0` — so that reading the JSON back gives
 //! [`VariantRef::to_owned`]'s value exactly).
 //!
 //! # Lossless
@@ -64,10 +66,10 @@
 //! [`validate_with`](crate::validate_with) with the same [`ReadOptions`](crate::ReadOptions) would
 //! refuse in the bytes (depth, dialect, object policy, the `script` property rule); [`from_str`]
 //! reads full objects with the engine's depth limit. The reader is iterative (nesting costs a
-//! few heap bytes a level, never native stack) and hashes keys by value, so reading `n` entries
-//! of any key type is O(n). [`to_bytes`] and [`to_bytes_each`] write the encoding straight from
-//! the text without building a tree: memory is the output plus a small record per entry of
-//! each open Dictionary (a type given after the elements, or a repeated key, is recorded as an
+//! few heap bytes a level, never native stack) and finds repeated keys through a hash of the
+//! key identity, so reading `n` entries of any key type is O(n) expected. [`to_bytes`] and [`to_bytes_each`] write the encoding straight from
+//! the text without building a tree: memory is the output plus the keys and a small record per
+//! entry of each open Dictionary (a type given after the elements, or a repeated key, is recorded as an
 //! insertion or a reordering of byte ranges, applied in one final pass: the work stays linear).
 //! Error messages quote at most 32 characters of the input.
 //!
@@ -77,6 +79,20 @@
 //! which may repeat keys), linearly, without native recursion, and writes nothing if the value
 //! is malformed. Memory: two bits per Dictionary, a stack entry per open container, and the
 //! hashes of the keys of the open Dictionaries of two or more entries.
+//!
+//! # Why not serde_json
+//!
+//! The feature has no dependency. serde_json would need its `arbitrary_precision` feature (to
+//! tell `1` from `1.0` and read an `f32` component straight from its decimal) and
+//! `preserve_order` (keys in insertion order); Cargo unifies features, so both would change
+//! serde_json for every crate of your build. Its reader recurses per level with a limit of
+//! 128, far below the JSON nesting of a value at the engine's depth limit of 1024 (up to four
+//! JSON levels per Variant level), and its `Value` tree drops recursively; the printer here is the crate's one iterative [`Walker`] writing
+//! straight to the output, with no tree. To get a `serde_json::Value` of a [`Variant`](crate::Variant)
+//! (the plain, lossy mapping of the serde table), use the `serde` feature:
+//! `serde_json::to_value(&variant)`.
+//!
+//! [`Walker`]: crate::Walker
 //!
 //! ```
 //! use gdvariant::{json, Variant, Vector2i};
@@ -97,8 +113,15 @@ mod print;
 
 pub use parse::{
     from_str, from_str_values, from_str_values_with, from_str_with, to_bytes, to_bytes_each,
-    JsonError,
+    ParseError,
 };
+
+/// The JSON reader's error type's name before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `json::ParseError`, as `text::ParseError`"
+)]
+pub type JsonError = ParseError;
 
 /// The JSON form of `v` on one line. Errors if `v` is malformed.
 pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {

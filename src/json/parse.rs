@@ -16,14 +16,14 @@ use crate::types::{Dialect, ReadOptions};
 
 /// A JSON syntax or schema error, with the byte offset in the JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonError {
+pub struct ParseError {
     /// What is wrong.
     pub message: String,
     /// The byte offset in the input.
     pub offset: usize,
 }
 
-impl core::fmt::Display for JsonError {
+impl core::fmt::Display for ParseError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
@@ -33,11 +33,11 @@ impl core::fmt::Display for JsonError {
     }
 }
 
-impl std::error::Error for JsonError {}
+impl std::error::Error for ParseError {}
 
-impl From<Fail> for JsonError {
-    fn from(f: Fail) -> JsonError {
-        JsonError {
+impl From<Fail> for ParseError {
+    fn from(f: Fail) -> ParseError {
+        ParseError {
             message: f.message,
             offset: f.offset,
         }
@@ -56,12 +56,12 @@ fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
 /// use gdvariant::{json, Variant, Vector2i};
 /// assert_eq!(json::from_str("{\"$Vector2i\": [1, -2]}")?, Variant::Vector2i(Vector2i::new(1, -2)));
 /// assert_eq!(json::from_str("[1, 2.0]")?, Variant::from(vec![Variant::Int(1), Variant::Float(2.0)]));
-/// # Ok::<(), gdvariant::json::JsonError>(())
+/// # Ok::<(), gdvariant::json::ParseError>(())
 /// ```
 ///
 /// Full objects are read; the depth limit is the engine's (1024). It is [`from_str_with`] with
 /// `ReadOptions::new().with_full_objects(true)`.
-pub fn from_str(input: &str) -> core::result::Result<Variant, JsonError> {
+pub fn from_str(input: &str) -> core::result::Result<Variant, ParseError> {
     from_str_with(input, &ReadOptions::new().with_full_objects(true))
 }
 
@@ -78,10 +78,10 @@ pub fn from_str(input: &str) -> core::result::Result<Variant, JsonError> {
 /// let e = json::from_str_with("[1, {\"$Vector4i\": [1, 2, 3, 4]}]", &g3).unwrap_err();
 /// assert_eq!((e.offset, e.message.as_str()), (4, "a Vector4i cannot be written in the Godot 3 dialect"));
 /// ```
-pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Variant, JsonError> {
+pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Variant, ParseError> {
     let (mut v, _) = values(input, *opts)?;
     if v.len() != 1 {
-        return Err(JsonError {
+        return Err(ParseError {
             message: format!("expected exactly one JSON value, found {}", v.len()),
             offset: 0,
         });
@@ -93,7 +93,7 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
 /// other), and tells whether any of them carries `"$f64": true` (components written in double
 /// precision): then the values should be encoded in double precision (the components of the
 /// others were read as `f32` and stay exact in `f64`). Full objects are read, as [`from_str`].
-pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
+pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool), ParseError> {
     from_str_values_with(input, &ReadOptions::new().with_full_objects(true))
 }
 
@@ -101,11 +101,14 @@ pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool)
 pub fn from_str_values_with(
     input: &str,
     opts: &ReadOptions,
-) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
+) -> core::result::Result<(Vec<Variant>, bool), ParseError> {
     values(input, *opts)
 }
 
-fn values(input: &str, opts: ReadOptions) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
+fn values(
+    input: &str,
+    opts: ReadOptions,
+) -> core::result::Result<(Vec<Variant>, bool), ParseError> {
     let mut p = P::new(input);
     let mut b = Builder::new(Tree::default(), opts);
     let mut out = Vec::new();
@@ -130,7 +133,7 @@ fn values(input: &str, opts: ReadOptions) -> core::result::Result<(Vec<Variant>,
 /// let bytes = json::to_bytes("{\"a\": [1, 2.5]}", &EncodeOptions::new()).unwrap();
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
-pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, JsonError> {
+pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
     let mut out = Vec::new();
     let mut n = 0;
     drive(input, opts, |b| {
@@ -142,7 +145,7 @@ pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u
         }
     })?;
     if n != 1 {
-        return Err(JsonError {
+        return Err(ParseError {
             message: format!("expected exactly one JSON value, found {n}"),
             offset: 0,
         });
@@ -157,7 +160,7 @@ pub fn to_bytes_each(
     input: &str,
     opts: &EncodeOptions,
     mut each: impl FnMut(&[u8]),
-) -> core::result::Result<usize, JsonError> {
+) -> core::result::Result<usize, ParseError> {
     drive(input, opts, |b| b.with_value(&mut each))
 }
 
@@ -166,7 +169,7 @@ fn drive(
     input: &str,
     opts: &EncodeOptions,
     mut done: impl FnMut(&mut Bytes),
-) -> core::result::Result<usize, JsonError> {
+) -> core::result::Result<usize, ParseError> {
     let read = ReadOptions::new()
         .with_dialect(opts.dialect())
         .with_max_depth(opts.max_depth())
@@ -787,7 +790,7 @@ impl<'a> P<'a> {
                                 let at = self.i;
                                 let k = self.string()?;
                                 self.expect(b':', "':'")?;
-                                b.leaf(Variant::String(k), at)?;
+                                b.leaf(Variant::String(k.into()), at)?;
                                 continue 'value;
                             }
                             self.expect(b'}', "',' or '}'")?;
@@ -886,12 +889,12 @@ impl<'a> P<'a> {
                     return self.tagged(b, frames, tag, at, kat);
                 }
                 b.begin(plain_dict(), at)?;
-                b.leaf(Variant::String(k), kat)?;
+                b.leaf(Variant::String(k.into()), kat)?;
                 Ok(Some(Frame::Obj))
             }
             Some(b'"') => {
                 let s = self.string()?;
-                leaf(b, Variant::String(s))
+                leaf(b, Variant::String(s.into()))
             }
             Some(b't') if self.s[self.i..].starts_with(b"true") => {
                 self.i += 4;
@@ -944,14 +947,7 @@ impl<'a> P<'a> {
             }
             "Dictionary" => {
                 self.expect(b'[', "an array of [key, value] pairs")?;
-                b.begin(
-                    Open::Dict {
-                        key: TypeInfo::None,
-                        value: TypeInfo::None,
-                        merge: true,
-                    },
-                    at,
-                )?;
+                b.begin(plain_dict(), at)?;
                 frames.push(Frame::Extras(Extras::Dict));
                 return Ok(Some(Frame::TDict { first: true }));
             }
@@ -1010,7 +1006,7 @@ impl<'a> P<'a> {
                 Variant::Vector4i(Vector4i::from_array(self.fixed(|p| p.i32_of("component"))?))
             }
             "Color" => Variant::Color(Color::from_array(self.fixed(P::real32)?)),
-            "StringName" => Variant::StringName(self.string()?),
+            "StringName" => Variant::StringName(self.string()?.into()),
             "NodePath" => {
                 if self.peek() == Some(b'{') {
                     Variant::from(self.node_path_parts()?)
@@ -1066,7 +1062,9 @@ impl<'a> P<'a> {
             "PackedInt64Array" => Variant::PackedInt64Array(self.list(P::int)?),
             "PackedFloat32Array" => Variant::PackedFloat32Array(self.list(P::real32)?),
             "PackedFloat64Array" => Variant::PackedFloat64Array(self.list(P::real64)?),
-            "PackedStringArray" => Variant::PackedStringArray(self.list(P::string)?),
+            "PackedStringArray" => {
+                Variant::PackedStringArray(self.list(|p| p.string().map(Into::into))?)
+            }
             "PackedColorArray" => {
                 Variant::PackedColorArray(self.list(|p| p.fixed(P::real32).map(Color::from_array))?)
             }
@@ -1181,11 +1179,14 @@ impl<'a> P<'a> {
     }
 }
 
+/// An untyped Dictionary (its types may come after its pairs) that merges repeated keys (unless
+/// `"$repeated": true` follows) by Godot 4's key identity, whatever the dialect written: the
+/// JSON form is the same for both dialects.
 fn plain_dict() -> Open {
     Open::Dict {
         key: TypeInfo::None,
         value: TypeInfo::None,
-        merge: true,
+        merge: Some(Dialect::Godot4),
     }
 }
 

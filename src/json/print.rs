@@ -14,7 +14,9 @@ use crate::math::Color;
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, R};
+use crate::owned::key::{self, KeyState};
 use crate::owned::NodePath;
+use crate::types::Dialect;
 use crate::types::VariantType as T;
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -43,22 +45,17 @@ fn set(bits: &mut Vec<u64>, i: usize, on: bool) {
     }
 }
 
-/// A hash of a key consistent with how the reader compares keys (by value: equal values hash
-/// alike); `None` when that cannot be had cheaply (a container key, or text that is not UTF-8):
-/// such a key counts as maybe repeated.
-fn key_hash(state: &std::collections::hash_map::RandomState, k: &VariantRef<'_>) -> Option<u64> {
-    use core::hash::{BuildHasher, Hash, Hasher};
-    let mut h = state.build_hasher();
-    (k.ty() as u8).hash(&mut h);
+/// A hash of a key consistent with how the reader compares keys (the crate's one key identity,
+/// `owned::key`: keys the reader merges hash alike, under either dialect's rule); `None` when
+/// that cannot be had cheaply (a container key, or text that is not UTF-8): such a key counts
+/// as maybe repeated.
+fn key_hash(state: &KeyState, k: &VariantRef<'_>) -> Option<u64> {
     match k.ty() {
         // Most keys: hashed from the bytes, without a copy.
-        T::String | T::StringName => k.as_text().ok()?.as_bytes().hash(&mut h),
-        T::Int => k.as_i64().ok()?.hash(&mut h),
-        T::Nil => {}
-        t if t.is_container() => return None,
-        _ => crate::build::hash_value(&k.to_owned().ok()?, &mut h),
+        T::String | T::StringName => Some(key::str_hash(k.as_text().ok()?.as_str()?, state)),
+        t if t.is_container() => None,
+        _ => Some(key::key_info(&k.to_owned().ok()?, Dialect::Godot4, state).hash),
     }
-    Some(h.finish())
 }
 
 /// Pass 1: which Dictionaries print as plain JSON objects (untyped, all keys Strings, none
@@ -68,7 +65,7 @@ fn dicts(v: &VariantRef<'_>) -> Result<Dicts> {
         plain: Vec::new(),
         repeated: Vec::new(),
     };
-    let state = std::collections::hash_map::RandomState::new();
+    let state = KeyState::new();
     let mut n = 0usize;
     /// An open container: for a Dictionary, its number, whether its next element is a key,
     /// and the hashes of its keys so far.

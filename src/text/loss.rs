@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::literal::node_path;
 use crate::num;
 use crate::object::ObjectRef;
+use crate::owned::key::{key_info, KeyState};
 use crate::owned::{NodePath, TypeInfo};
 use crate::types::{Dialect, VariantType as T};
 use crate::value::VariantRef;
@@ -41,7 +42,9 @@ pub enum LossKind {
     /// A Dictionary's keys in another order than the engine's sorted order: the text lists
     /// them sorted.
     KeysSorted,
-    /// Two keys of a Dictionary equal as values: reading the text merges them.
+    /// Two keys of a Dictionary that are the same key to the engine (`-0.0` and `0.0`, two
+    /// strings that differ only after a NUL, …; see [`Dictionary`](crate::Dictionary)): reading
+    /// the text merges them.
     RepeatedKeys,
     /// A Signal with a name or an object: the engine prints every Signal as `Signal()`.
     Signal,
@@ -190,7 +193,7 @@ fn classify(
 ) -> Result<Option<(LossKind, usize)>> {
     let d = v.dialect();
     let raw = v.raw()?;
-    let state = std::collections::hash_map::RandomState::new();
+    let state = KeyState::new();
     let mut open: Vec<Open<'_>> = Vec::new();
     let mut w = Walker::from_value(*v);
     while let Some(e) = w.next_event()? {
@@ -235,7 +238,7 @@ fn classify(
             }
             if o.dict && !unreadable {
                 if o.key {
-                    if !key_hash(&state, &x).is_some_and(|h| o.hashes.insert(h)) {
+                    if repeats(&state, &mut o.hashes, &x, d) {
                         return Ok(Some((LossKind::RepeatedKeys, at)));
                     }
                     o.keys.push(x);
@@ -278,14 +281,21 @@ fn canonical_string(raw: &[u8], base: usize, at: usize, text: &[u8]) -> bool {
             .is_some_and(|p| p.iter().all(|&b| b == 0))
 }
 
-/// A hash of a key consistent with the text reader's key equality (by value); `None` when
-/// the key cannot be had (counts as repeated).
-fn key_hash(state: &std::collections::hash_map::RandomState, k: &VariantRef<'_>) -> Option<u64> {
-    use core::hash::{BuildHasher, Hasher};
-    let v = k.to_owned().ok()?;
-    let mut h = state.build_hasher();
-    crate::build::hash_value(&v, &mut h);
-    Some(h.finish())
+/// Whether the key `k` may be the same key as an earlier one of its Dictionary (whose hashes
+/// are `seen`) by the text reader's rule, the key identity of `dialect`'s engine (`owned::key`),
+/// entering its hash. A key that equals no key (a non-null object, …) never repeats; a key that
+/// cannot be had counts as repeated.
+fn repeats(
+    state: &KeyState,
+    seen: &mut HashSet<u64>,
+    k: &VariantRef<'_>,
+    dialect: Dialect,
+) -> bool {
+    let Ok(v) = k.to_owned() else {
+        return true;
+    };
+    let info = key_info(&v, dialect, state);
+    info.matchable && !seen.insert(info.hash)
 }
 
 /// Whether a Dictionary's keys come out of the engine's sort in another order.
@@ -495,6 +505,7 @@ fn head_lost(x: &VariantRef<'_>, opts: &EncodeOptions) -> Result<Option<LossKind
         base: 0,
         opts,
         ids: &mut ids,
+        depth: 0,
     };
     let owned = |t: &ContainerType<'_>| TypeInfo::from_ref(t, x.offset());
     let type_ok = |t: &ContainerType<'_>| match t {

@@ -660,12 +660,12 @@ impl<'a> Parser<'a> {
         match c {
             b'"' => {
                 let s = self.string()?;
-                return leaf(b, Variant::String(s));
+                return leaf(b, Variant::String(s.into()));
             }
             b'&' => {
                 self.i += 1;
                 let s = self.string()?;
-                return leaf(b, Variant::StringName(s));
+                return leaf(b, Variant::StringName(s.into()));
             }
             b'^' => {
                 self.i += 1;
@@ -678,7 +678,12 @@ impl<'a> Parser<'a> {
             }
             b'{' => {
                 self.i += 1;
-                return self.open(b, dict(TypeInfo::None, TypeInfo::None), 0, at);
+                return self.open(
+                    b,
+                    dict(TypeInfo::None, TypeInfo::None, b.options().dialect()),
+                    0,
+                    at,
+                );
             }
             b'-' | b'+' | b'0'..=b'9' | b'.' => {
                 let t = self.number_token()?;
@@ -732,7 +737,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(v) => {
                     self.expect(b'{')?;
-                    self.open(b, dict(k, v), 1, at)
+                    self.open(b, dict(k, v, b.options().dialect()), 1, at)
                 }
             };
         }
@@ -772,7 +777,7 @@ impl<'a> Parser<'a> {
             "StringName" => {
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::StringName(s)
+                Variant::StringName(s.into())
             }
             "RID" => Variant::Rid(self.rid()?),
             "Callable" => {
@@ -787,7 +792,7 @@ impl<'a> Parser<'a> {
                 // A resource by path (an object's script): read as its path.
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::String(s)
+                Variant::String(s.into())
             }
             "Object" => return self.object(b, at),
             "Array" => {
@@ -796,7 +801,12 @@ impl<'a> Parser<'a> {
             }
             "Dictionary" => {
                 self.expect(b'{')?;
-                return self.open(b, dict(TypeInfo::None, TypeInfo::None), 1, at);
+                return self.open(
+                    b,
+                    dict(TypeInfo::None, TypeInfo::None, b.options().dialect()),
+                    1,
+                    at,
+                );
             }
             "PackedByteArray" | "PoolByteArray" => {
                 Variant::PackedByteArray(self.items(|p| p.int_in("a byte (0 to 255)"))?)
@@ -810,7 +820,7 @@ impl<'a> Parser<'a> {
             }
             "PackedFloat64Array" => Variant::PackedFloat64Array(self.items(|p| p.real(false))?),
             "PackedStringArray" | "PoolStringArray" => {
-                Variant::PackedStringArray(self.items(|p| p.string())?)
+                Variant::PackedStringArray(self.items(|p| p.string().map(Into::into))?)
             }
             "PackedVector2Array" | "PoolVector2Array" => {
                 Variant::PackedVector2Array(self.chunks(single, Vector2::from_array)?)
@@ -883,11 +893,13 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn dict(key: TypeInfo, value: TypeInfo) -> Open {
+/// A Dictionary that merges repeated keys as `str_to_var` / `str2var` do: by the key identity
+/// of `dialect`'s engine.
+fn dict(key: TypeInfo, value: TypeInfo, dialect: Dialect) -> Open {
     Open::Dict {
         key,
         value,
-        merge: true,
+        merge: Some(dialect),
     }
 }
 

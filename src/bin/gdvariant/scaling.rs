@@ -66,6 +66,9 @@ impl Host for OneInput {
     fn stdout_is_terminal(&self) -> bool {
         false
     }
+    fn progress(&mut self, _what: &'static str, _total: u64) -> Box<dyn app::Progress> {
+        Box::new(app::NoProgress)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
