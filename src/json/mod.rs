@@ -44,13 +44,15 @@
 //! `$Dictionary` lists, unless they carry `"$repeated": true`: then every pair is kept as
 //! given, as bytes can hold them (the printer marks the Dictionaries whose keys may repeat —
 //! the same key to either engine, such as two strings that differ only after a NUL, which the
-//! engine cuts, or `-0.0` and `0.0` — so that reading the JSON back gives
-//! [`VariantRef::to_owned`]'s value exactly).
+//! engine cuts, or `-0.0` and `0.0` — so that reading the JSON back gives the entries the bytes
+//! hold; [`VariantRef::to_owned`] merges them as the engine's `bytes_to_var` does).
 //!
 //! # Lossless
 //!
-//! For every value the binary reader accepts, reading its JSON back gives exactly
-//! [`VariantRef::to_owned`]'s value (floats by their bits), so `encode` writes the same bytes:
+//! For every value the binary reader accepts, reading its JSON back gives exactly the value the
+//! bytes hold (floats by their bits): [`VariantRef::to_owned`]'s value, but for a key the bytes
+//! repeat, which the JSON keeps and `to_owned` merges as the engine does. So `encode` writes the
+//! same bytes:
 //! `gdvariant decode --format json | gdvariant encode --from json` gives back the original
 //! bytes whenever they are the encoder's canonical bytes for their value (every engine-written
 //! value is; the `print_round_trip` fuzz target checks this for arbitrary input, both

@@ -421,7 +421,10 @@ pub fn owned_round_trip(data: &[u8]) -> bool {
                 "encode(to_owned) is a fixed point from the second round ({read:?})"
             );
         } else {
-            assert_eq!(bytes2, bytes, "encode(to_owned) is a fixed point ({read:?})");
+            assert_eq!(
+                bytes2, bytes,
+                "encode(to_owned) is a fixed point ({read:?})"
+            );
         }
     }
     read_any
