@@ -7,6 +7,7 @@
 extern crate alloc;
 
 pub mod array;
+pub mod convert;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;

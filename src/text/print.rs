@@ -16,12 +16,14 @@ use core::fmt;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use crate::array::{ArrayIter, ContainerType};
+use crate::array::ArrayIter;
+use crate::convert::{self, ObjectKind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::head::{head, read_text, skip_strings};
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
+use crate::owned::TypeInfo;
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType as T};
 use crate::value::VariantRef;
@@ -29,13 +31,40 @@ use crate::walker::{Event, Walker};
 
 /// Prints `v` to `out`; see the [module docs](self).
 pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
+    print_as(v, out, true)
+}
+
+/// Prints `v`; `detect` finds the containers whose engine value differs from their bytes
+/// (printed from their decoded value); off for a value that is already the engine's.
+fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: bool) -> R {
     if u32::try_from(v.h.data.len()).is_ok() {
-        let idx = index::<u32>(v)?;
+        let idx = index::<u32>(v, detect)?;
+        if idx.differs {
+            return print_engine_value(v, out);
+        }
         Printer::new(v, idx, out).run(v)
     } else {
-        let idx = index::<usize>(v)?;
+        let idx = index::<usize>(v, detect)?;
+        if idx.differs {
+            return print_engine_value(v, out);
+        }
         Printer::new(v, idx, out).run(v)
     }
+}
+
+/// Prints `v` from the value the engine decodes (typed elements converted or dropped,
+/// repeated keys merged; see [`convert`]), for a value whose bytes say something else.
+fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
+    let opts = v.options();
+    let value = convert::engine_tree(v.to_owned()?, &opts);
+    let enc = crate::EncodeOptions::new()
+        .with_dialect(opts.dialect)
+        .with_full_objects(opts.full_objects())
+        .with_double_precision(opts.double_precision());
+    let bytes = crate::encode_with(&value, &enc)?;
+    let read = opts.with_max_depth(crate::types::MAX_DEPTH_LIMIT);
+    let e = crate::parse_with(&bytes, &read)?;
+    print_as(&e, out, false)
 }
 
 // ----- pass 1: the key offsets -----
@@ -69,29 +98,104 @@ impl Off for usize {
     }
 }
 
-/// The key offsets of every dictionary of two or more entries.
+/// The key offsets of every dictionary of two or more entries, and the containers printed
+/// from their decoded value.
 struct Index<O> {
     /// (the dictionary's offset, where its keys start in `keys`), by offset.
     dicts: Vec<(O, O)>,
     /// Each such dictionary's key offsets, in byte order until the printer sorts them.
     keys: Vec<O>,
+    /// Whether the engine's value is not what the bytes say (a typed container holding
+    /// elements the engine converts or drops): then the value is printed from the value the
+    /// engine decodes ([`convert`]).
+    differs: bool,
 }
 
-/// Pass 1: walks (and so checks) the whole value once and records the key offsets.
-fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
+/// The element (Array) or key (Dictionary) type of the container `c` as the engine keeps
+/// it, when the engine checks its elements.
+fn checked_type(c: &VariantRef<'_>) -> Result<Option<TypeInfo>> {
+    if c.dialect() != Dialect::Godot4 {
+        return Ok(None);
+    }
+    let objects = c.options().full_objects();
+    let t = match c.ty() {
+        T::Array => {
+            let t = c.as_array()?.element_type()?;
+            if !t.is_typed() {
+                return Ok(None);
+            }
+            convert::engine_type(TypeInfo::from_ref(&t, c.offset())?, objects)
+        }
+        T::Dictionary => {
+            let (k, v) = c.as_dictionary()?.key_value_types()?;
+            if !k.is_typed() {
+                return Ok(None);
+            }
+            let k = TypeInfo::from_ref(&k, c.offset())?;
+            let v = TypeInfo::from_ref(&v, c.offset())?;
+            convert::engine_types(k, v, objects).0
+        }
+        _ => return Ok(None),
+    };
+    Ok(match t {
+        TypeInfo::None => None,
+        t => Some(t),
+    })
+}
+
+/// What a typed container of engine type `t` does with the element `x`.
+fn fit_of(t: &TypeInfo, x: &VariantRef<'_>) -> Result<convert::Fit> {
+    let kind = if x.ty() == T::Object {
+        Some(match x.as_object()? {
+            ObjectRef::Id(0) => ObjectKind::Null,
+            ObjectRef::Id(_) => ObjectKind::Encoded,
+            ObjectRef::Full(f) if f.class_name().is_empty() => ObjectKind::Null,
+            ObjectRef::Full(f) => {
+                let class = f.class_name().as_bytes();
+                let mut script = None;
+                if matches!(t, TypeInfo::Script(_)) {
+                    let mut props = f.properties();
+                    while let Some((name, value)) = props.try_next()? {
+                        if name.as_bytes() == b"script" && value.ty() == T::String {
+                            script = Some(value.as_text()?.as_bytes());
+                        }
+                    }
+                }
+                return Ok(convert::fit_type(
+                    t,
+                    T::Object,
+                    Some(ObjectKind::Full {
+                        class: core::str::from_utf8(class).unwrap_or(""),
+                        script: script.and_then(|s| core::str::from_utf8(s).ok()),
+                    }),
+                ));
+            }
+        })
+    } else {
+        None
+    };
+    Ok(convert::fit_type(t, x.ty(), kind))
+}
+
+/// Pass 1: walks (and so checks) the whole value once and records the key offsets, and with
+/// `detect` the containers to print from their engine value.
+fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
     let base = v.offset();
     let end = base + v.h.data.len();
     let mut idx = Index {
         dicts: Vec::new(),
         keys: Vec::new(),
+        differs: false,
     };
     /// An open container: for a recorded dictionary, the next key slot and the end of its
-    /// slots; `key` says whether its next element is a key.
+    /// slots; `key` says whether its next element is a key; `checked` the engine type its
+    /// elements (keys) are checked against, until one does not fit.
     struct Open {
         dict: bool,
         key: bool,
         at: usize,
         end: usize,
+        checked: Option<TypeInfo>,
     }
     let mut open: Vec<Open> = Vec::new();
     let mut w = Walker::from_value(*v);
@@ -105,6 +209,7 @@ fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
             }
         };
         if let Some(o) = open.last_mut() {
+            let is_key = o.dict && o.key;
             if o.dict {
                 if o.key && o.at < o.end {
                     if let Some(slot) = idx.keys.get_mut(o.at) {
@@ -114,14 +219,22 @@ fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
                 }
                 o.key = !o.key;
             }
+            if let Some(t) = &o.checked {
+                if (is_key || !o.dict) && fit_of(t, &x)? != convert::Fit::Keep {
+                    idx.differs = true;
+                    o.checked = None;
+                }
+            }
         }
         if let Event::Begin(c) = e {
             let dict = c.ty() == T::Dictionary;
+            let checked = if detect { checked_type(&c)? } else { None };
             let mut o = Open {
                 dict,
                 key: true,
                 at: 0,
                 end: 0,
+                checked,
             };
             if dict && c.count() >= 2 {
                 // Each pair takes at least 8 bytes: a count beyond what the rest of the input
@@ -366,8 +479,8 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         let v = VariantRef::new(h, depth, self.opts);
         match h.ty {
             T::Array => {
-                let ty = v.as_array()?.element_type()?;
-                if ty.is_typed() {
+                let ty = self.engine_types::<1>(&v)?[0].clone();
+                if ty != TypeInfo::None {
                     put(self.out, "Array[")?;
                     type_name(&ty, self.out)?;
                     put(self.out, "](")?;
@@ -378,13 +491,13 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     left: h.count,
                     first: true,
                     depth,
-                    typed: ty.is_typed(),
+                    typed: ty != TypeInfo::None,
                 });
                 Ok(None)
             }
             T::Dictionary => {
-                let (kt, vt) = v.as_dictionary()?.key_value_types()?;
-                let typed = kt.is_typed() || vt.is_typed();
+                let [kt, vt] = self.engine_types::<2>(&v)?;
+                let typed = kt != TypeInfo::None || vt != TypeInfo::None;
                 if typed {
                     put(self.out, "Dictionary[")?;
                     type_name(&kt, self.out)?;
@@ -442,6 +555,26 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         }
     }
 
+    /// The element type (`N` = 1) or key and value types (`N` = 2) of a container as the
+    /// engine keeps them ([`convert::engine_type`], [`convert::engine_types`]).
+    fn engine_types<const N: usize>(&self, v: &VariantRef<'a>) -> R<[TypeInfo; N]> {
+        let types = crate::array::container_types::<N>(v)?;
+        let mut out: [TypeInfo; N] = core::array::from_fn(|_| TypeInfo::None);
+        if v.dialect() != Dialect::Godot4 {
+            return Ok(out);
+        }
+        let objects = self.opts.full_objects();
+        for (slot, t) in out.iter_mut().zip(types.iter()) {
+            *slot = convert::engine_type(TypeInfo::from_ref(t, v.offset())?, objects);
+        }
+        if let [k, v] = &mut out[..] {
+            let (ek, ev) = convert::engine_types(k.clone(), v.clone(), objects);
+            *k = ek;
+            *v = ev;
+        }
+        Ok(out)
+    }
+
     /// Sorts the keys of the dictionary at `offset` in the engine's order; returns where they
     /// start in the index.
     fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<usize> {
@@ -478,6 +611,8 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     let g3 = d == Dialect::Godot3;
     let (open, close) = if g3 { ("( ", " )") } else { ("(", ")") };
     let name = v.ty().name_in(d);
+    // 64-bit components as a single-precision engine reads them: narrowed to its `real_t`.
+    let narrow = !g3 && v.is_wide() && !v.options().double_precision();
     macro_rules! reals {
         ($arr:expr) => {{
             put(s, name)?;
@@ -486,7 +621,9 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                put(s, &num::real(x as f64, d))?;
+                let x = x as f64;
+                let x = if narrow { f64::from(x as f32) } else { x };
+                put(s, &num::real(x, d))?;
             }
             put(s, close)?;
         }};
@@ -546,9 +683,10 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
             if !g3 {
                 match v.as_rid()? {
                     0 => put(s, "RID()")?,
+                    // The engine prints the id as a signed 64-bit int.
                     id => {
                         put(s, "RID(")?;
-                        put(s, &id.to_string())?;
+                        put(s, &(id as i64).to_string())?;
                         ch(s, ')')?;
                     }
                 }
@@ -558,7 +696,8 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
             ObjectRef::Id(0) => put(s, "null")?,
             ObjectRef::Id(id) => {
                 put(s, "Object(EncodedObjectAsID,\"object_id\":")?;
-                put(s, &id.to_string())?;
+                // `object_id` is an int property: signed.
+                put(s, &(id as i64).to_string())?;
                 put(s, ",\"script\":null)\n")?;
             }
             // A full object with elements is a container; here its class is empty: null.
@@ -620,14 +759,14 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
 }
 
 /// The name of a container's element / key / value type as the engine prints it.
-fn type_name<W: fmt::Write + ?Sized>(t: &ContainerType<'_>, s: &mut W) -> R {
+fn type_name<W: fmt::Write + ?Sized>(t: &TypeInfo, s: &mut W) -> R {
     match t {
-        ContainerType::None => put(s, "Variant"),
-        ContainerType::Builtin(ty) => put(s, ty.name()),
-        ContainerType::ClassName(c) => put(s, &c.to_string_lossy()),
-        ContainerType::Script(p) => {
+        TypeInfo::None => put(s, "Variant"),
+        TypeInfo::Builtin(ty) => put(s, ty.name()),
+        TypeInfo::ClassName(c) => put(s, c),
+        TypeInfo::Script(p) => {
             put(s, "Resource(\"")?;
-            put(s, &p.to_string_lossy())?;
+            put(s, p)?;
             put(s, "\")")
         }
     }
