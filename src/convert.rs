@@ -1146,12 +1146,9 @@ fn packed_from(to: T, items: &[Variant], double: bool) -> Option<Variant> {
             Variant::PackedFloat32Array(items.iter().map(|v| to_float(v) as f32).collect())
         }
         T::PackedFloat64Array => Variant::PackedFloat64Array(items.iter().map(to_float).collect()),
-        T::PackedStringArray => Variant::PackedStringArray(
-            items
-                .iter()
-                .map(|v| stringify_in(v, double).into())
-                .collect(),
-        ),
+        T::PackedStringArray => {
+            Variant::PackedStringArray(items.iter().map(|v| stringify(v, double)).collect())
+        }
         T::PackedVector2Array => Variant::PackedVector2Array(
             items
                 .iter()
@@ -1546,12 +1543,9 @@ fn basis_text(rows: &[f64], origin: Option<&[f64]>, double: bool) -> String {
 
 /// `str(value)` in Godot 4 (`Variant::stringify`): what a `PackedStringArray` made from an
 /// Array holds for each element. Containers print as `[a, b]` and `{ k: v }` (insertion
-/// order), their strings quoted; nesting of any depth is walked without recursion.
-pub(crate) fn stringify(v: &Variant) -> String {
-    stringify_in(v, false)
-}
-
-fn stringify_in(v: &Variant, double: bool) -> String {
+/// order), their strings quoted; nesting of any depth is walked without recursion. `double`:
+/// the engine's `real_t` is `f64`.
+fn stringify(v: &Variant, double: bool) -> String {
     enum Step<'v> {
         Value(&'v Variant, bool),
         Text(&'static str),
@@ -1604,7 +1598,7 @@ mod tests {
         );
         assert_eq!(num_real_f64(123.456, true), "123.456");
         assert_eq!(num_real_f32(0.1, true), "0.1");
-        assert_eq!(num_real_f32(1234.56789, true), "1234.568");
+        assert_eq!(num_real_f32(1234.5679, true), "1234.568");
         assert_eq!(num_real_f32(99.99999, true), "100.0");
         assert_eq!(num_real_f32(1.0, false), "1");
         assert_eq!(num_real_f32(-1e-30, true), "-0.0");

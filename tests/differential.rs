@@ -114,12 +114,18 @@ impl Answer {
                     "?" => Some(usize::MAX),
                     x => Some(x.parse().expect("consumed")),
                 },
-                text: common::unhex(f[2]),
+                text: if f[2].starts_with('"') {
+                    unescape(&f[2][1..])
+                } else {
+                    common::unhex(f[2])
+                },
                 bytes: (f[3] != "=").then(|| common::unhex(f[3])),
             },
         }
     }
 
+    /// The fields of a sample line: like the engine's, but the text escaped (`"` then the
+    /// text with `\\` and `\xNN` escapes), which is half the size of hex.
     fn fields(&self) -> String {
         match self {
             Answer::Rejected => "err\t-\t-\t-".into(),
@@ -135,11 +141,48 @@ impl Answer {
                     Some(usize::MAX) => "?".to_string(),
                     Some(n) => n.to_string(),
                 },
-                common::hex(text),
+                escape(text),
                 bytes.as_ref().map_or("=".to_string(), |b| common::hex(b))
             ),
         }
     }
+}
+
+/// `"` and the bytes: printable ASCII as it is (but `\\`), others as `\xNN`.
+fn escape(b: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &c in b {
+        match c {
+            b'\\' => s.push_str("\\\\"),
+            0x20..=0x7E => s.push(c as char),
+            _ => {
+                let _ = write!(s, "\\x{c:02x}");
+            }
+        }
+    }
+    s
+}
+
+/// The inverse of [`escape`] (after its leading `"`).
+fn unescape(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if b.get(i + 1) == Some(&b'x') {
+                out.push(u8::from_str_radix(&s[i + 2..i + 4], 16).expect("\\xNN"));
+                i += 4;
+            } else {
+                out.push(b'\\');
+                i += 2;
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 // ----- our answer -----
@@ -158,6 +201,9 @@ struct Ours {
     /// script-typed containers), as the engine reads them.
     classes: BTreeSet<String>,
     scripts: BTreeSet<String>,
+    /// It holds Godot 3 text with a code point a Rust string cannot hold (an encoded
+    /// surrogate or a value above U+10FFFF), which Godot 3 keeps in its UTF-32 strings.
+    unrepresentable: bool,
     /// It holds a Godot 4 typed Dictionary read with full objects whose value type is a script
     /// under a key type that is not (see DEV_DICT_VALUE_SCRIPT).
     dict_value_script: bool,
@@ -184,6 +230,7 @@ fn ours(d: Dialect, m: &Mutant) -> Ours {
             classes: BTreeSet::new(),
             scripts: BTreeSet::new(),
             dict_value_script: false,
+            unrepresentable: false,
             panic: None,
         };
         if o.verdict.is_ok() {
@@ -211,6 +258,7 @@ fn ours(d: Dialect, m: &Mutant) -> Ours {
             classes: BTreeSet::new(),
             scripts: BTreeSet::new(),
             dict_value_script: false,
+            unrepresentable: false,
             panic: Some(
                 e.downcast_ref::<String>()
                     .cloned()
@@ -226,16 +274,21 @@ fn survey(v: &VariantRef<'_>, o: &mut Ours) {
     let lossy = |t: gdvariant::Text<'_>| t.to_string_lossy().into_owned();
     let mut w = Walker::from_value(*v);
     let mut script_next = false;
+    let g3 = v.dialect() == Dialect::Godot3;
     while let Ok(Some(e)) = w.next_event() {
         let x = match e {
             Event::Property(name) => {
                 script_next = name.as_bytes() == b"script";
+                o.unrepresentable |= g3 && godot3_unrepresentable(name.as_bytes());
                 continue;
             }
             Event::End => continue,
             Event::Begin(x) | Event::Value(x) => x,
         };
         let is_script = std::mem::take(&mut script_next);
+        if g3 {
+            o.unrepresentable |= texts_of(&x).iter().any(|t| godot3_unrepresentable(t));
+        }
         match x.ty() {
             VariantType::Object => match x.as_object() {
                 Ok(ObjectRef::Id(id)) => o.object |= id != 0,
@@ -281,6 +334,70 @@ fn survey(v: &VariantRef<'_>, o: &mut Ours) {
     }
 }
 
+/// The texts a value holds itself (a String, the names and subnames of a NodePath, the
+/// entries of a PackedStringArray, an object's class name), as raw engine text.
+fn texts_of<'a>(x: &VariantRef<'a>) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    match x.ty() {
+        VariantType::String | VariantType::StringName => {
+            out.extend(x.as_text().ok().map(|t| t.as_bytes()))
+        }
+        VariantType::NodePath => {
+            if let Ok(np) = x.as_node_path() {
+                let mut it = np.names();
+                while let Ok(Some(t)) = it.try_next() {
+                    out.push(t.as_bytes());
+                }
+                if let Ok(mut it) = np.subnames() {
+                    while let Ok(Some(t)) = it.try_next() {
+                        out.push(t.as_bytes());
+                    }
+                }
+            }
+        }
+        VariantType::PackedStringArray => {
+            if let Ok(a) = x.as_string_array() {
+                let mut it = a.iter();
+                while let Ok(Some(t)) = it.try_next() {
+                    out.push(t.as_bytes());
+                }
+            }
+        }
+        VariantType::Object => {
+            if let Ok(ObjectRef::Full(f)) = x.as_object() {
+                out.push(f.class_name().as_bytes());
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Whether Godot 3 text (as `parse_utf8` accepts it) decodes to a code point outside Rust's
+/// `char`: an encoded surrogate or a value above U+10FFFF.
+fn godot3_unrepresentable(t: &[u8]) -> bool {
+    let mut i = 0;
+    while i < t.len() {
+        let c = t[i];
+        let (n, mut cp) = match c {
+            0x00..=0x7F => (0, u32::from(c)),
+            0xC0..=0xDF => (1, u32::from(c & 0x1F)),
+            0xE0..=0xEF => (2, u32::from(c & 0x0F)),
+            0xF0..=0xF7 => (3, u32::from(c & 0x07)),
+            0xF8..=0xFB => (4, u32::from(c & 0x03)),
+            _ => (5, u32::from(c & 0x01)),
+        };
+        for k in 1..=n {
+            cp = (cp << 6) | u32::from(t.get(i + k).copied().unwrap_or(0) & 0x3F);
+        }
+        if char::from_u32(cp).is_none() {
+            return true;
+        }
+        i += 1 + n;
+    }
+    false
+}
+
 // ----- comparison -----
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -308,6 +425,7 @@ const DEV_UNKNOWN_CLASS: &str = "full object of a class the engine cannot instan
 const DEV_MISSING_SCRIPT: &str = "script path missing from the engine's project";
 const DEV_BYTE_PADDING: &str =
     "PackedByteArray without its padding at the end: the engine counts the missing padding";
+const DEV_UNREPRESENTABLE: &str = "Godot 3 text holding an encoded surrogate or a code point above U+10FFFF: a Rust string cannot hold it (read as U+FFFD)";
 const DEV_DICT_VALUE_SCRIPT: &str = "typed Dictionary whose value type is a script (full objects): Godot 4.6 keeps only the script's base class, which bytes do not tell";
 /// Not a deviation of gdvariant: the engine printed the id of an object it made while
 /// converting (`str()` of an EncodedObjectAsID inside a PackedStringArray made from an Array).
@@ -447,6 +565,8 @@ fn compare(
                 check: Check::Text,
                 deviation: if ours.dict_value_script {
                     Some(DEV_DICT_VALUE_SCRIPT)
+                } else if ours.unrepresentable {
+                    Some(DEV_UNREPRESENTABLE)
                 } else if ours.object && contains(text, b"<EncodedObjectAsID#") {
                     Some(LIVE_OBJECT_ID)
                 } else {
@@ -470,7 +590,13 @@ fn compare(
             Ok(b) if masked(b, d, m.objects) == masked(&theirs, d, m.objects) => {}
             r => out.push(Finding {
                 check: Check::Bytes,
-                deviation: ours.dict_value_script.then_some(DEV_DICT_VALUE_SCRIPT),
+                deviation: if ours.dict_value_script {
+                    Some(DEV_DICT_VALUE_SCRIPT)
+                } else if ours.unrepresentable {
+                    Some(DEV_UNREPRESENTABLE)
+                } else {
+                    None
+                },
                 engine: show_bytes(&theirs),
                 ours: match r {
                     Ok(b) => show_bytes(b),

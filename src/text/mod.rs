@@ -105,7 +105,9 @@ impl fmt::Display for Variant {
             Ok(b) => b,
             Err(e) => return write!(f, "<cannot print: {e}>"),
         };
-        let read = crate::ReadOptions::new().with_full_objects(true);
+        let read = crate::ReadOptions::new()
+            .with_full_objects(true)
+            .with_double_precision(true);
         match crate::parse_with(&bytes, &read) {
             Ok(v) => fmt::Display::fmt(&v, f),
             Err(e) => write!(f, "<cannot print: {e}>"),

@@ -52,11 +52,58 @@ fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: boo
     }
 }
 
+/// Replaces the null objects of `v` by their instance-id form: the engine holds a null object
+/// as an Object (printed `null`, but ordered as an Object among dictionary keys), which the
+/// canonical encoding would write as a bare Nil.
+fn keep_null_objects(v: &mut crate::owned::Variant, dialect: Dialect) {
+    use crate::owned::{Object, RawValue, Variant};
+    let Some(id) = dialect.id_of(T::Object) else {
+        return;
+    };
+    let mut raw = (id | crate::types::FLAG_64).to_le_bytes().to_vec();
+    raw.extend_from_slice(&[0; 8]);
+    let Ok(null) = crate::parse_with(&raw, &ReadOptions::new().with_dialect(dialect))
+        .and_then(|r| RawValue::from_ref(&r))
+    else {
+        return;
+    };
+    let mut stack: Vec<&mut Variant> = alloc::vec![v];
+    while let Some(x) = stack.pop() {
+        let is_null = match &*x {
+            Variant::Object(o) => match &**o {
+                Object::Id(id) => *id == 0,
+                Object::Full { class, .. } => class.is_empty(),
+            },
+            _ => false,
+        };
+        if is_null {
+            *x = Variant::Raw(null.clone());
+            continue;
+        }
+        match x {
+            Variant::Object(o) => {
+                if let Object::Full { properties, .. } = &mut **o {
+                    stack.extend(properties.iter_mut().map(|(_, p)| p));
+                }
+            }
+            Variant::Array(a) => stack.extend(a.items.iter_mut()),
+            Variant::Dictionary(d) => {
+                for (k, val) in d.entries.iter_mut() {
+                    stack.push(k);
+                    stack.push(val);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Prints `v` from the value the engine decodes (typed elements converted or dropped,
 /// repeated keys merged; see [`convert`]), for a value whose bytes say something else.
 fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
     let opts = v.options();
-    let value = convert::engine_tree(v.to_owned()?, &opts);
+    let mut value = convert::engine_tree(v.to_owned()?, &opts);
+    keep_null_objects(&mut value, opts.dialect);
     let enc = crate::EncodeOptions::new()
         .with_dialect(opts.dialect)
         .with_full_objects(opts.full_objects())
@@ -177,6 +224,153 @@ fn fit_of(t: &TypeInfo, x: &VariantRef<'_>) -> Result<convert::Fit> {
     Ok(convert::fit_type(t, x.ty(), kind))
 }
 
+/// Whether two of a dictionary's keys (at `keys`, offsets relative to `v`) may be the same
+/// key for the engine, which keeps one entry for them: then the value is printed from the
+/// engine's value, whose dictionaries hold each key once. Sorts the offsets by a hash that
+/// engine-equal keys share (so nothing is missed; a rare false alarm only takes the slower
+/// path), then back into byte order. No memory beyond the offsets.
+fn repeats_a_key<O: Off>(keys: &mut [O], v: &VariantRef<'_>) -> bool {
+    let hash = |k: &O| key_hash(v, k.get());
+    keys.sort_unstable_by_key(hash);
+    let repeated = keys.windows(2).any(|w| hash(&w[0]) == hash(&w[1]));
+    keys.sort_unstable_by_key(|k| k.get());
+    repeated
+}
+
+/// A hash of the key at `rel` (relative to `v`) that every key the engine takes for the
+/// same key shares, in either dialect: String and StringName hash their (engine) text, floats
+/// and real components are normalised (one NaN, `-0.0` as `0.0`, narrowed to the engine's
+/// `real_t`); containers hash by type only; a non-null object, which equals no other key, by
+/// its offset.
+fn key_hash(v: &VariantRef<'_>, rel: usize) -> u64 {
+    let opts = v.options();
+    let mut r = Reader::new(v.h.data.get(rel..).unwrap_or(&[]), v.offset() + rel);
+    let Ok(h) = head(&mut r, 0, &opts, false) else {
+        return 0;
+    };
+    let k = VariantRef::new(h, 0, opts);
+    let mut hs = KeyHasher::default();
+    let single = !opts.double_precision();
+    let g3 = k.dialect() == Dialect::Godot3;
+    let ty = k.ty();
+    let class = if ty == T::StringName { T::String } else { ty };
+    let mut hs2 = KeyHasher::default();
+    hs2.add(class as u64);
+    let body = (|| -> Result<u64> {
+        Ok(match ty {
+            T::Nil | T::Callable | T::Array => 0,
+            T::Dictionary if g3 => rel as u64,
+            T::Dictionary => 0,
+            T::Bool => u64::from(k.as_bool()?),
+            T::Int => k.as_i64()? as u64,
+            T::Rid => k.as_rid()?,
+            T::Float => {
+                // A float is a double in the engine, whatever its precision.
+                add_real(&mut hs, false, k.as_f64()?);
+                hs.finish()
+            }
+            T::String | T::StringName => text_hash(&k.as_text()?),
+            T::Object => match k.as_object()? {
+                ObjectRef::Id(0) => 0,
+                ObjectRef::Full(f) if f.class_name().is_empty() => 0,
+                _ => (rel as u64) | (1 << 63),
+            },
+            T::NodePath => {
+                let np = k.as_node_path()?;
+                let mut s = String::new();
+                let _ = np.write_text(&mut s)?;
+                text_hash(&crate::text::Text::new(s.as_bytes()))
+            }
+            T::Vector2i | T::Vector3i | T::Vector4i | T::Rect2i => {
+                let raw = k.raw()?;
+                text_hash(&crate::text::Text::new(raw.get(4..).unwrap_or(&[])))
+            }
+            T::Color => {
+                for c in k.as_color()?.to_array() {
+                    add_real(&mut hs, single, f64::from(c));
+                }
+                hs.finish()
+            }
+            T::Signal => {
+                let sig = k.as_signal()?;
+                text_hash(&sig.name) ^ sig.object_id
+            }
+            t if t.is_packed_array() => match t {
+                T::PackedFloat32Array => {
+                    for x in k.as_packed::<f32>()?.iter() {
+                        add_real(&mut hs, single, f64::from(x));
+                    }
+                    hs.finish()
+                }
+                T::PackedFloat64Array => {
+                    for x in k.as_packed::<f64>()?.iter() {
+                        add_real(&mut hs, single, x);
+                    }
+                    hs.finish()
+                }
+                // Real-valued packed vectors and colors: by length only.
+                T::PackedVector2Array
+                | T::PackedVector3Array
+                | T::PackedVector4Array
+                | T::PackedColorArray => k.count() as u64,
+                T::PackedStringArray => {
+                    let mut it = k.as_string_array()?.iter();
+                    let mut acc = 0u64;
+                    while let Some(t) = it.try_next()? {
+                        acc = acc.rotate_left(7) ^ text_hash(&t);
+                    }
+                    acc
+                }
+                _ => {
+                    let raw = k.raw()?;
+                    text_hash(&crate::text::Text::new(raw.get(4..).unwrap_or(&[])))
+                }
+            },
+            // Real-valued math types.
+            _ => {
+                let raw = k.raw()?;
+                let wide = k.is_wide();
+                let mut p = Reader::new(raw.get(4..).unwrap_or(&[]), 0);
+                while p.remaining() >= if wide { 8 } else { 4 } {
+                    add_real(&mut hs, single, p.read_real(wide)?);
+                }
+                hs.finish()
+            }
+        })
+    })();
+    hs2.add(body.unwrap_or(0));
+    hs2.finish()
+}
+
+/// Adds a real component, as the engine's `real_t` holds it, normalised (one NaN, no `-0.0`).
+fn add_real(hs: &mut KeyHasher, single: bool, x: f64) {
+    let x = if single { f64::from(x as f32) } else { x };
+    hs.add(if x.is_nan() { 1 } else { (x + 0.0).to_bits() });
+}
+
+/// The hash of a text as the engine reads it (Godot 3's lenient decoding included).
+fn text_hash(t: &crate::text::Text<'_>) -> u64 {
+    let mut h = KeyHasher::default();
+    for b in t.to_string_lossy().bytes() {
+        h.add(u64::from(b));
+    }
+    h.add(0xFF);
+    h.finish()
+}
+
+/// A small multiplicative hash (FxHash's mixing).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Pass 1: walks (and so checks) the whole value once and records the key offsets, and with
 /// `detect` the containers to print from their engine value.
 fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
@@ -193,6 +387,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
     struct Open {
         dict: bool,
         key: bool,
+        from: usize,
         at: usize,
         end: usize,
         checked: Option<TypeInfo>,
@@ -204,7 +399,16 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
             Event::Begin(x) | Event::Value(x) => x,
             Event::Property(_) => continue,
             Event::End => {
-                open.pop();
+                if let Some(o) = open.pop() {
+                    if detect
+                        && !idx.differs
+                        && o.dict
+                        && o.end - o.from >= 2
+                        && repeats_a_key(&mut idx.keys[o.from..o.end], v)
+                    {
+                        idx.differs = true;
+                    }
+                }
                 continue;
             }
         };
@@ -232,6 +436,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
             let mut o = Open {
                 dict,
                 key: true,
+                from: 0,
                 at: 0,
                 end: 0,
                 checked,
@@ -241,6 +446,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                 // can hold is not believed (the walk fails before it matters).
                 let slots = c.count().min(end.saturating_sub(w.offset()) / 8);
                 o.at = idx.keys.len();
+                o.from = o.at;
                 o.end = o.at + slots;
                 idx.dicts.push((O::of(c.offset() - base), O::of(o.at)));
                 idx.keys.resize(o.end, O::default());
@@ -595,7 +801,9 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     .ok()
                     .map(|h| VariantRef::new(h, depth, self.opts))
             };
+            let g3 = self.g3();
             godot_sort(slice, |a, b| match (key(a), key(b)) {
+                (Some(a), Some(b)) if g3 => less3(&a, &b, &self.scratch),
                 (Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
                 _ => false,
             });
@@ -814,6 +1022,159 @@ fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
 
 // ----- the key order -----
 
+/// Godot 3.2's `Variant::operator<` (which its `var2str` sorts dictionary keys with): type id
+/// first; then `<` for bool, int, float, String (by character), Vector2 and Vector3 (by
+/// component); its quirky Array rule (`a < b` unless `b` is shorter, as soon as an element of
+/// `a` is *not* less than `b`'s); for pool arrays, a shorter one first and any difference
+/// between two of the same length counting as less both ways; `false` for everything else.
+/// Arrays nested in keys are compared without recursion.
+fn less3<'a>(
+    a: &VariantRef<'a>,
+    b: &VariantRef<'a>,
+    stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+) -> bool {
+    fn leaf(a: &VariantRef<'_>, b: &VariantRef<'_>) -> bool {
+        let d = a.dialect();
+        let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
+        if ia != ib {
+            return ia < ib;
+        }
+        fn vec_less(x: &[f64], y: &[f64]) -> bool {
+            for (p, q) in x.iter().zip(y) {
+                let (p, q) = (*p as f32, *q as f32);
+                if p != q {
+                    return p < q;
+                }
+            }
+            false
+        }
+        let r = (|| -> Result<bool> {
+            Ok(match a.ty() {
+                T::Bool => !a.as_bool()? && b.as_bool()?,
+                T::Int => a.as_i64()? < b.as_i64()?,
+                T::Float => a.as_f64()? < b.as_f64()?,
+                T::String => text_order(a, b) == Ordering::Less,
+                T::Vector2 => vec_less(&a.as_vector2()?.to_array(), &b.as_vector2()?.to_array()),
+                T::Vector3 => vec_less(&a.as_vector3()?.to_array(), &b.as_vector3()?.to_array()),
+                T::PackedByteArray
+                | T::PackedInt32Array
+                | T::PackedFloat32Array
+                | T::PackedStringArray
+                | T::PackedVector2Array
+                | T::PackedVector3Array
+                | T::PackedColorArray => {
+                    let (la, lb) = (a.count(), b.count());
+                    if la != lb {
+                        la < lb
+                    } else {
+                        pool_differs(a, b)?
+                    }
+                }
+                _ => false,
+            })
+        })();
+        r.unwrap_or(false)
+    }
+    /// Whether two pool arrays of the same length differ in an element (NaN differs from
+    /// itself, as `!=` says).
+    fn pool_differs(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Result<bool> {
+        Ok(match a.ty() {
+            T::PackedFloat32Array => a
+                .as_packed::<f32>()?
+                .iter()
+                .zip(b.as_packed::<f32>()?.iter())
+                .any(|(x, y)| x != y),
+            T::PackedVector2Array | T::PackedVector3Array | T::PackedColorArray => {
+                let (ra, rb) = (a.raw()?, b.raw()?);
+                let (pa, pb) = (ra.get(8..).unwrap_or(&[]), rb.get(8..).unwrap_or(&[]));
+                pa.chunks_exact(4).zip(pb.chunks_exact(4)).any(|(x, y)| {
+                    f32::from_le_bytes(x.try_into().unwrap_or_default())
+                        != f32::from_le_bytes(y.try_into().unwrap_or_default())
+                })
+            }
+            T::PackedStringArray => {
+                let (mut i, mut j) = (a.as_string_array()?.iter(), b.as_string_array()?.iter());
+                let mut differ = false;
+                while let (Some(x), Some(y)) = (i.try_next()?, j.try_next()?) {
+                    differ |= x.to_string_lossy() != y.to_string_lossy();
+                }
+                differ
+            }
+            _ => {
+                let (ra, rb) = (a.raw()?, b.raw()?);
+                ra.get(8..) != rb.get(8..)
+            }
+        })
+    }
+    let arrays = |x: &VariantRef<'_>, y: &VariantRef<'_>| x.ty() == T::Array && y.ty() == T::Array;
+    if !arrays(a, b) {
+        return leaf(a, b);
+    }
+    let mut fresh = Vec::new();
+    let mut borrowed = stack.try_borrow_mut();
+    let stack = match borrowed.as_mut() {
+        Ok(s) => &mut **s,
+        Err(_) => &mut fresh,
+    };
+    stack.clear();
+    // Each frame compares two arrays and returns `less` to its parent: `true` as soon as an
+    // element pair is not less, `false` at the end; a shorter right-hand array is `false`.
+    let res = (|| -> Result<bool> {
+        let open = |x: &VariantRef<'a>,
+                    y: &VariantRef<'a>|
+         -> Result<Option<(ArrayIter<'a>, ArrayIter<'a>)>> {
+            let (xa, ya) = (x.as_array()?, y.as_array()?);
+            Ok((ya.len() >= xa.len()).then(|| (xa.iter(), ya.iter())))
+        };
+        let Some(top) = open(a, b)? else {
+            return Ok(false);
+        };
+        stack.push(top);
+        // The value the innermost finished frame returned, for its parent.
+        let mut ret: Option<bool> = None;
+        loop {
+            let Some((i, j)) = stack.last_mut() else {
+                return Ok(ret.unwrap_or(false));
+            };
+            if let Some(less) = ret.take() {
+                if !less {
+                    // This frame returns true.
+                    let done = stack.pop();
+                    if let (Some((ci, cj)), Some((pi, pj))) = (done, stack.last_mut()) {
+                        let _ = (pi.resume_after(&ci), pj.resume_after(&cj));
+                    }
+                    ret = Some(true);
+                    continue;
+                }
+            }
+            match i.try_next()? {
+                None => {
+                    let done = stack.pop();
+                    if let (Some((ci, cj)), Some((pi, pj))) = (done, stack.last_mut()) {
+                        let _ = (pi.resume_after(&ci), pj.resume_after(&cj));
+                    }
+                    ret = Some(false);
+                }
+                Some(p) => {
+                    let Some(q) = j.try_next()? else {
+                        return Ok(false);
+                    };
+                    if arrays(&p, &q) {
+                        match open(&p, &q)? {
+                            Some(f) => stack.push(f),
+                            None => ret = Some(false),
+                        }
+                    } else {
+                        ret = Some(leaf(&p, &q));
+                    }
+                }
+            }
+        }
+    })();
+    stack.clear();
+    res.unwrap_or(false)
+}
+
 /// The engine's key order for printing dictionaries: Godot 4's `StringLikeVariantOrder`
 /// (String and StringName compare as text) over `Variant::operator<` (type id first, then the
 /// type's `<` operator where it has one; values of types without one are unordered).
@@ -879,7 +1240,7 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
     let d = a.dialect();
     let string_like = |v: &VariantRef<'_>| matches!(v.ty(), T::String | T::StringName);
     if d == Dialect::Godot4 && string_like(a) && string_like(b) {
-        return text_bytes(a).cmp(text_bytes(b));
+        return text_order(a, b);
     }
     let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
     if ia != ib {
@@ -912,7 +1273,7 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
         T::Float => both(a.as_f64(), b.as_f64(), |x, y| {
             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
         }),
-        T::String | T::StringName => Some(text_bytes(a).cmp(text_bytes(b))),
+        T::String | T::StringName => Some(text_order(a, b)),
         T::Vector2 => lex_of!(as_vector2),
         T::Vector3 => lex_of!(as_vector3),
         T::Vector4 => lex_of!(as_vector4),
@@ -930,6 +1291,18 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
 
 fn text_bytes<'a>(v: &VariantRef<'a>) -> &'a [u8] {
     v.as_text().map(|t| t.as_bytes()).unwrap_or(&[])
+}
+
+/// The engine's order of two texts: by code point, which is the order of their UTF-8 bytes;
+/// Godot 3 text that is not UTF-8 (overlong forms) is compared as the characters it decodes
+/// to.
+fn text_order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
+    let (x, y) = (text_bytes(a), text_bytes(b));
+    if core::str::from_utf8(x).is_ok() && core::str::from_utf8(y).is_ok() {
+        return x.cmp(y);
+    }
+    let d = |t: &[u8]| crate::text::Text::new(t).to_string_lossy().into_owned();
+    d(x).cmp(&d(y))
 }
 
 /// The engine's `SortArray::sort` (introsort, then a final insertion sort), ported so that
