@@ -52,8 +52,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::math::*;
+use crate::object::ObjectRef;
 use crate::owned::{Array, NodePath, Object, TypeInfo, Variant};
 use crate::types::{Dialect, ReadOptions, VariantType as T};
+use crate::value::VariantRef;
 
 /// The class name of an object decoded from an instance id, and of every class- or
 /// script-typed container read without full objects.
@@ -116,10 +118,18 @@ pub fn engine_types(key: TypeInfo, value: TypeInfo, objects: bool) -> (TypeInfo,
 
 /// The builtin type an engine type info stands for (`Object` for class and script types).
 fn builtin_of(t: &TypeInfo) -> Option<T> {
-    match t {
-        TypeInfo::None => None,
-        TypeInfo::Builtin(t) => Some(*t),
-        TypeInfo::ClassName(_) | TypeInfo::Script(_) => Some(T::Object),
+    t.builtin()
+}
+
+impl TypeInfo {
+    /// The builtin type this element type stands for: `Object` for a class or a script,
+    /// `None` when untyped.
+    pub fn builtin(&self) -> Option<T> {
+        match self {
+            TypeInfo::None => None,
+            TypeInfo::Builtin(t) => Some(*t),
+            TypeInfo::ClassName(_) | TypeInfo::Script(_) => Some(T::Object),
+        }
     }
 }
 
@@ -240,6 +250,41 @@ pub(crate) fn fit_type(declared: &TypeInfo, ty: T, object: Option<ObjectKind<'_>
 /// ```
 pub fn fit(declared: &TypeInfo, value: &Variant) -> Fit {
     fit_type(declared, value.ty(), object_kind(value))
+}
+
+/// What a typed container of engine type `t` does with the encoded element `x` (see
+/// [`fit`]); an object's class and script are read from its bytes.
+pub(crate) fn fit_ref(t: &TypeInfo, x: &VariantRef<'_>) -> crate::error::Result<Fit> {
+    let kind = if x.ty() == T::Object {
+        Some(match x.as_object()? {
+            ObjectRef::Id(0) => ObjectKind::Null,
+            ObjectRef::Id(_) => ObjectKind::Encoded,
+            ObjectRef::Full(f) if f.class_name().is_empty() => ObjectKind::Null,
+            ObjectRef::Full(f) => {
+                let class = f.class_name().as_bytes();
+                let mut script = None;
+                if matches!(t, TypeInfo::Script(_)) {
+                    let mut props = f.properties();
+                    while let Some((name, value)) = props.try_next()? {
+                        if name.as_bytes() == b"script" && value.ty() == T::String {
+                            script = Some(value.as_text()?.as_bytes());
+                        }
+                    }
+                }
+                return Ok(fit_type(
+                    t,
+                    T::Object,
+                    Some(ObjectKind::Full {
+                        class: core::str::from_utf8(class).unwrap_or(""),
+                        script: script.and_then(|s| core::str::from_utf8(s).ok()),
+                    }),
+                ));
+            }
+        })
+    } else {
+        None
+    };
+    Ok(fit_type(t, x.ty(), kind))
 }
 
 fn object_kind(v: &Variant) -> Option<ObjectKind<'_>> {

@@ -120,6 +120,15 @@ impl Key for VariantRef<'_> {
 }
 
 /// A lazy view of a Dictionary.
+///
+/// # As encoded
+///
+/// [`len`](DictionaryRef::len) and [`iter`](DictionaryRef::iter) give the pairs as encoded,
+/// in byte order, repeated keys included. The engine keeps one entry per key (the position of
+/// its first occurrence, the value of its last); [`get`](DictionaryRef::get) finds that
+/// value. A typed Dictionary (Godot 4.4+) also converts or drops keys that do not have its key
+/// type ([`convert`](crate::convert)); [`VariantRef::to_owned`] gives the dictionary the
+/// engine makes.
 #[derive(Clone, Copy, Debug)]
 pub struct DictionaryRef<'a> {
     value: VariantRef<'a>,
@@ -160,16 +169,41 @@ impl<'a> DictionaryRef<'a> {
         }
     }
 
-    /// The value of the first pair whose key matches `key`, `Ok(None)` if none does. Keys are
+    /// The value the engine finds under `key`, `Ok(None)` if no key matches. Keys are
     /// compared in place; values of other pairs are skipped, not decoded; the returned value is
-    /// lazy. (Engines never write duplicate keys; for crafted input with duplicates the engine
-    /// keeps the last one, [`get_last`](DictionaryRef::get_last) does the same.)
+    /// lazy.
+    ///
+    /// Engines never write a key twice, but crafted input can: the engine then keeps the value
+    /// of the last pair with that key, and so does `get`. It reads the whole dictionary to be
+    /// sure there is no later pair; [`get_first`](DictionaryRef::get_first) stops at the first
+    /// match.
+    ///
+    /// ```
+    /// // {"a": 1, "a": 2}: a repeated key, as crafted input may have
+    /// let bytes = [27, 0, 0, 0, 2, 0, 0, 0,
+    ///              4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0,
+    ///              4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0];
+    /// let d = gdvariant::parse(&bytes)?.as_dictionary()?;
+    /// assert_eq!(d.get("a")?.unwrap().as_i64()?, 2);        // what bytes_to_var gives
+    /// assert_eq!(d.get_first("a")?.unwrap().as_i64()?, 1);  // the first as encoded
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
     pub fn get<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
+        self.find(&key, false)
+    }
+
+    /// The value of the first pair whose key matches `key`, as encoded: stops there, without
+    /// reading the rest of the dictionary. Equals [`get`](DictionaryRef::get) unless the
+    /// dictionary repeats the key (which engines never write).
+    pub fn get_first<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
         self.find(&key, true)
     }
 
-    /// Like [`get`](DictionaryRef::get), but the last matching pair wins, as when the engine
-    /// decodes a dictionary with duplicate keys. Walks the whole dictionary.
+    /// The same as [`get`](DictionaryRef::get), which now finds the last matching pair.
+    #[deprecated(
+        since = "0.2.0",
+        note = "`get` finds the value the engine keeps (the last pair's)"
+    )]
     pub fn get_last<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
         self.find(&key, false)
     }

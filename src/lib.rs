@@ -45,7 +45,7 @@ pub mod value;
 pub mod walker;
 pub mod writer;
 
-pub use array::{ArrayIter, ArrayRef, ContainerType};
+pub use array::{ArrayIter, ArrayRef, ContainerType, EngineElement, EngineIter};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};

@@ -17,7 +17,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::array::ArrayIter;
-use crate::convert::{self, ObjectKind};
+use crate::convert;
 use crate::error::{Error, ErrorKind, Result};
 use crate::head::{head, read_text, skip_strings};
 use crate::num;
@@ -188,40 +188,6 @@ fn checked_type(c: &VariantRef<'_>) -> Result<Option<TypeInfo>> {
         TypeInfo::None => None,
         t => Some(t),
     })
-}
-
-/// What a typed container of engine type `t` does with the element `x`.
-fn fit_of(t: &TypeInfo, x: &VariantRef<'_>) -> Result<convert::Fit> {
-    let kind = if x.ty() == T::Object {
-        Some(match x.as_object()? {
-            ObjectRef::Id(0) => ObjectKind::Null,
-            ObjectRef::Id(_) => ObjectKind::Encoded,
-            ObjectRef::Full(f) if f.class_name().is_empty() => ObjectKind::Null,
-            ObjectRef::Full(f) => {
-                let class = f.class_name().as_bytes();
-                let mut script = None;
-                if matches!(t, TypeInfo::Script(_)) {
-                    let mut props = f.properties();
-                    while let Some((name, value)) = props.try_next()? {
-                        if name.as_bytes() == b"script" && value.ty() == T::String {
-                            script = Some(value.as_text()?.as_bytes());
-                        }
-                    }
-                }
-                return Ok(convert::fit_type(
-                    t,
-                    T::Object,
-                    Some(ObjectKind::Full {
-                        class: core::str::from_utf8(class).unwrap_or(""),
-                        script: script.and_then(|s| core::str::from_utf8(s).ok()),
-                    }),
-                ));
-            }
-        })
-    } else {
-        None
-    };
-    Ok(convert::fit_type(t, x.ty(), kind))
 }
 
 /// Whether two of a dictionary's keys (at `keys`, offsets relative to `v`) may be the same
@@ -424,7 +390,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                 o.key = !o.key;
             }
             if let Some(t) = &o.checked {
-                if (is_key || !o.dict) && fit_of(t, &x)? != convert::Fit::Keep {
+                if (is_key || !o.dict) && convert::fit_ref(t, &x)? != convert::Fit::Keep {
                     idx.differs = true;
                     o.checked = None;
                 }
@@ -1535,8 +1501,10 @@ mod tests {
             .push((nested(40, crate::Variant::Int(1)), crate::Variant::Int(1)));
         d.entries
             .push((nested(40, crate::Variant::Nil), crate::Variant::Int(2)));
-        d.entries
-            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(3)));
+        d.entries.push((
+            nested(40, crate::Variant::Bool(false)),
+            crate::Variant::Int(3),
+        ));
         let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
         let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
         let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
@@ -1545,10 +1513,26 @@ mod tests {
             format!(
                 "{{\n{}: 2,\n{}: 3,\n{}: 1\n}}",
                 key("null"),
-                key("null"),
+                key("false"),
                 key("1")
             )
         );
+    }
+
+    #[test]
+    fn a_repeated_key_prints_once_with_its_last_value() {
+        // {[[null]]: 2, [[1]]: 1, [[null]]: 3}: the engine keeps one [[null]] (first place,
+        // last value).
+        let mut d = crate::owned::Dictionary::new();
+        d.entries
+            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(2)));
+        d.entries
+            .push((nested(2, crate::Variant::Int(1)), crate::Variant::Int(1)));
+        d.entries
+            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(3)));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        assert_eq!(text, "{\n[[null]]: 3,\n[[1]]: 1\n}");
     }
 
     #[test]
