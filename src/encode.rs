@@ -333,7 +333,7 @@ impl Enc<'_> {
             }
         } else {
             for &x in a {
-                self.f32(x as f32);
+                self.f32(crate::math::narrow(x));
             }
         }
     }
@@ -516,7 +516,7 @@ impl Enc<'_> {
                 let c: [f64; N] = v.into();
                 let mut buf = [0u8; 32];
                 for (chunk, x) in buf.chunks_exact_mut(4).zip(c) {
-                    chunk.copy_from_slice(&(x as f32).to_le_bytes());
+                    chunk.copy_from_slice(&crate::math::narrow(x).to_le_bytes());
                 }
                 self.out.extend_from_slice(&buf[..4 * N]);
             }

@@ -297,7 +297,12 @@ impl<'a> VariantRef<'a> {
         let mut p = self.payload();
         let mut out = [0.0; N];
         for v in &mut out {
-            *v = p.read_real(wide)?;
+            // Components are read exactly, NaN payloads included (see `math::widen`).
+            *v = if wide {
+                p.read_real(true)?
+            } else {
+                crate::math::widen(p.read_f32()?)
+            };
         }
         Ok(out)
     }

@@ -420,17 +420,25 @@ impl EngineFacts {
     }
 }
 
-/// Deliberate deviations (tests/godot/DEVIATIONS.md), by the name the report counts them under.
-const DEV_UNKNOWN_CLASS: &str = "full object of a class the engine cannot instantiate";
-const DEV_MISSING_SCRIPT: &str = "script path missing from the engine's project";
-const DEV_BYTE_PADDING: &str =
-    "PackedByteArray without its padding at the end: the engine counts the missing padding";
-const DEV_UNREPRESENTABLE: &str = "Godot 3 text holding an encoded surrogate or a code point above U+10FFFF: a Rust string cannot hold it (read as U+FFFD)";
-const DEV_DICT_VALUE_SCRIPT: &str = "typed Dictionary whose value type is a script (full objects): Godot 4.6 keeps only the script's base class, which bytes do not tell";
+/// Deliberate deviations and exceptions, by their id in the "Differential test" table of
+/// `tests/godot/DEVIATIONS.md` (which says why each exists; `deviations_are_listed` checks that
+/// every id used here is there).
+const DEV_UNKNOWN_CLASS: &str = "unknown-class";
+const DEV_MISSING_SCRIPT: &str = "missing-script";
+const DEV_BYTE_PADDING: &str = "byte-array-padding";
+const DEV_UNREPRESENTABLE: &str = "godot3-unrepresentable-text";
+const DEV_DICT_VALUE_SCRIPT: &str = "dict-value-script";
 /// Not a deviation of gdvariant: the engine printed the id of an object it made while
 /// converting (`str()` of an EncodedObjectAsID inside a PackedStringArray made from an Array).
-const LIVE_OBJECT_ID: &str =
-    "the engine's text holds an id of an object it made (excepted: object ids)";
+const LIVE_OBJECT_ID: &str = "live-object-id";
+const ALL_DEVIATIONS: [&str; 6] = [
+    DEV_UNKNOWN_CLASS,
+    DEV_MISSING_SCRIPT,
+    DEV_BYTE_PADDING,
+    DEV_UNREPRESENTABLE,
+    DEV_DICT_VALUE_SCRIPT,
+    LIVE_OBJECT_ID,
+];
 
 /// One disagreement.
 #[derive(Debug)]
@@ -729,6 +737,25 @@ impl Report {
             self.shown
         );
     }
+}
+
+#[test]
+fn deviations_are_listed() {
+    let doc = std::fs::read_to_string(godot_dir().join("DEVIATIONS.md")).unwrap();
+    let section = doc
+        .split("## Differential test")
+        .nth(1)
+        .expect("a \"Differential test\" section in DEVIATIONS.md");
+    let listed: BTreeSet<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let used: BTreeSet<&str> = ALL_DEVIATIONS.into_iter().collect();
+    assert_eq!(
+        listed, used,
+        "DEVIATIONS.md's differential ids vs tests/differential.rs"
+    );
 }
 
 // ----- the offline sample -----
