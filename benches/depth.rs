@@ -45,7 +45,7 @@ fn depth(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("stats", d), &v, |b, v| {
             b.iter(|| {
                 let mut st = stats::Stats::new(10);
-                st.add_at(black_box(v), "", 0).unwrap();
+                st.add_at(black_box(v), "", 0, &mut |_| {}).unwrap();
                 st
             })
         });

@@ -106,6 +106,11 @@ pub enum ErrorKind {
         /// How many bytes follow the value inside the frame.
         extra: usize,
     },
+    /// A high-level multiplayer packet's structure is wrong (feature `multiplayer`).
+    InvalidPacket {
+        /// What is wrong.
+        what: &'static str,
+    },
 }
 
 /// What an accessor expected: one type or a family of types.
@@ -226,6 +231,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::TrailingBytesInFrame { extra } => {
                 write!(f, "{extra} bytes after the value inside its frame")
             }
+            ErrorKind::InvalidPacket { what } => write!(f, "invalid packet: {what}"),
         }
     }
 }
@@ -263,6 +269,36 @@ const MISUSE: &[&str] = &[
     "property name outside an object",
     "two property names in a row",
     "raw value encoded in the other dialect",
+    "no value written for the frame",
+    "more than one value written for the frame",
+];
+
+/// Every message of [`ErrorKind::InvalidPacket`] the crate writes; index 0 stands for any other.
+const PACKET: &[&str] = &[
+    "invalid packet",
+    "node id width 3 (not 8, 16 or 32 bits)",
+    "inline node path offset past the end",
+    "inline node path offset inside the header",
+    "argument count missing before the inline path",
+    "more than 255 RPC arguments",
+    "node cache id with bit 31 set",
+    "SYS packet inside a relay",
+    "more DELTA values than bits in the mask",
+    "NUL inside a string",
+    "CONFIRM_PATH longer than 6 bytes",
+    "spawn sync ids and name longer than the packet",
+    "spawn name length 0",
+    "custom spawn argument past the end",
+    "synchronizer entry size past the end",
+    "scene index 0xFF is the custom spawn's",
+    "SYNC packet without entries",
+    "DELTA packet without entries",
+    "unknown SYS command",
+    "empty authentication data",
+    "empty relayed packet",
+    "empty raw packet",
+    "unknown Godot 3 command",
+    "method or property name without its NUL",
 ];
 
 /// Every element name of [`Expected::PackedOf`] (the sealed packed element types'); index 0
@@ -353,6 +389,7 @@ fn encode_kind(kind: ErrorKind) -> (u8, u8, u32, u32) {
             let (a, b) = split(extra as u64);
             (17, 0, a, b)
         }
+        K::InvalidPacket { what } => (18, 0, index_of(PACKET, what), 0),
     }
 }
 
@@ -394,7 +431,10 @@ fn decode_kind(tag: u8, aux: u8, a: u32, b: u32) -> ErrorKind {
             max: u64::from(b),
         },
         16 => K::TruncatedFrame { needed: join(a, b) },
-        _ => K::TrailingBytesInFrame { extra: join(a, b) },
+        17 => K::TrailingBytesInFrame { extra: join(a, b) },
+        _ => K::InvalidPacket {
+            what: PACKET.get(a as usize).copied().unwrap_or(PACKET[0]),
+        },
     }
 }
 
@@ -454,6 +494,9 @@ mod tests {
         }
         for what in MISUSE {
             kinds.push(ErrorKind::WriterMisuse { what });
+        }
+        for what in PACKET {
+            kinds.push(ErrorKind::InvalidPacket { what });
         }
         for (i, k) in kinds.into_iter().enumerate() {
             for off in [0, i, (1 << 40) + i, MAX_OFFSET as usize] {

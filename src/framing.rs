@@ -8,9 +8,11 @@
 //!
 //! - [`frames`]: iterate over the values of a buffer that holds whole frames (a capture, a file);
 //!   [`raw_frames`] splits the frames without reading their values.
-//! - [`FrameWriter`] / [`write_frame`]: append frames to a buffer.
+//! - [`FrameWriter`] / [`write_frame`]: append frames to a buffer; [`write_frame_with`] writes
+//!   a frame with the streaming [`Writer`] straight into the buffer (prefix reserved and patched).
 //! - [`FrameDecoder`]: an incremental decoder for sockets, fed bytes as they arrive.
 //! - [`FrameReader`] and [`write_frame_to`] (feature `std`): `std::io` adapters.
+//! - With tokio, `codec::VarCodec` (feature `tokio`) and `packet::Packet` (feature `bytes`).
 //!
 //! Error offsets are absolute in the whole stream.
 //!
@@ -38,6 +40,7 @@ use crate::reader::Reader;
 use crate::types::ReadOptions;
 use crate::value::VariantRef;
 use crate::walker::read_value;
+use crate::writer::Writer;
 
 /// The engine's default maximum encoded size of a value sent with `put_var`: 8 MiB.
 pub const DEFAULT_MAX_FRAME: usize = 8 << 20;
@@ -341,7 +344,7 @@ pub fn write_frame(
 }
 
 /// Appends one frame holding already-encoded value bytes (from [`encode`](crate::encode()), a
-/// [`Writer`](crate::Writer) or [`VariantRef::raw`]).
+/// [`Writer`] or [`VariantRef::raw`]).
 pub fn write_raw_frame(out: &mut Vec<u8>, value: &[u8], framing: &FrameOptions) -> Result<()> {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
@@ -351,6 +354,87 @@ pub fn write_raw_frame(out: &mut Vec<u8>, value: &[u8], framing: &FrameOptions) 
     }
     out.extend_from_slice(value);
     Ok(())
+}
+
+/// Appends one frame whose value `f` writes with a streaming [`Writer`], straight into `out`:
+/// the length prefix is reserved first and patched when `f` returns, so a big value is written
+/// once, in place. `f` must write exactly one value and close every container. On error (from
+/// `f`, a container left open, no value or more than one, a value longer than the maximum
+/// frame size) `out` is unchanged. Error offsets count from the frame's prefix.
+///
+/// ```
+/// use gdvariant::framing::{frames, write_frame_with, FrameOptions};
+/// use gdvariant::EncodeOptions;
+/// let mut out = Vec::new();
+/// write_frame_with(&mut out, &EncodeOptions::new(), &FrameOptions::new(), |w| {
+///     w.begin_dictionary(None)?;
+///     w.string("samples")?;
+///     w.packed_f32(&[0.5; 1000])?;
+///     w.end()
+/// })?;
+/// assert_eq!(&out[..4], &4032u32.to_le_bytes());
+/// let v = frames(&out, &FrameOptions::new()).next().unwrap()?;
+/// assert_eq!(v.path("samples")?.unwrap().as_packed::<f32>()?.len(), 1000);
+/// # Ok::<(), gdvariant::Error>(())
+/// ```
+pub fn write_frame_with(
+    out: &mut Vec<u8>,
+    enc: &EncodeOptions,
+    framing: &FrameOptions,
+    f: impl FnOnce(&mut Writer) -> Result<()>,
+) -> Result<()> {
+    let start = out.len();
+    let mut buf = core::mem::take(out);
+    buf.extend_from_slice(&[0; 4]);
+    let mut w = Writer::with_buffer(buf, *enc);
+    let res = f(&mut w).and_then(|()| {
+        if w.depth() == 0 {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorKind::WriterMisuse {
+                    what: "finish with open containers",
+                },
+                w.bytes().len() - start - 4,
+            ))
+        }
+    });
+    let mut buf = w.into_inner();
+    let res = res
+        .and_then(|()| one_value(&buf[start + 4..], enc))
+        .map_err(|e| e.shifted(4))
+        .and_then(|()| {
+            let len = buf.len() - start - 4;
+            patch_len(&mut buf, start, len, framing)
+        });
+    if res.is_err() {
+        buf.truncate(start);
+    }
+    *out = buf;
+    res
+}
+
+/// Checks that `value` (what a [`Writer`] wrote) is exactly one value: a walk of its structure
+/// (packed arrays are skipped in O(1), nothing is decoded).
+fn one_value(value: &[u8], enc: &EncodeOptions) -> Result<()> {
+    let misuse = |what, at| Err(Error::new(ErrorKind::WriterMisuse { what }, at));
+    if value.is_empty() {
+        return misuse("no value written for the frame", 0);
+    }
+    let mut r = Reader::new(value, 0);
+    crate::walker::skip_value(&mut r, 0, &read_options_for(enc))?;
+    if r.pos() != value.len() {
+        return misuse("more than one value written for the frame", r.pos());
+    }
+    Ok(())
+}
+
+/// The options that read back what `enc` writes.
+pub(crate) fn read_options_for(enc: &EncodeOptions) -> ReadOptions {
+    ReadOptions::new()
+        .with_dialect(enc.dialect())
+        .with_full_objects(enc.full_objects())
+        .with_max_depth(enc.max_depth())
 }
 
 fn patch_len(out: &mut [u8], start: usize, len: usize, framing: &FrameOptions) -> Result<()> {
@@ -370,6 +454,11 @@ fn patch_len(out: &mut [u8], start: usize, len: usize, framing: &FrameOptions) -
 }
 
 /// Builds a stream of frames in a buffer.
+///
+/// It buffers by design: frames accumulate in memory (one allocation, reused after
+/// [`clear`](FrameWriter::clear)) and go out in one `write_all` with
+/// [`flush_to`](FrameWriter::flush_to) (feature `std`), so a burst of small replies costs one
+/// system call.
 #[derive(Clone, Debug)]
 pub struct FrameWriter {
     buf: Vec<u8>,
@@ -404,9 +493,26 @@ impl FrameWriter {
         write_raw_frame(&mut self.buf, value, &self.framing)
     }
 
+    /// Appends a frame whose value `f` writes with a streaming [`Writer`], in place (the prefix
+    /// reserved and patched); see [`write_frame_with`].
+    pub fn write_with(&mut self, f: impl FnOnce(&mut Writer) -> Result<()>) -> Result<()> {
+        write_frame_with(&mut self.buf, &self.enc, &self.framing, f)
+    }
+
     /// The stream so far.
     pub fn bytes(&self) -> &[u8] {
         &self.buf
+    }
+
+    /// The buffer the frames are appended to.
+    pub fn get_ref(&self) -> &Vec<u8> {
+        &self.buf
+    }
+
+    /// The buffer the frames are appended to, to send part of it or to append other bytes
+    /// (whatever is appended becomes part of the stream).
+    pub fn get_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
     }
 
     /// Empties the buffer (keeping its allocation), e.g. after sending it.
@@ -547,11 +653,9 @@ impl FrameDecoder {
         self.opts.value(&self.buf, self.frame_at + 4)
     }
 
-    /// Takes what the current frame needs from `input`; true when the frame is complete.
-    fn fill(&mut self, input: &mut &[u8]) -> Result<bool> {
-        if let Some(e) = self.failed {
-            return Err(e);
-        }
+    /// Moves past the frame returned by the last call, if any.
+    #[inline]
+    fn advance(&mut self) {
         if self.done {
             self.frame_at += 4 + self.buf.len();
             self.buf.clear();
@@ -559,6 +663,25 @@ impl FrameDecoder {
             self.frame_len = None;
             self.done = false;
         }
+    }
+
+    /// Checks the complete prefix; an oversize length sticks as the decoder's error.
+    fn check_prefix(&mut self) -> Result<usize> {
+        let res = self
+            .opts
+            .check_len(self.opts.endian.read(self.prefix), self.frame_at);
+        if let Err(e) = res {
+            self.failed = Some(e);
+        }
+        res
+    }
+
+    /// Takes what the current frame needs from `input`; true when the frame is complete.
+    fn fill(&mut self, input: &mut &[u8]) -> Result<bool> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.advance();
         let len = match self.frame_len {
             Some(len) => len,
             None => {
@@ -570,16 +693,7 @@ impl FrameDecoder {
                 if self.prefix_len < 4 {
                     return Ok(false);
                 }
-                let len = match self
-                    .opts
-                    .check_len(self.opts.endian.read(self.prefix), self.frame_at)
-                {
-                    Ok(len) => len,
-                    Err(e) => {
-                        self.failed = Some(e);
-                        return Err(e);
-                    }
-                };
+                let len = self.check_prefix()?;
                 self.frame_len = Some(len);
                 len
             }
@@ -616,17 +730,32 @@ mod io {
 
     /// Reads frames from a [`Read`] (a `TcpStream`, a file written with `store_var`).
     ///
-    /// Reads only what each frame needs, so the reader can be handed back mid-stream with
-    /// [`into_inner`](FrameReader::into_inner). Errors of the format are `io::Error`s of kind
-    /// `InvalidData` (`UnexpectedEof` for a truncated last frame) wrapping the crate's
-    /// [`Error`], which `io::Error::get_ref` / `into_inner` give back.
+    /// Errors of the format are `io::Error`s of kind `InvalidData` (`UnexpectedEof` for a
+    /// truncated last frame) wrapping the crate's [`Error`], which `io::Error::get_ref` /
+    /// `into_inner` give back. A prefix over the maximum frame size is an error that sticks; a
+    /// malformed value is reported for its frame and the next call reads the next frame.
+    ///
+    /// # Buffering
+    ///
+    /// The reader takes from `R` only what the current frame needs: one `read` for the 4-byte
+    /// prefix, then the body straight into the frame buffer (`Read::take` + `read_to_end`: no
+    /// intermediate copy, the buffer grows with the bytes received, never with what a prefix
+    /// claims). So it can be handed back mid-stream with [`into_inner`](FrameReader::into_inner)
+    /// and nothing is lost. It does not read ahead: on a socket each frame costs at least two
+    /// system calls. For many small frames wrap the socket in a [`std::io::BufReader`]
+    /// (`FrameReader::new(BufReader::new(stream), opts)`): then one system call reads many
+    /// frames, and `into_inner` gives back the `BufReader` with the bytes it read ahead. A
+    /// `WouldBlock` or other I/O error from a non-blocking reader keeps what was read; call
+    /// again when the reader is ready.
     ///
     /// ```
     /// use gdvariant::framing::{FrameOptions, FrameReader};
+    /// use std::io::BufReader;
     /// let file: &[u8] = &[8, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0];
-    /// let mut r = FrameReader::new(file, FrameOptions::new());
+    /// let mut r = FrameReader::new(BufReader::new(file), FrameOptions::new());
     /// assert_eq!(r.next_frame()?.unwrap().as_i64().unwrap(), 7);
     /// assert!(r.next_frame()?.is_none());
+    /// assert!(r.get_ref().buffer().is_empty());
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[derive(Debug)]
@@ -646,30 +775,86 @@ mod io {
 
         /// The next frame's value, `Ok(None)` when the input ends at a frame boundary.
         pub fn next_frame(&mut self) -> io::Result<Option<VariantRef<'_>>> {
-            let mut chunk = [0u8; 8192];
             loop {
-                let want = self.dec.needed().min(chunk.len());
-                let n = match self.inner.read(&mut chunk[..want]) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
-                if n == 0 {
-                    return match self.dec.finish() {
-                        Ok(()) => Ok(None),
-                        Err(e) => Err(io_error(e)),
-                    };
-                }
-                let mut input = &chunk[..n];
-                if self.dec.fill(&mut input).map_err(io_error)? {
-                    return self.dec.current().map(Some).map_err(io_error);
+                match self.dec.read_from(&mut self.inner)? {
+                    Step::Frame => return self.dec.current().map(Some).map_err(io_error),
+                    Step::More => {}
+                    Step::Eof => {
+                        return match self.dec.finish() {
+                            Ok(()) => Ok(None),
+                            Err(e) => Err(io_error(e)),
+                        }
+                    }
                 }
             }
         }
 
+        /// The decoder's state: how much of the current frame is buffered, the stream offset.
+        pub fn decoder(&self) -> &FrameDecoder {
+            &self.dec
+        }
+    }
+
+    impl<R> FrameReader<R> {
         /// The underlying reader.
+        pub fn get_ref(&self) -> &R {
+            &self.inner
+        }
+
+        /// The underlying reader, mutably. Reading from it directly desynchronises the frames
+        /// unless it is done at a frame boundary ([`FrameDecoder::at_boundary`]).
+        pub fn get_mut(&mut self) -> &mut R {
+            &mut self.inner
+        }
+
+        /// The underlying reader; nothing beyond the last frame returned was taken from it,
+        /// except a partial frame still buffered ([`decoder`](FrameReader::decoder)).
         pub fn into_inner(self) -> R {
             self.inner
+        }
+    }
+
+    enum Step {
+        Frame,
+        More,
+        Eof,
+    }
+
+    impl FrameDecoder {
+        /// Reads what the current frame needs from `r`: the prefix with one `read`, the body
+        /// straight into the frame buffer.
+        fn read_from<R: Read>(&mut self, r: &mut R) -> io::Result<Step> {
+            if let Some(e) = self.failed {
+                return Err(io_error(e));
+            }
+            self.advance();
+            let len = match self.frame_len {
+                Some(len) => len,
+                None => {
+                    let n = match r.read(&mut self.prefix[self.prefix_len..]) {
+                        Ok(0) => return Ok(Step::Eof),
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Step::More),
+                        Err(e) => return Err(e),
+                    };
+                    self.prefix_len += n;
+                    if self.prefix_len < 4 {
+                        return Ok(Step::More);
+                    }
+                    let len = self.check_prefix().map_err(io_error)?;
+                    self.frame_len = Some(len);
+                    len
+                }
+            };
+            let want = len - self.buf.len();
+            if want > 0 {
+                let n = r.by_ref().take(want as u64).read_to_end(&mut self.buf)?;
+                if n < want {
+                    return Ok(Step::Eof);
+                }
+            }
+            self.done = true;
+            Ok(Step::Frame)
         }
     }
 

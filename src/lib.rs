@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(rust_2018_idioms, unreachable_pub)]
@@ -7,10 +8,14 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod codec;
 pub mod convert;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;
+pub mod detect;
 pub mod dict;
 pub mod encode;
 pub mod error;
@@ -21,6 +26,9 @@ pub mod json;
 #[cfg(any(feature = "text", feature = "json"))]
 mod literal;
 pub mod math;
+#[cfg(feature = "multiplayer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "multiplayer")))]
+pub mod multiplayer;
 #[cfg(any(feature = "text", feature = "json"))]
 mod num;
 pub mod object;
@@ -28,6 +36,9 @@ pub mod object;
 mod out;
 pub mod owned;
 pub mod packed;
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
+pub mod packet;
 mod reader;
 mod seq;
 #[cfg(feature = "serde")]
@@ -46,6 +57,7 @@ pub mod walker;
 pub mod writer;
 
 pub use array::{ArrayIter, ArrayRef, ContainerType, EngineElement, EngineIter};
+pub use detect::{Detection, Detector, Verdict};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
 pub use error::{Error, ErrorKind, Expected, Result};
@@ -54,7 +66,7 @@ pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
 pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
-pub use packed::{Element, PackedArrayRef, PackedIter, PackedStringArrayRef};
+pub use packed::{Element, PackedArrayRef, PackedElement, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;
 pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
@@ -62,7 +74,7 @@ pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MA
 /// The read options' name before 0.2.
 #[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
 pub type Options = ReadOptions;
-pub use value::VariantRef;
+pub use value::{PathItem, VariantRef};
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 #[cfg(feature = "serde")]

@@ -14,7 +14,7 @@ use core::marker::PhantomData;
 use zerocopy::little_endian::{F32, F64, I32, I64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::math::Color;
+use crate::math::{Color, Vector2, Vector3, Vector4};
 use crate::object::StrIter;
 use crate::types::VariantType;
 use crate::value::VariantRef;
@@ -305,4 +305,95 @@ impl<'a> IntoIterator for PackedStringArrayRef<'a> {
     fn into_iter(self) -> StrIter<'a> {
         self.iter()
     }
+}
+
+/// One element of a packed array, as [`VariantRef::element`] and
+/// [`VariantRef::path_item`](crate::VariantRef::path_item) return it: packed elements are
+/// not encoded values of their own (no header), so they are not [`VariantRef`]s. The variant
+/// keeps the element's stored width; math vectors are widened to `f64` exactly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PackedElement<'a> {
+    /// A PackedByteArray (PoolByteArray) element.
+    Byte(u8),
+    /// A PackedInt32Array (PoolIntArray) element.
+    Int32(i32),
+    /// A PackedInt64Array element.
+    Int64(i64),
+    /// A PackedFloat32Array (PoolRealArray) element.
+    Float32(f32),
+    /// A PackedFloat64Array element.
+    Float64(f64),
+    /// A PackedStringArray (PoolStringArray) entry, borrowed from the input.
+    String(&'a str),
+    /// A PackedVector2Array (PoolVector2Array) element.
+    Vector2(Vector2),
+    /// A PackedVector3Array (PoolVector3Array) element.
+    Vector3(Vector3),
+    /// A PackedVector4Array element.
+    Vector4(Vector4),
+    /// A PackedColorArray (PoolColorArray) element.
+    Color(Color),
+}
+
+impl From<PackedElement<'_>> for crate::owned::Variant {
+    /// The Variant the engine gives for `array[i]`: an int, a float, a String, a vector or a
+    /// Color.
+    fn from(e: PackedElement<'_>) -> Self {
+        use crate::owned::Variant as V;
+        match e {
+            PackedElement::Byte(x) => V::Int(x.into()),
+            PackedElement::Int32(x) => V::Int(x.into()),
+            PackedElement::Int64(x) => V::Int(x),
+            PackedElement::Float32(x) => V::Float(x.into()),
+            PackedElement::Float64(x) => V::Float(x),
+            PackedElement::String(s) => V::String(s.into()),
+            PackedElement::Vector2(v) => V::Vector2(v),
+            PackedElement::Vector3(v) => V::Vector3(v),
+            PackedElement::Vector4(v) => V::Vector4(v),
+            PackedElement::Color(c) => V::Color(c),
+        }
+    }
+}
+
+/// Element `i` of the packed array `v` (`None` past the end, or if `v` is not a packed array).
+pub(crate) fn element<'a>(
+    v: &VariantRef<'a>,
+    i: usize,
+) -> crate::Result<Option<PackedElement<'a>>> {
+    use PackedElement as E;
+    let wide = v.is_wide();
+    Ok(match v.ty() {
+        T::PackedByteArray => v.as_byte_array()?.get(i).map(|&b| E::Byte(b)),
+        T::PackedInt32Array => v.as_packed::<i32>()?.get(i).map(E::Int32),
+        T::PackedInt64Array => v.as_packed::<i64>()?.get(i).map(E::Int64),
+        T::PackedFloat32Array => v.as_packed::<f32>()?.get(i).map(E::Float32),
+        T::PackedFloat64Array => v.as_packed::<f64>()?.get(i).map(E::Float64),
+        T::PackedStringArray => v.as_string_array()?.get(i)?.map(E::String),
+        T::PackedVector2Array if wide => v
+            .as_packed::<[f64; 2]>()?
+            .get(i)
+            .map(|c| E::Vector2(Vector2::from_array(c))),
+        T::PackedVector2Array => v
+            .as_packed::<[f32; 2]>()?
+            .get(i)
+            .map(|c| E::Vector2(Vector2::from_array(c.map(f64::from)))),
+        T::PackedVector3Array if wide => v
+            .as_packed::<[f64; 3]>()?
+            .get(i)
+            .map(|c| E::Vector3(Vector3::from_array(c))),
+        T::PackedVector3Array => v
+            .as_packed::<[f32; 3]>()?
+            .get(i)
+            .map(|c| E::Vector3(Vector3::from_array(c.map(f64::from)))),
+        T::PackedVector4Array if wide => v
+            .as_packed::<[f64; 4]>()?
+            .get(i)
+            .map(|c| E::Vector4(Vector4::from_array(c))),
+        T::PackedVector4Array => v
+            .as_packed::<[f32; 4]>()?
+            .get(i)
+            .map(|c| E::Vector4(Vector4::from_array(c.map(f64::from)))),
+        T::PackedColorArray => v.as_packed::<Color>()?.get(i).map(E::Color),
+        _ => None,
+    })
 }

@@ -777,7 +777,7 @@ fn stdin_and_dialect_auto() {
     assert_eq!(stdout(&o), "7\n");
     assert_eq!(
         stderr(&o),
-        "-: dialect auto: valid in both dialects; using Godot 4\n"
+        "-: dialect auto: the same value in both dialects; reading as Godot 4\n"
     );
     // Godot 3 Vector3 (id 7) is a truncated Rect2 in Godot 4
     let v3 = [7u8, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64];
@@ -785,7 +785,20 @@ fn stdin_and_dialect_auto() {
     assert_eq!(stdout(&o), "Vector3( 1, 2, 3 )\n");
     assert_eq!(
         stderr(&o),
-        "-: dialect auto: valid as Godot 3 (not as Godot 4)\n"
+        "-: dialect auto: Godot 3: as Godot 4: unexpected end of input at offset 4\n"
+    );
+    // Four floats: a Godot 4 Plane or a Godot 3 Color, equally plausible.
+    let mut four = vec![14u8, 0, 0, 0];
+    for x in [0.1f32, 0.2, 0.3, 0.4] {
+        four.extend_from_slice(&x.to_le_bytes());
+    }
+    let o = run(&["decode", "--dialect", "auto"], &four);
+    assert_eq!(stdout(&o), "Plane(0.1, 0.2, 0.3, 0.4)\n");
+    assert_eq!(
+        stderr(&o),
+        "-: dialect auto: cannot tell: both dialects read it (a Plane in Godot 4, a Color in \
+         Godot 3, at offset 0); reading as Godot 4\n\
+         -: hint: --dialect 3 reads it as Godot 3, --dialect 4 as Godot 4\n"
     );
     let o = run(&["decode", "--dialect", "auto"], &[200, 0, 0, 0]);
     assert_eq!(o.status.code(), Some(1));
@@ -1435,4 +1448,117 @@ fn precision_chooses_how_64_bit_math_reads() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
         assert_eq!(stdout(&o), want, "{args:?}");
     }
+}
+
+/// `--dialect auto` on every golden value of both engines: `decode`, `validate` and `stats`
+/// give the same verdict line; it names the engine that wrote the value, or says the value
+/// is the same in both or that it cannot tell; and `decode` prints what the named dialect
+/// prints (Godot 4's reading when it cannot tell).
+#[test]
+fn dialect_auto_names_the_engine_of_every_golden_value() {
+    let dir = tmpdir();
+    let (mut recognised, mut undecided) = (0, 0);
+    for (engine, truth, name) in [("godot4", "4", "Godot 4"), ("godot3", "3", "Godot 3")] {
+        let (_, cases) = encode_cases(engine);
+        for c in &cases {
+            let p = dir.join(format!("auto_{engine}_{}.bin", c.name));
+            std::fs::write(&p, &c.bytes).unwrap();
+            let p = p.to_str().unwrap();
+            let mut args = vec!["--dialect", "auto"];
+            if c.objects {
+                args.push("--allow-objects");
+            }
+            let line = |cmd: &str| {
+                let mut a = vec![cmd];
+                a.extend(&args);
+                a.push(p);
+                let o = run(&a, b"");
+                no_panic(&o);
+                assert_eq!(
+                    o.status.code(),
+                    Some(0),
+                    "{engine} {} {cmd}: {}",
+                    c.name,
+                    stderr(&o)
+                );
+                (stderr(&o).lines().next().unwrap_or("").to_string(), o)
+            };
+            let (verdict, decoded) = line("decode");
+            for cmd in ["validate", "stats"] {
+                assert_eq!(line(cmd).0, verdict, "{engine} {} {cmd}", c.name);
+            }
+            let verdict = verdict
+                .strip_prefix(&format!("{p}: dialect auto: "))
+                .unwrap_or_else(|| panic!("{verdict}"))
+                .to_string();
+            let read_as = if verdict.starts_with(&format!("{name}: ")) {
+                recognised += 1;
+                truth
+            } else {
+                assert!(
+                    verdict.starts_with("the same value in both dialects")
+                        || verdict.starts_with("cannot tell: "),
+                    "{engine} {}: {verdict}",
+                    c.name
+                );
+                undecided += 1;
+                "4"
+            };
+            let mut a = vec!["decode", "--dialect", read_as];
+            if c.objects {
+                a.push("--allow-objects");
+            }
+            a.push(p);
+            let o = run(&a, b"");
+            assert_eq!(
+                stdout(&decoded),
+                stdout(&o),
+                "{engine} {}: {verdict}",
+                c.name
+            );
+        }
+    }
+    assert_eq!((recognised, undecided), (289, 165));
+}
+
+/// Nothing but the report reaches a pipe: no progress bar, even for a large input (a bar
+/// shows only on a terminal, for inputs of 64 MiB and more).
+#[test]
+fn pipes_get_no_progress_bar() {
+    // A 64 MiB PackedByteArray (Godot 4).
+    let n = 64 << 20;
+    let mut b = vec![29, 0, 0, 0];
+    b.extend_from_slice(&(n as u32).to_le_bytes());
+    b.resize(8 + n, 7);
+    let p = write_tmp("big_progress.bin", &b);
+    let p = p.to_str().unwrap();
+    for args in [
+        &["validate", "--dialect", "auto", p][..],
+        &["stats", p],
+        &["decode", "--format", "tree", p],
+    ] {
+        let o = run(args, b"");
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        let want = if args[1] == "--dialect" {
+            format!("{p}: dialect auto: Godot 4: as Godot 3: unknown type id 29 at offset 0\n")
+        } else {
+            String::new()
+        };
+        assert_eq!(e, want, "{args:?}");
+    }
+    // On a terminal (a pseudo-terminal made by script(1), where available) the bar is drawn.
+    let script = Command::new("script").arg("--version").output();
+    if script.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        eprintln!("script(1) not found: the terminal half of this test is skipped");
+        return;
+    }
+    let o = Command::new("script")
+        .args(["-qec", &format!("{BIN} validate {p}"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("validating"), "{shown:?}");
+    assert!(shown.contains("64.00 MiB"), "{shown:?}");
 }

@@ -43,6 +43,20 @@
 //! linearly, without native recursion, and writes nothing if the value is malformed. Memory: one
 //! bit per Dictionary and a stack entry per open container.
 //!
+//! # Why not serde_json
+//!
+//! The feature has no dependency. serde_json would need its `arbitrary_precision` feature (to
+//! tell `1` from `1.0` and read an `f32` component straight from its decimal) and
+//! `preserve_order` (keys in insertion order); Cargo unifies features, so both would change
+//! serde_json for every crate of your build. Its reader recurses per level with a limit of
+//! 128, far below the JSON nesting of a value at the engine's depth limit of 1024 (up to four
+//! JSON levels per Variant level), and its `Value` tree drops recursively; the printer here is the crate's one iterative [`Walker`] writing
+//! straight to the output, with no tree. To get a `serde_json::Value` of a [`Variant`](crate::Variant)
+//! (the plain, lossy mapping of the serde table), use the `serde` feature:
+//! `serde_json::to_value(&variant)`.
+//!
+//! [`Walker`]: crate::Walker
+//!
 //! ```
 //! use gdvariant::{json, Variant, Vector2i};
 //! let v = gdvariant::parse(&[2, 0, 0, 0, 42, 0, 0, 0])?;
@@ -60,7 +74,14 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
-pub use parse::{from_str, from_str_values, JsonError};
+pub use parse::{from_str, from_str_values, JsonError as ParseError};
+
+/// The JSON reader's error type's name before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `json::ParseError`, as `text::ParseError`"
+)]
+pub type JsonError = ParseError;
 
 /// The JSON form of `v` on one line. Errors if `v` is malformed.
 pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {

@@ -4,7 +4,10 @@ use std::io::{self, Write};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gdvariant::framing::{raw_frames, Endian, FrameOptions};
-use gdvariant::{Dialect, EncodeOptions, Error, ErrorKind, ReadOptions, Variant, VariantRef};
+use gdvariant::{
+    Detector, Dialect, EncodeOptions, Error, ErrorKind, PathItem, ReadOptions, Variant, VariantRef,
+    Verdict, Walker,
+};
 
 use crate::sink::Sink;
 use crate::stats;
@@ -102,7 +105,8 @@ pub enum Cmd {
     ///
     /// A segment is a dictionary key (a String, else an int), an array index, or an index into
     /// a packed array. With --framed the first segment is the frame number (3/entities/0).
-    /// Nothing but the values on the way is read.
+    /// Nothing but the values on the way is read (with --dialect auto, the whole input is read
+    /// once in each dialect first, to choose).
     #[command(after_help = AFTER_HELP)]
     Get {
         #[command(flatten)]
@@ -118,6 +122,9 @@ pub enum Cmd {
         /// Input file.
         file: String,
     },
+    /// Godot's high-level multiplayer packets (SceneMultiplayer; Godot 3's MultiplayerAPI).
+    #[command(subcommand, visible_alias = "mp")]
+    Multiplayer(crate::mp::MpCmd),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// For example: gdvariant completions bash > /etc/bash_completion.d/gdvariant
@@ -130,7 +137,9 @@ pub enum Cmd {
 /// How values are read.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct ReadArgs {
-    /// Dialect of the bytes; auto tries both (Godot 4 when both fit) and says which on stderr.
+    /// Dialect of the bytes. auto reads the whole input in both and says on stderr which it
+    /// takes and why: the one that reads it whole, else the more plausible reading (sane
+    /// floats, clean text), else Godot 4, saying it cannot tell.
     #[arg(long, value_enum, default_value_t = ReadDialect::Four)]
     dialect: ReadDialect,
     /// Accept full objects (class name and properties), as bytes_to_var_with_objects does.
@@ -206,7 +215,30 @@ pub trait Host {
     fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>>;
     /// Whether standard output is a terminal (binary output is refused then).
     fn stdout_is_terminal(&self) -> bool;
+    /// A progress indicator for `what` over `total` bytes: a bar on standard error when it is
+    /// a terminal and the work is large, else one that shows nothing (never on pipes).
+    fn progress(&mut self, what: &'static str, total: u64) -> Box<dyn Progress>;
 }
+
+/// Progress of a pass over the input.
+pub trait Progress {
+    /// `done` bytes of the total are processed.
+    fn set(&mut self, done: u64);
+    /// Whether anything is shown (else callers need not report).
+    fn active(&self) -> bool {
+        false
+    }
+}
+
+/// Progress that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn set(&mut self, _: u64) {}
+}
+
+/// How many walk events between two progress reports.
+const PROGRESS_EVERY: u32 = 1 << 16;
 
 /// Why a command failed.
 pub enum Fail {
@@ -268,6 +300,7 @@ pub fn run(cli: Cli, host: &mut dyn Host, out: &mut dyn Write, err: &mut dyn Wri
             path,
             file,
         } => cx.get(read, format, framed, &path, &file),
+        Cmd::Multiplayer(c) => crate::mp::run(c, cx.host, cx.out, cx.err),
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "gdvariant", cx.out);
@@ -350,9 +383,27 @@ fn frames(bytes: &[u8], e: FrameEndian) -> impl Iterator<Item = Result<(usize, &
     raw_frames(bytes, &opts).map(|f| f.map(|f| (f.offset, f.bytes)))
 }
 
+/// Validates the value at the start of `b` (at absolute offset `at`) and returns its length,
+/// reporting progress (as `at` plus the bytes done) when it is shown.
+fn checked(b: &[u8], at: usize, o: &ReadOptions, p: &mut dyn Progress) -> Result<usize, Error> {
+    if !p.active() {
+        return gdvariant::validate_with(b, o).map_err(|e| e.shifted(at));
+    }
+    let mut w = Walker::new(b, o);
+    let mut events = 0u32;
+    while w.next_event().map_err(|e| e.shifted(at))?.is_some() {
+        events = events.wrapping_add(1);
+        if events % PROGRESS_EVERY == 0 {
+            p.set((at + w.offset()) as u64);
+        }
+    }
+    p.set((at + w.offset()) as u64);
+    Ok(w.offset())
+}
+
 /// Validates the value in `b` (at absolute offset `at`) and requires it to fill `b` exactly.
-fn whole(b: &[u8], at: usize, o: &ReadOptions) -> Result<(), Error> {
-    let used = gdvariant::validate_with(b, o).map_err(|e| e.shifted(at))?;
+fn whole(b: &[u8], at: usize, o: &ReadOptions, p: &mut dyn Progress) -> Result<(), Error> {
+    let used = checked(b, at, o, p)?;
     if used < b.len() {
         return Err(Error::new(
             ErrorKind::TrailingBytesInFrame {
@@ -365,16 +416,21 @@ fn whole(b: &[u8], at: usize, o: &ReadOptions) -> Result<(), Error> {
 }
 
 /// Checks the whole input: one value filling it, or a stream of such frames.
-fn check_all(bytes: &[u8], framed: Option<FrameEndian>, o: &ReadOptions) -> Result<(), Error> {
+fn check_all(
+    bytes: &[u8],
+    framed: Option<FrameEndian>,
+    o: &ReadOptions,
+    p: &mut dyn Progress,
+) -> Result<(), Error> {
     match framed {
         Some(e) => {
             for f in frames(bytes, e) {
                 let (at, b) = f?;
-                whole(b, at, o)?;
+                whole(b, at, o, p)?;
             }
             Ok(())
         }
-        None => whole(bytes, 0, o),
+        None => whole(bytes, 0, o, p),
     }
 }
 
@@ -386,7 +442,8 @@ fn hint(bytes: &[u8], framed: Option<FrameEndian>, rd: &Read, e: &Error) -> Opti
         return Some("the input holds a full object: add --allow-objects to read it".into());
     }
     // A stream's frames need at least one value and a plausible first prefix.
-    let framed_ok = |f: FrameEndian| bytes.len() >= 8 && check_all(bytes, Some(f), o).is_ok();
+    let framed_ok =
+        |f: FrameEndian| bytes.len() >= 8 && check_all(bytes, Some(f), o, &mut NoProgress).is_ok();
     match framed {
         None if framed_ok(FrameEndian::Le) => {
             return Some(
@@ -419,17 +476,12 @@ fn hint(bytes: &[u8], framed: Option<FrameEndian>, rd: &Read, e: &Error) -> Opti
         if f.is_some() && bytes.len() < 8 {
             continue;
         }
-        if check_all(
-            bytes,
-            f,
-            &Read {
-                dialect: other,
-                ..*rd
-            }
-            .options(),
-        )
-        .is_ok()
-        {
+        let o = Read {
+            dialect: other,
+            ..*rd
+        }
+        .options();
+        if check_all(bytes, f, &o, &mut NoProgress).is_ok() {
             let framing = match (framed, f) {
                 (a, b) if a == b => String::new(),
                 (_, None) => " without --framed".into(),
@@ -468,14 +520,16 @@ impl Cx<'_> {
         Fail::Input(msg)
     }
 
-    /// Picks the dialect: the one asked for, or with `auto` the one whose check of the input
-    /// succeeds (Godot 4 when both do), saying so on stderr.
+    /// Picks the dialect: the one asked for, or with `auto` the one [`Detector`] tells from
+    /// the whole input (each frame's value with `--framed`), saying which and why on stderr.
+    /// `decode`, `validate`, `stats` and `get` all decide this way.
     fn pick(
         &mut self,
         args: ReadArgs,
         max_depth: Option<u32>,
         file: &str,
-        check: impl Fn(&ReadOptions) -> bool,
+        bytes: &[u8],
+        framed: Option<FrameEndian>,
     ) -> Res<Read> {
         let rd = |dialect| Read {
             args,
@@ -486,19 +540,32 @@ impl Cx<'_> {
             ReadDialect::Four => Ok(rd(Dialect::Godot4)),
             ReadDialect::Three => Ok(rd(Dialect::Godot3)),
             ReadDialect::Auto => {
-                let four = check(&rd(Dialect::Godot4).options());
-                let three = check(&rd(Dialect::Godot3).options());
-                let (d, msg) = match (four, three) {
-                    (true, true) => (Dialect::Godot4, "valid in both dialects; using Godot 4"),
-                    (true, false) => (Dialect::Godot4, "valid as Godot 4 (not as Godot 3)"),
-                    (false, true) => (Dialect::Godot3, "valid as Godot 3 (not as Godot 4)"),
-                    (false, false) => (
-                        Dialect::Godot4,
-                        "valid in neither dialect; reading as Godot 4",
-                    ),
-                };
-                writeln!(self.err, "{file}: dialect auto: {msg}")?;
-                Ok(rd(d))
+                let mut det = Detector::new(&rd(Dialect::Godot4).options());
+                {
+                    let total = 2 * bytes.len() as u64;
+                    let mut p = self.host.progress("detecting the dialect", total);
+                    match framed {
+                        None => {
+                            det.value_with_progress(bytes, 0, &mut |d| p.set(d as u64));
+                        }
+                        Some(e) => {
+                            // A framing error reads the same in both dialects: the check
+                            // after this reports it.
+                            for (at, b) in frames(bytes, e).map_while(Result::ok) {
+                                det.value_with_progress(b, at, &mut |d| p.set((2 * at + d) as u64));
+                            }
+                        }
+                    }
+                }
+                let d = det.detection();
+                writeln!(self.err, "{file}: dialect auto: {d}")?;
+                if d.verdict() == Verdict::Ambiguous {
+                    writeln!(
+                        self.err,
+                        "{file}: hint: --dialect 3 reads it as Godot 3, --dialect 4 as Godot 4"
+                    )?;
+                }
+                Ok(rd(d.read_as()))
             }
         }
     }
@@ -512,18 +579,17 @@ impl Cx<'_> {
     ) -> Res<i32> {
         let data = self.load(file)?;
         let bytes = (*data).as_ref();
-        let rd = self.pick(read, None, file, |o| match framed {
-            Some(_) => check_all(bytes, framed, o).is_ok(),
-            None => gdvariant::validate_with(bytes, o).is_ok(),
-        })?;
+        let rd = self.pick(read, None, file, bytes, framed)?;
         let opts = rd.options();
         match framed {
             None => {
                 // Check everything before printing anything.
-                let used = match gdvariant::validate_with(bytes, &opts) {
+                let mut p = self.host.progress("checking", bytes.len() as u64);
+                let used = match checked(bytes, 0, &opts, &mut *p) {
                     Ok(n) => n,
                     Err(e) => return Err(self.bad(file, bytes, framed, &rd, &e)),
                 };
+                drop(p);
                 let v = gdvariant::parse_with(bytes, &opts)
                     .map_err(|e| Fail::Input(describe(file, &e)))?;
                 self.print(&v, format, &TreeOptions::default())
@@ -546,11 +612,15 @@ impl Cx<'_> {
                 }
             }
             Some(_) => {
-                if let Err(e) = check_all(bytes, framed, &opts) {
+                let mut p = self.host.progress("checking", bytes.len() as u64);
+                if let Err(e) = check_all(bytes, framed, &opts, &mut *p) {
                     return Err(self.bad(file, bytes, framed, &rd, &e));
                 }
+                drop(p);
+                let mut p = self.host.progress("printing", bytes.len() as u64);
                 for (i, f) in frames(bytes, framed.unwrap_or(FrameEndian::Le)).enumerate() {
                     let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
+                    p.set(at as u64);
                     let v = gdvariant::parse_with(b, &opts)
                         .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
                     let tree = TreeOptions {
@@ -681,11 +751,12 @@ impl Cx<'_> {
                 }
             };
             let bytes = (*data).as_ref();
-            let rd = self.pick(read, depth.max_depth, file, |o| {
-                check_all(bytes, framed, o).is_ok()
-            })?;
+            let rd = self.pick(read, depth.max_depth, file, bytes, framed)?;
             let opts = rd.options();
-            if let Err(e) = check_all(bytes, framed, &opts) {
+            let mut p = self.host.progress("validating", bytes.len() as u64);
+            let res = check_all(bytes, framed, &opts, &mut *p);
+            drop(p);
+            if let Err(e) = res {
                 writeln!(self.out, "{}", describe(file, &e))?;
                 if let Some(h) = hint(bytes, framed, &rd, &e) {
                     writeln!(self.err, "{file}: hint: {h}")?;
@@ -705,19 +776,20 @@ impl Cx<'_> {
     ) -> Res<i32> {
         let data = self.load(file)?;
         let bytes = (*data).as_ref();
-        let rd = self.pick(read, depth.max_depth, file, |o| {
-            check_all(bytes, framed, o).is_ok()
-        })?;
+        let rd = self.pick(read, depth.max_depth, file, bytes, framed)?;
         let opts = rd.options();
-        if let Err(e) = check_all(bytes, framed, &opts) {
+        let mut p = self.host.progress("checking", bytes.len() as u64);
+        if let Err(e) = check_all(bytes, framed, &opts, &mut *p) {
             return Err(self.bad(file, bytes, framed, &rd, &e));
         }
+        drop(p);
         let mut st = stats::Stats::new(10);
+        let mut p = self.host.progress("counting", bytes.len() as u64);
         match framed {
             None => {
                 let v = gdvariant::parse_with(bytes, &opts)
                     .map_err(|e| Fail::Input(describe(file, &e)))?;
-                st.add_at(&v, "", 0)
+                st.add_at(&v, "", 0, &mut |d| p.set(d as u64))
                     .map_err(|e| Fail::Input(describe(file, &e)))?;
             }
             Some(fe) => {
@@ -725,11 +797,12 @@ impl Cx<'_> {
                     let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
                     let v = gdvariant::parse_with(b, &opts)
                         .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
-                    st.add_at(&v, &format!("#{i}"), at)
+                    st.add_at(&v, &format!("#{i}"), at, &mut |d| p.set(d as u64))
                         .map_err(|e| Fail::Input(describe(file, &e.shifted(at))))?;
                 }
             }
         }
+        drop(p);
         st.write_report(rd.dialect, self.out)?;
         Ok(0)
     }
@@ -744,10 +817,7 @@ impl Cx<'_> {
     ) -> Res<i32> {
         let data = self.load(file)?;
         let bytes = (*data).as_ref();
-        // Auto: look the path up in each dialect; no whole-file validation.
-        let rd = self.pick(read, None, file, |o| {
-            lookup(bytes, framed, path, o).is_ok_and(|f| f.is_some())
-        })?;
+        let rd = self.pick(read, None, file, bytes, framed)?;
         let opts = rd.options();
         let found = match lookup(bytes, framed, path, &opts) {
             Ok(f) => f,
@@ -832,64 +902,10 @@ fn lookup<'a>(
             (v, rest, at)
         }
     };
-    let shift = |e: Error| e.shifted(at);
-    if let Some(v) = root.path(path).map_err(shift)? {
-        return Ok(Some((Found::Value(v), at)));
-    }
-    // The last segment may index a packed array.
-    let trimmed = path.trim_end_matches('/');
-    let (parent, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
-    let (Some(p), Ok(i)) = (root.path(parent).map_err(shift)?, last.parse::<usize>()) else {
-        return Ok(None);
-    };
-    Ok(element(&p, i)
-        .map_err(shift)?
-        .map(|x| (Found::Element(x), at)))
-}
-
-/// Element `i` of the packed array `v` (`None` if `v` is not one, or too short).
-fn element(v: &VariantRef<'_>, i: usize) -> Result<Option<Variant>, Error> {
-    use gdvariant::{Color, VariantType as T, Vector2, Vector3, Vector4};
-    let wide = v.is_wide();
-    Ok(match v.ty() {
-        T::PackedByteArray => v.as_byte_array()?.get(i).map(|&b| Variant::Int(b.into())),
-        T::PackedInt32Array => v.as_packed::<i32>()?.get(i).map(|x| Variant::Int(x.into())),
-        T::PackedInt64Array => v.as_packed::<i64>()?.get(i).map(Variant::Int),
-        T::PackedFloat32Array => v
-            .as_packed::<f32>()?
-            .get(i)
-            .map(|x| Variant::Float(x.into())),
-        T::PackedFloat64Array => v.as_packed::<f64>()?.get(i).map(Variant::Float),
-        T::PackedStringArray => v
-            .as_string_array()?
-            .get(i)?
-            .map(|s| Variant::String(s.to_string())),
-        T::PackedVector2Array if wide => v
-            .as_packed::<[f64; 2]>()?
-            .get(i)
-            .map(|c| Variant::Vector2(Vector2::from_array(c))),
-        T::PackedVector2Array => v
-            .as_packed::<[f32; 2]>()?
-            .get(i)
-            .map(|c| Variant::Vector2(Vector2::from_array(c.map(f64::from)))),
-        T::PackedVector3Array if wide => v
-            .as_packed::<[f64; 3]>()?
-            .get(i)
-            .map(|c| Variant::Vector3(Vector3::from_array(c))),
-        T::PackedVector3Array => v
-            .as_packed::<[f32; 3]>()?
-            .get(i)
-            .map(|c| Variant::Vector3(Vector3::from_array(c.map(f64::from)))),
-        T::PackedVector4Array if wide => v
-            .as_packed::<[f64; 4]>()?
-            .get(i)
-            .map(|c| Variant::Vector4(Vector4::from_array(c))),
-        T::PackedVector4Array => v
-            .as_packed::<[f32; 4]>()?
-            .get(i)
-            .map(|c| Variant::Vector4(Vector4::from_array(c.map(f64::from)))),
-        T::PackedColorArray => v.as_packed::<Color>()?.get(i).map(Variant::Color),
-        _ => None,
+    Ok(match root.path_item(path).map_err(|e| e.shifted(at))? {
+        Some(PathItem::Value(v)) => Some((Found::Value(v), at)),
+        Some(PathItem::Element(x)) => Some((Found::Element(x.into()), at)),
+        None => None,
     })
 }
 
@@ -923,6 +939,9 @@ mod tests {
     struct Fake {
         tty: bool,
         input: Vec<u8>,
+        /// Whether standard error is a terminal (progress is shown).
+        progress: bool,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
     }
 
     impl Host for Fake {
@@ -936,6 +955,33 @@ mod tests {
         fn stdout_is_terminal(&self) -> bool {
             self.tty
         }
+        fn progress(&mut self, what: &'static str, total: u64) -> Box<dyn Progress> {
+            if !self.progress {
+                return Box::new(NoProgress);
+            }
+            let log = self.log.clone();
+            log.borrow_mut().push(format!("{what} 0/{total}"));
+            Box::new(Recorder { what, total, log })
+        }
+    }
+
+    /// Records progress reports (what, done/total) as a terminal's bar would show them.
+    struct Recorder {
+        what: &'static str,
+        total: u64,
+        log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    }
+
+    impl Progress for Recorder {
+        fn set(&mut self, done: u64) {
+            assert!(done <= self.total, "{}: {done} > {}", self.what, self.total);
+            self.log
+                .borrow_mut()
+                .push(format!("{} {done}/{}", self.what, self.total));
+        }
+        fn active(&self) -> bool {
+            true
+        }
     }
 
     fn go(args: &[&str], tty: bool, input: &[u8]) -> (i32, Vec<u8>, String) {
@@ -944,10 +990,98 @@ mod tests {
         let mut host = Fake {
             tty,
             input: input.to_vec(),
+            progress: false,
+            log: Default::default(),
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run(cli, &mut host, &mut out, &mut err);
         (code, out, String::from_utf8_lossy(&err).into_owned())
+    }
+
+    /// Runs with standard error "a terminal": returns the exit code and the progress reports.
+    fn go_progress(args: &[&str], input: &[u8]) -> (i32, Vec<String>) {
+        let cli = Cli::try_parse_from(std::iter::once("gdvariant").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut host = Fake {
+            tty: false,
+            input: input.to_vec(),
+            progress: true,
+            log: Default::default(),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run(cli, &mut host, &mut out, &mut err);
+        let log = host.log.borrow().clone();
+        (code, log)
+    }
+
+    /// An Array of `n` ints (Godot 4).
+    fn ints(n: u32) -> Vec<u8> {
+        let mut b = vec![28, 0, 0, 0];
+        b.extend_from_slice(&n.to_le_bytes());
+        for i in 0..n {
+            b.extend_from_slice(&[2, 0, 0, 0]);
+            b.extend_from_slice(&i.to_le_bytes());
+        }
+        b
+    }
+
+    /// The reports of one pass: they start at 0, never go back and end at the total.
+    fn pass(log: &[String], what: &str) -> Vec<(u64, u64)> {
+        let r: Vec<(u64, u64)> = log
+            .iter()
+            .filter_map(|l| l.strip_prefix(what)?.strip_prefix(' '))
+            .map(|l| {
+                let (d, t) = l.split_once('/').unwrap();
+                (d.parse().unwrap(), t.parse().unwrap())
+            })
+            .collect();
+        assert!(r.len() >= 2, "{what}: {log:?}");
+        assert_eq!(r[0].0, 0);
+        assert!(r.windows(2).all(|w| w[0].0 <= w[1].0), "{what}: {r:?}");
+        assert_eq!(r.last().unwrap().0, r[0].1, "{what}: {r:?}");
+        r
+    }
+
+    #[test]
+    fn long_passes_report_progress() {
+        let big = ints(300_000);
+        let len = big.len() as u64;
+        let (code, log) = go_progress(&["validate", "-"], &big);
+        assert_eq!(code, 0);
+        // One report per 65 536 events, then the end.
+        let r = pass(&log, "validating");
+        assert!(r.len() >= 6, "{r:?}");
+        assert_eq!(r[0].1, len);
+        let (code, log) = go_progress(&["stats", "--dialect", "auto", "-"], &big);
+        assert_eq!(code, 0);
+        assert_eq!(pass(&log, "detecting the dialect")[0].1, 2 * len);
+        // Godot 4: four reports and the end; Godot 3 fails at once (type id 28).
+        assert_eq!(pass(&log, "detecting the dialect").len(), 7);
+        pass(&log, "checking");
+        assert!(log.iter().any(|l| l.starts_with("counting ")), "{log:?}");
+        let (code, log) = go_progress(&["decode", "-"], &big);
+        assert_eq!(code, 0);
+        pass(&log, "checking");
+        // A stream: the printing pass reports each frame's offset.
+        let mut framed = Vec::new();
+        for _ in 0..3 {
+            framed.extend_from_slice(&(big.len() as u32).to_le_bytes());
+            framed.extend_from_slice(&big);
+        }
+        let (code, log) = go_progress(&["decode", "--framed", "--format", "json", "-"], &framed);
+        assert_eq!(code, 0);
+        pass(&log, "checking");
+        let printing: Vec<&String> = log.iter().filter(|l| l.starts_with("printing")).collect();
+        let total = framed.len();
+        assert_eq!(
+            printing,
+            [
+                &format!("printing 0/{total}"),
+                &format!("printing 4/{total}"),
+                &format!("printing {}/{total}", 8 + len),
+                &format!("printing {}/{total}", 12 + 2 * len),
+            ]
+        );
     }
 
     #[test]

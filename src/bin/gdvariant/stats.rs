@@ -58,8 +58,15 @@ impl Stats {
     }
 
     /// Adds the value `v`, read from a buffer that starts at absolute offset `base` (a frame
-    /// of a stream), naming its root `prefix` (`""` for a single value: `/`).
-    pub fn add_at(&mut self, v: &VariantRef<'_>, prefix: &str, base: usize) -> Result<()> {
+    /// of a stream), naming its root `prefix` (`""` for a single value: `/`). `progress` is
+    /// called now and then with the absolute offset reached.
+    pub fn add_at(
+        &mut self,
+        v: &VariantRef<'_>,
+        prefix: &str,
+        base: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<()> {
         /// An open container.
         struct Open<'a> {
             ty: VariantType,
@@ -79,7 +86,12 @@ impl Stats {
         // The segments of the open containers that have one.
         let mut segs: Vec<Seg<'_>> = Vec::new();
         let mut w = Walker::from_value(*v);
+        let mut events = 0u32;
         while let Some(e) = w.next_event()? {
+            events = events.wrapping_add(1);
+            if events % (1 << 16) == 0 {
+                progress(base + w.offset());
+            }
             let x = match e {
                 Event::Property(name) => {
                     if let Some(o) = open.last_mut() {
@@ -293,7 +305,7 @@ mod tests {
         let v = Variant::from(dict);
         let bytes = encode(&v).unwrap();
         let mut st = Stats::new(1);
-        st.add_at(&gdvariant::parse(&bytes).unwrap(), "", 0)
+        st.add_at(&gdvariant::parse(&bytes).unwrap(), "", 0, &mut |_| {})
             .unwrap();
         assert_eq!(st.total_bytes(), bytes.len() as u64);
         // The dictionary, two keys, the array, two ints, one string value.
