@@ -350,15 +350,18 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
     /// An open container: for a recorded dictionary, the next key slot and the end of its
     /// slots; `key` says whether its next element is a key; `checked` the engine type its
     /// elements (keys) are checked against, until one does not fit.
-    struct Open {
+    struct Open<O> {
         dict: bool,
         key: bool,
-        from: usize,
-        at: usize,
-        end: usize,
-        checked: Option<TypeInfo>,
+        from: O,
+        at: O,
+        end: O,
+        /// Where `checked` holds the type its elements are checked against (`u32::MAX`: none).
+        checked: u32,
     }
-    let mut open: Vec<Open> = Vec::new();
+    // The types of the open typed containers still being checked (rare: kept out of `Open`).
+    let mut checked: Vec<TypeInfo> = Vec::new();
+    let mut open: Vec<Open<O>> = Vec::new();
     let mut w = Walker::from_value(*v);
     while let Some(e) = w.next_event()? {
         let x = match e {
@@ -366,11 +369,15 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
             Event::Property(_) => continue,
             Event::End => {
                 if let Some(o) = open.pop() {
+                    if o.checked != u32::MAX {
+                        checked.pop();
+                    }
+                    let (from, end) = (o.from.get(), o.end.get());
                     if detect
                         && !idx.differs
                         && o.dict
-                        && o.end - o.from >= 2
-                        && repeats_a_key(&mut idx.keys[o.from..o.end], v)
+                        && end - from >= 2
+                        && repeats_a_key(&mut idx.keys[from..end], v)
                     {
                         idx.differs = true;
                     }
@@ -381,41 +388,49 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
         if let Some(o) = open.last_mut() {
             let is_key = o.dict && o.key;
             if o.dict {
-                if o.key && o.at < o.end {
-                    if let Some(slot) = idx.keys.get_mut(o.at) {
+                if o.key && o.at.get() < o.end.get() {
+                    if let Some(slot) = idx.keys.get_mut(o.at.get()) {
                         *slot = O::of(x.offset() - base);
                     }
-                    o.at += 1;
+                    o.at = O::of(o.at.get() + 1);
                 }
                 o.key = !o.key;
             }
-            if let Some(t) = &o.checked {
-                if (is_key || !o.dict) && convert::fit_ref(t, &x)? != convert::Fit::Keep {
+            if let Some(t) = checked.get(o.checked as usize) {
+                if !idx.differs
+                    && (is_key || !o.dict)
+                    && convert::fit_ref(t, &x)? != convert::Fit::Keep
+                {
                     idx.differs = true;
-                    o.checked = None;
                 }
             }
         }
         if let Event::Begin(c) = e {
             let dict = c.ty() == T::Dictionary;
-            let checked = if detect { checked_type(&c)? } else { None };
             let mut o = Open {
                 dict,
                 key: true,
-                from: 0,
-                at: 0,
-                end: 0,
-                checked,
+                from: O::default(),
+                at: O::default(),
+                end: O::default(),
+                checked: u32::MAX,
             };
+            if detect && !idx.differs {
+                if let Some(t) = checked_type(&c)? {
+                    o.checked = checked.len() as u32;
+                    checked.push(t);
+                }
+            }
             if dict && c.count() >= 2 {
                 // Each pair takes at least 8 bytes: a count beyond what the rest of the input
                 // can hold is not believed (the walk fails before it matters).
                 let slots = c.count().min(end.saturating_sub(w.offset()) / 8);
-                o.at = idx.keys.len();
-                o.from = o.at;
-                o.end = o.at + slots;
-                idx.dicts.push((O::of(c.offset() - base), O::of(o.at)));
-                idx.keys.resize(o.end, O::default());
+                let at = idx.keys.len();
+                o.at = O::of(at);
+                o.from = O::of(at);
+                o.end = O::of(at + slots);
+                idx.dicts.push((O::of(c.offset() - base), O::of(at)));
+                idx.keys.resize(at + slots, O::default());
             }
             open.push(o);
         }
