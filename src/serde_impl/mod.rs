@@ -10,6 +10,8 @@
 //! elements, a string, a number) and handles it as such.
 
 pub(crate) mod math;
+#[allow(dead_code)] // used by the deserializer's engine-value detour
+pub(crate) mod owned;
 pub(crate) mod sinks;
 pub(crate) mod variant;
 
