@@ -35,11 +35,7 @@ fn holds_object(v: &Variant) -> bool {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
-            Variant::Object(o) => {
-                if !matches!(**o, gdvariant::Object::Id(0)) {
-                    return true;
-                }
-            }
+            Variant::Object(o) if !matches!(**o, gdvariant::Object::Id(0)) => return true,
             Variant::Array(a) => stack.extend(a.items.iter()),
             Variant::Dictionary(d) => {
                 for (k, x) in d.entries.iter() {
