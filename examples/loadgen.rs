@@ -588,10 +588,7 @@ fn has_object(v: &Variant) -> bool {
     match v {
         Variant::Object(_) | Variant::Signal(_) => true,
         Variant::Array(a) => a.items.iter().any(has_object),
-        Variant::Dictionary(d) => d
-            .entries
-            .iter()
-            .any(|(k, v)| has_object(k) || has_object(v)),
+        Variant::Dictionary(d) => d.iter().any(|(k, v)| has_object(k) || has_object(v)),
         _ => false,
     }
 }

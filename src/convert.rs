@@ -337,7 +337,7 @@ pub fn convert(value: &Variant, to: T, opts: &ReadOptions) -> Option<Variant> {
         (T::Float, Variant::Bool(b)) => Variant::Float(if *b { 1.0 } else { 0.0 }),
         (T::Float, Variant::Int(i)) => Variant::Float(*i as f64),
         (T::String, Variant::StringName(s)) => Variant::String(s.clone()),
-        (T::String, Variant::NodePath(np)) => Variant::String(node_path_text(np)),
+        (T::String, Variant::NodePath(np)) => Variant::String(node_path_text(np).into()),
         (T::Vector2, Variant::Vector2i(v)) => {
             Variant::Vector2(Vector2::new(r(v.x.into()), r(v.y.into())))
         }
@@ -1192,7 +1192,7 @@ fn packed_from(to: T, items: &[Variant], double: bool) -> Option<Variant> {
         }
         T::PackedFloat64Array => Variant::PackedFloat64Array(items.iter().map(to_float).collect()),
         T::PackedStringArray => {
-            Variant::PackedStringArray(items.iter().map(|v| stringify(v, double)).collect())
+            Variant::PackedStringArray(items.iter().map(|v| stringify(v, double).into()).collect())
         }
         T::PackedVector2Array => Variant::PackedVector2Array(
             items

@@ -17,7 +17,8 @@ use zerocopy::IntoBytes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::math::*;
 use crate::owned::{Array, Dictionary, NodePath, Object, TypeInfo, Variant};
-use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
+use crate::reader::Reader;
+use crate::types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
 
 /// How to write: the dialect, the precision of real numbers, the object policy and the depth
 /// limit.
@@ -175,6 +176,7 @@ pub fn encode_into(v: &Variant, out: &mut Vec<u8>, opts: &EncodeOptions) -> Resu
         base: start,
         opts,
         ids: &mut ids,
+        depth: 0,
     };
     let res = e.tree(v, 0);
     if res.is_err() {
@@ -183,29 +185,19 @@ pub fn encode_into(v: &Variant, out: &mut Vec<u8>, opts: &EncodeOptions) -> Resu
     res
 }
 
-/// Type ids of the dialect, looked up once per type through [`Dialect::id_of`].
+/// Type ids of the dialect: [`Dialect::id_of`], a table lookup (kept as a type so that the
+/// encoder and the `Writer` share one path to the ids).
 #[derive(Clone, Debug)]
-pub(crate) struct IdCache {
-    /// Indexed by `VariantType as usize`: `UNKNOWN` until looked up, `ABSENT` if the dialect has
-    /// no such type.
-    ids: [u8; 39],
-}
-
-const UNKNOWN: u8 = 0xFE;
-const ABSENT: u8 = 0xFF;
+pub(crate) struct IdCache;
 
 impl IdCache {
     pub(crate) const fn new() -> IdCache {
-        IdCache { ids: [UNKNOWN; 39] }
+        IdCache
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, dialect: Dialect, ty: VariantType) -> Option<u32> {
-        let slot = self.ids.get_mut(ty as usize)?;
-        if *slot == UNKNOWN {
-            *slot = dialect.id_of(ty).map_or(ABSENT, |id| id as u8);
-        }
-        (*slot != ABSENT).then_some(u32::from(*slot))
+        dialect.id_of(ty)
     }
 }
 
@@ -225,6 +217,9 @@ pub(crate) struct Enc<'o> {
     pub(crate) base: usize,
     pub(crate) opts: &'o EncodeOptions,
     pub(crate) ids: &'o mut IdCache,
+    /// The depth of the value being written (a raw value is checked against the depth limit
+    /// from there).
+    pub(crate) depth: usize,
 }
 
 #[cold]
@@ -306,10 +301,7 @@ impl Enc<'_> {
     #[inline]
     pub(crate) fn string(&mut self, s: &str) -> Result<()> {
         let n = self.len32(s.len())?;
-        self.out.reserve(s.len() + 7);
-        self.u32(n);
-        self.out.extend_from_slice(s.as_bytes());
-        self.pad(s.len());
+        self.prefixed(&n.to_le_bytes(), s.as_bytes());
         Ok(())
     }
 
@@ -318,11 +310,32 @@ impl Enc<'_> {
     pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
         let id = self.id(ty)?;
         let n = self.len32(s.len())?;
-        self.out.reserve(s.len() + 11);
-        self.u64(u64::from(id) | (u64::from(n) << 32));
-        self.out.extend_from_slice(s.as_bytes());
-        self.pad(s.len());
+        self.prefixed(
+            &(u64::from(id) | (u64::from(n) << 32)).to_le_bytes(),
+            s.as_bytes(),
+        );
         Ok(())
+    }
+
+    /// Appends `head`, then `bytes` and their zero padding. A short string (the common case:
+    /// keys and names) is assembled in a fixed 32-byte block written whole and then cut to
+    /// length: one capacity check and no `memcpy` call.
+    #[inline(always)]
+    fn prefixed<const H: usize>(&mut self, head: &[u8; H], bytes: &[u8]) {
+        let n = bytes.len();
+        if H + n <= 32 {
+            let mut block = [0u8; 32];
+            block[..H].copy_from_slice(head);
+            copy_short(&mut block[H..], bytes);
+            let end = self.out.len() + H + ((n + 3) & !3);
+            self.out.extend_from_slice(&block);
+            self.out.truncate(end);
+        } else {
+            self.out.reserve(H + n + 3);
+            self.out.extend_from_slice(head);
+            self.out.extend_from_slice(bytes);
+            self.pad(n);
+        }
     }
 
     #[inline]
@@ -341,52 +354,84 @@ impl Enc<'_> {
     /// A real-valued math type: header (with the flag in double precision) and components.
     #[inline]
     pub(crate) fn math<const N: usize>(&mut self, ty: VariantType, a: [f64; N]) -> Result<()> {
-        let flag = if self.opts.wide() { FLAG_64 } else { 0 };
-        self.header(ty, flag)?;
-        self.reals(&a);
+        if self.opts.wide() {
+            self.header(ty, FLAG_64)?;
+            self.reals(&a);
+            return Ok(());
+        }
+        let id = self.id(ty)?;
+        if N <= 7 {
+            // Header and f32 components in one block.
+            let mut b = [0u8; 32];
+            b[..4].copy_from_slice(&id.to_le_bytes());
+            for (c, x) in b[4..].chunks_exact_mut(4).zip(a) {
+                c.copy_from_slice(&(x as f32).to_le_bytes());
+            }
+            self.block(&b, 4 + 4 * N);
+        } else {
+            self.u32(id);
+            self.reals(&a);
+        }
         Ok(())
+    }
+
+    /// Appends the first `len` bytes of `b` (`len <= 32`): written whole, then cut, so that
+    /// the copy has a fixed size.
+    #[inline(always)]
+    fn block(&mut self, b: &[u8; 32], len: usize) {
+        let end = self.out.len() + len;
+        self.out.extend_from_slice(b);
+        self.out.truncate(end);
     }
 
     #[inline]
     pub(crate) fn ints<const N: usize>(&mut self, ty: VariantType, a: [i32; N]) -> Result<()> {
-        self.header(ty, 0)?;
-        for x in a {
-            self.out.extend_from_slice(&x.to_le_bytes());
+        let id = self.id(ty)?;
+        let mut b = [0u8; 32];
+        b[..4].copy_from_slice(&id.to_le_bytes());
+        for (c, x) in b[4..].chunks_exact_mut(4).zip(a) {
+            c.copy_from_slice(&x.to_le_bytes());
         }
+        self.block(&b, 4 + 4 * N);
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn int(&mut self, i: i64) -> Result<()> {
         let id = self.id(VariantType::Int)?;
         match i32::try_from(i) {
-            Ok(small) => {
-                self.u32(id);
-                self.out.extend_from_slice(&small.to_le_bytes());
-            }
+            Ok(small) => self.u64(u64::from(id) | u64::from(small as u32) << 32),
             Err(_) => {
-                self.u32(id | FLAG_64);
-                self.out.extend_from_slice(&i.to_le_bytes());
+                let mut b = [0u8; 12];
+                b[..4].copy_from_slice(&(id | FLAG_64).to_le_bytes());
+                b[4..].copy_from_slice(&i.to_le_bytes());
+                self.out.extend_from_slice(&b);
             }
         }
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn float(&mut self, d: f64) -> Result<()> {
         let id = self.id(VariantType::Float)?;
         let f = d as f32;
         if f64::from(f) == d {
-            self.u32(id);
-            self.f32(f);
+            self.u64(u64::from(id) | u64::from(f.to_bits()) << 32);
         } else {
-            self.u32(id | FLAG_64);
-            self.f64(d);
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&(id | FLAG_64).to_le_bytes());
+            b[4..].copy_from_slice(&d.to_le_bytes());
+            self.out.extend_from_slice(&b);
         }
         Ok(())
     }
 
     pub(crate) fn color(&mut self, c: Color) -> Result<()> {
-        self.header(VariantType::Color, 0)?;
-        self.out.extend_from_slice(c.as_bytes_le().as_slice());
+        let id = self.id(VariantType::Color)?;
+        let mut b = [0u8; 32];
+        b[..4].copy_from_slice(&id.to_le_bytes());
+        b[4..20].copy_from_slice(&c.as_bytes_le());
+        self.block(&b, 20);
         Ok(())
     }
 
@@ -581,11 +626,12 @@ impl Enc<'_> {
                 self.out.truncate(start);
                 return Err(e);
             }
-            self.out.reserve(s.len() + 8);
-            self.u32(s.len() as u32 + 1);
-            self.out.extend_from_slice(s);
-            self.out.push(0);
-            self.pad(s.len() + 1);
+            // The NUL comes from the zero padding (a multiple of 4 after length + 1).
+            let n = (s.len() as u32 + 1).to_le_bytes();
+            self.prefixed(&n, s);
+            if s.len() % 4 == 0 {
+                self.out.extend_from_slice(&[0; 4]);
+            }
         }
         Ok(())
     }
@@ -705,7 +751,10 @@ impl Enc<'_> {
         Ok(())
     }
 
-    /// Appends already-encoded bytes of the dialect `dialect`.
+    /// Appends already-encoded bytes of the dialect `dialect`, at depth `self.depth`: they must
+    /// hold exactly one value that [`validate`](crate::validate_with) accepts with the
+    /// encoder's options (depth limit counted from here, object policy, the `script` rule), or
+    /// nothing is written.
     pub(crate) fn raw(&mut self, bytes: &[u8], dialect: Dialect) -> Result<()> {
         if dialect != self.opts.dialect {
             return Err(Error::new(
@@ -715,8 +764,51 @@ impl Enc<'_> {
                 self.pos(),
             ));
         }
+        let ropts = self.read_options();
+        let mut r = Reader::new(bytes, self.pos());
+        crate::walker::validate_at(&mut r, self.depth as u32, &ropts)?;
+        if r.pos() != bytes.len() {
+            return Err(Error::new(
+                ErrorKind::WriterMisuse {
+                    what: "raw value with bytes after the value",
+                },
+                r.offset(),
+            ));
+        }
         self.out.extend_from_slice(bytes);
         Ok(())
+    }
+
+    /// The reader's options that accept exactly what these encoder options write.
+    fn read_options(&self) -> ReadOptions {
+        ReadOptions::new()
+            .with_dialect(self.opts.dialect)
+            .with_max_depth(self.opts.max_depth)
+            .with_full_objects(self.opts.full_objects)
+    }
+
+    /// The Godot 4 rule on a full object's `script` property (the one the reader applies:
+    /// Nil, or a String holding a `res://` path), on the value just written at `start` in
+    /// `out`.
+    #[cold]
+    pub(crate) fn check_script_at(&self, start: usize) -> Result<()> {
+        let bytes = self.out.get(start..).unwrap_or(&[]);
+        let mut r = Reader::new(bytes, start - self.base);
+        let h = crate::head::head(
+            &mut r,
+            0,
+            &self.read_options().with_max_depth(MAX_DEPTH_LIMIT),
+            false,
+        )?;
+        crate::head::check_script(h)
+    }
+
+    /// Whether a property named `name` is the Godot 4 `script` property, as the reader decides
+    /// (on the engine's text of the name).
+    #[inline]
+    pub(crate) fn is_script(&self, name: &str) -> bool {
+        self.opts.dialect == Dialect::Godot4
+            && crate::text::engine_text(name.as_bytes()).0 == b"script"
     }
 
     /// Writes a value that holds no other values (everything but a non-empty container).
@@ -726,8 +818,8 @@ impl Enc<'_> {
         match v {
             Variant::Nil => self.header(T::Nil, 0),
             Variant::Bool(b) => {
-                self.header(T::Bool, 0)?;
-                self.u32(u32::from(*b));
+                let id = self.id(T::Bool)?;
+                self.u64(u64::from(id) | u64::from(*b) << 32);
                 Ok(())
             }
             Variant::Int(i) => self.int(*i),
@@ -783,46 +875,102 @@ impl Enc<'_> {
     }
 
     /// Writes `v` and everything in it, `v` being at `depth`. Iterative: nesting uses a heap
-    /// stack bounded by the depth limit. On error the caller truncates `out`.
+    /// stack bounded by the depth limit, the innermost container's children iterator in a
+    /// local. The depth is checked once per container, for all its children. On error the
+    /// caller truncates `out`.
     pub(crate) fn tree(&mut self, v: &Variant, depth: usize) -> Result<()> {
         self.check_depth(depth)?;
+        self.depth = depth;
         self.leaf(v)?;
-        let Some(first) = frame_of(v) else {
+        let Some(mut top) = frame_of(v) else {
             return Ok(());
         };
+        self.check_depth(depth + 1)?;
         // Inline for the first 32 levels: no allocation for nearly every packet.
         let mut stack: crate::stack::SmallStack<Frame<'_>, 32> = crate::stack::SmallStack::new();
-        stack.push(first);
-        while let Some(top) = stack.last_mut() {
-            let child = match top {
+        loop {
+            // The depth of the children of `top` (only a raw value needs it).
+            let child_depth = depth + stack.len() + 1;
+            let mut script = false;
+            let child = match &mut top {
                 Frame::Items(it) => it.next(),
                 Frame::Entries(it, pending) => match pending.take() {
                     Some(v) => Some(v),
-                    None => it.next().map(|(k, v)| {
-                        *pending = Some(v);
-                        k
-                    }),
+                    None => match it.next() {
+                        Some((k, v)) => {
+                            if frame_of(k).is_none() {
+                                // A key without children (nearly always): written here.
+                                if matches!(k, Variant::Raw(_)) {
+                                    self.depth = child_depth;
+                                }
+                                self.leaf(k)?;
+                                Some(v)
+                            } else {
+                                *pending = Some(v);
+                                Some(k)
+                            }
+                        }
+                        None => None,
+                    },
                 },
                 Frame::Props(it) => match it.next() {
                     Some((name, v)) => {
                         self.string(name)?;
+                        script = self.is_script(name);
                         Some(v)
                     }
                     None => None,
                 },
             };
             let Some(child) = child else {
-                stack.pop();
-                continue;
+                match stack.pop() {
+                    Some(parent) => {
+                        top = parent;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
             };
-            self.check_depth(depth + stack.len())?;
-            self.leaf(child)?;
+            if matches!(child, Variant::Raw(_)) {
+                self.depth = child_depth;
+            }
+            if script {
+                let start = self.out.len();
+                self.leaf(child)?;
+                self.check_script_at(start)?;
+            } else {
+                self.leaf(child)?;
+            }
             if let Some(f) = frame_of(child) {
-                stack.push(f);
+                // The child's children are one level below it.
+                self.check_depth(depth + stack.len() + 2)?;
+                stack.push(core::mem::replace(&mut top, f));
             }
         }
-        Ok(())
     }
+}
+
+/// Copies `src` (at most 32 bytes, `dst` as long) in fixed-size pieces: no `memcpy` call
+/// for a few bytes.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let mut i = 0;
+    macro_rules! piece {
+        ($n:literal) => {
+            if src.len() - i >= $n {
+                if let (Some(d), Some(s)) = (dst.get_mut(i..i + $n), src.get(i..i + $n)) {
+                    d.copy_from_slice(s);
+                }
+                i += $n;
+            }
+        };
+    }
+    piece!(16);
+    piece!(8);
+    piece!(4);
+    piece!(2);
+    piece!(1);
+    let _ = i;
 }
 
 /// The children of a non-empty container, to be written after its head.

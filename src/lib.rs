@@ -65,7 +65,10 @@ pub use math::*;
 pub use object::{
     CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
 };
-pub use owned::{Array, Dictionary, NodePath, Object, RawValue, Signal, TypeInfo, Variant};
+pub use owned::{
+    Array, Dictionary, GString, InvalidNodePath, NodePath, Object, RawValue, Signal, TypeInfo,
+    Variant, WrongType, DEBUG_DEPTH, INLINE_CAPACITY,
+};
 pub use packed::{Element, PackedArrayRef, PackedElement, PackedIter, PackedStringArrayRef};
 pub use seq::Nested;
 pub use text::Text;

@@ -195,7 +195,9 @@ impl Rect2i {
 }
 
 /// A 2D affine transform (`Transform2D`), column by column: the x axis, the y axis, the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Transform2D()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Transform2D {
     /// The first column (the basis x axis).
@@ -263,7 +265,9 @@ nested!(
 
 /// A 3×3 matrix (`Basis`), stored as the engine stores it and writes it: **row-major**.
 /// `rows[0]` is `(x.x, y.x, z.x)` in axis terms.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Basis()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Basis {
     /// The three rows.
@@ -318,7 +322,9 @@ impl Basis {
 
 /// A 3D affine transform (`Transform3D`; `Transform` in Godot 3): the basis (row-major), then
 /// the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Transform3D()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Transform3D {
     /// The linear part.
@@ -349,7 +355,9 @@ impl Transform3D {
 }
 
 /// A 4×4 projection matrix (`Projection`, Godot 4), column by column.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+///
+/// [`Default`] is the identity, as `Projection()` in Godot.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Projection {
     /// The four columns x, y, z, w.
@@ -375,6 +383,58 @@ impl Projection {
     }
 }
 
+impl Transform2D {
+    /// The identity transform (`Transform2D.IDENTITY`).
+    pub const IDENTITY: Transform2D = Transform2D {
+        x: Vector2::new(1.0, 0.0),
+        y: Vector2::new(0.0, 1.0),
+        origin: Vector2::new(0.0, 0.0),
+    };
+}
+
+impl Basis {
+    /// The identity basis (`Basis.IDENTITY`).
+    pub const IDENTITY: Basis = Basis {
+        rows: [
+            Vector3::new(1.0, 0.0, 0.0),
+            Vector3::new(0.0, 1.0, 0.0),
+            Vector3::new(0.0, 0.0, 1.0),
+        ],
+    };
+}
+
+impl Transform3D {
+    /// The identity transform (`Transform3D.IDENTITY`).
+    pub const IDENTITY: Transform3D = Transform3D {
+        basis: Basis::IDENTITY,
+        origin: Vector3::new(0.0, 0.0, 0.0),
+    };
+}
+
+impl Projection {
+    /// The identity projection (`Projection.IDENTITY`).
+    pub const IDENTITY: Projection = Projection {
+        columns: [
+            Vector4::new(1.0, 0.0, 0.0, 0.0),
+            Vector4::new(0.0, 1.0, 0.0, 0.0),
+            Vector4::new(0.0, 0.0, 1.0, 0.0),
+            Vector4::new(0.0, 0.0, 0.0, 1.0),
+        ],
+    };
+}
+
+macro_rules! identity_default {
+    ($($t:ident),*) => {$(
+        impl Default for $t {
+            /// The identity, as the engine's default constructor.
+            fn default() -> $t {
+                $t::IDENTITY
+            }
+        }
+    )*};
+}
+identity_default!(Transform2D, Basis, Transform3D, Projection);
+
 #[cfg(test)]
 mod nan_tests {
     use super::*;
@@ -399,6 +459,22 @@ mod nan_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_are_the_identity() {
+        assert_eq!(
+            Transform2D::default().to_array(),
+            [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        );
+        assert_eq!(
+            Basis::default().to_array(),
+            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(Transform3D::default().basis, Basis::IDENTITY);
+        assert_eq!(Transform3D::default().origin, Vector3::default());
+        let p = Projection::default().to_array();
+        assert!((0..16).all(|i| p[i] == if i % 5 == 0 { 1.0 } else { 0.0 }));
+    }
 
     #[test]
     fn basis_axes_are_columns() {

@@ -254,6 +254,38 @@ impl<'a> FullObjectRef<'a> {
         self.value.count()
     }
 
+    /// The value of the property named `name`: the last one of that name, as the engine sets
+    /// the properties in order (a later one overwrites an earlier one). Names compare as the
+    /// engine's text (a leading BOM stripped, cut at the first NUL). Walks every property;
+    /// `Ok(None)` when there is none of that name.
+    ///
+    /// ```
+    /// use gdvariant::{EncodeOptions, ObjectRef, ReadOptions, Writer};
+    /// let mut w = Writer::new(EncodeOptions::new().with_full_objects(true));
+    /// w.begin_object("Node2D", Some(2))?;
+    /// w.property("name")?;
+    /// w.string("player")?;
+    /// w.property("z_index")?;
+    /// w.int(3)?;
+    /// w.end()?;
+    /// let bytes = w.finish()?;
+    /// let v = gdvariant::parse_with(&bytes, &ReadOptions::new().with_full_objects(true))?;
+    /// let ObjectRef::Full(obj) = v.as_object()? else { unreachable!() };
+    /// assert_eq!(obj.property("z_index")?.unwrap().as_i64()?, 3);
+    /// assert!(obj.property("visible")?.is_none());
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn property(&self, name: &str) -> Result<Option<VariantRef<'a>>> {
+        let mut found = None;
+        let mut props = self.properties();
+        while let Some((n, v)) = props.try_next()? {
+            if n.as_bytes() == name.as_bytes() {
+                found = Some(v);
+            }
+        }
+        Ok(found)
+    }
+
     /// The properties in encoded order. A container value is yielded unsized, as
     /// [`ArrayRef::iter`](crate::ArrayRef::iter) explains (see [`Properties::resume_after`]).
     pub fn properties(&self) -> Properties<'a> {

@@ -40,14 +40,6 @@ impl<T, const N: usize> SmallStack<T, N> {
     }
 
     #[inline]
-    pub(crate) fn last_mut(&mut self) -> Option<&mut T> {
-        match self.spill.last_mut() {
-            Some(x) => Some(x),
-            None => self.inline.last_mut(),
-        }
-    }
-
-    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.inline.len() + self.spill.len()
     }
@@ -63,15 +55,14 @@ mod tests {
         for i in 0..10 {
             s.push(i);
             assert_eq!(s.len(), i as usize + 1);
-            assert_eq!(s.last_mut().copied(), Some(i));
         }
         for i in (0..10).rev() {
             assert_eq!(s.pop(), Some(i));
         }
         assert_eq!(s.pop(), None);
-        assert_eq!(s.last_mut(), None);
         // Inline again after a spill emptied.
         s.push(7);
         assert_eq!(s.len(), 1);
+        assert_eq!(s.pop(), Some(7));
     }
 }

@@ -53,6 +53,8 @@ struct Open {
     written: u64,
     /// For an object: whether the next property's name has been written.
     named: bool,
+    /// For an object: whether that name is the Godot 4 `script` property.
+    script: bool,
 }
 
 /// A streaming encoder; see the [module docs](self).
@@ -162,6 +164,7 @@ impl Writer {
         if let Some(top) = self.stack.last_mut() {
             top.written += 1;
             top.named = false;
+            top.script = false;
         }
     }
 
@@ -171,13 +174,24 @@ impl Writer {
         self.check_slot()?;
         let start = self.buf.len();
         let depth = self.stack.len();
+        let script = self.stack.last().is_some_and(|t| t.script);
         let mut e = Enc {
             out: &mut self.buf,
             base: self.base,
             opts: &self.opts,
             ids: &mut self.ids,
+            depth,
         };
-        let res = e.check_depth(depth).and_then(|()| f(&mut e));
+        let res = e
+            .check_depth(depth)
+            .and_then(|()| f(&mut e))
+            .and_then(|()| {
+                if script {
+                    e.check_script_at(start)
+                } else {
+                    Ok(())
+                }
+            });
         match res {
             Ok(()) => {
                 self.commit_slot();
@@ -229,6 +243,7 @@ impl Writer {
             declared: count.map(|c| c as u64 * per),
             written: 0,
             named: false,
+            script: false,
         });
         Ok(())
     }
@@ -298,13 +313,16 @@ impl Writer {
             base: self.base,
             opts: &self.opts,
             ids: &mut self.ids,
+            depth: self.stack.len(),
         };
         if let Err(err) = e.string(name) {
             self.buf.truncate(start);
             return Err(err);
         }
+        let script = e.is_script(name);
         if let Some(top) = self.stack.last_mut() {
             top.named = true;
+            top.script = script;
         }
         Ok(())
     }

@@ -38,7 +38,7 @@ fn holds_object(v: &Variant) -> bool {
             Variant::Object(o) if !matches!(**o, gdvariant::Object::Id(0)) => return true,
             Variant::Array(a) => stack.extend(a.items.iter()),
             Variant::Dictionary(d) => {
-                for (k, x) in d.entries.iter() {
+                for (k, x) in d.entries().iter() {
                     stack.push(k);
                     stack.push(x);
                 }

@@ -112,7 +112,7 @@ fn contains_object(v: &Variant) -> bool {
         Variant::Object(_) => true,
         Variant::Array(a) => a.items.iter().any(contains_object),
         Variant::Dictionary(d) => d
-            .entries
+            .entries()
             .iter()
             .any(|(k, v)| contains_object(k) || contains_object(v)),
         _ => false,
@@ -352,8 +352,8 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
         T::Bool => Variant::Bool(rng.below(2) == 1),
         T::Int => Variant::Int(rng.int()),
         T::Float => Variant::Float(rng.float()),
-        T::String => Variant::String(rng.string()),
-        T::StringName => Variant::StringName(rng.string()),
+        T::String => Variant::String(rng.string().into()),
+        T::StringName => Variant::StringName(rng.string().into()),
         T::Vector2i => Variant::Vector2i(Vector2i::new(rng.int() as i32, rng.int() as i32)),
         T::Vector3i => Variant::Vector3i(Vector3i::new(
             rng.int() as i32,
@@ -405,7 +405,9 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
             for i in 0..count(rng) {
                 // Distinct keys of mixed types: the engine would merge equal keys.
                 let key = match (typed, i % 3) {
-                    (true, _) | (false, 0) => Variant::String(format!("k{i}{}", rng.string())),
+                    (true, _) | (false, 0) => {
+                        Variant::String(format!("k{i}{}", rng.string()).into())
+                    }
                     (false, 1) => Variant::Int(i as i64 * 1000 + rng.below(1000) as i64),
                     _ => Variant::Vector2(Vector2::new(i as f64, rng.f32ish())),
                 };
@@ -414,7 +416,7 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
                 } else {
                     random_value(rng, dialect, depth + 1)
                 };
-                d.entries.push((key, value));
+                d.push_entry(key, value);
             }
             Variant::Dictionary(d)
         }
@@ -434,7 +436,7 @@ fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
             Variant::PackedFloat64Array((0..count(rng)).map(|_| rng.float()).collect())
         }
         T::PackedStringArray => {
-            Variant::PackedStringArray((0..count(rng)).map(|_| rng.string()).collect())
+            Variant::PackedStringArray((0..count(rng)).map(|_| rng.string().into()).collect())
         }
         T::PackedVector2Array => Variant::PackedVector2Array(
             (0..count(rng))

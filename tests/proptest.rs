@@ -125,7 +125,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
         prop_oneof![any::<f32>().prop_map(f64::from), any_f64()]
             .prop_map(Variant::Float)
             .boxed(),
-        text().prop_map(Variant::String).boxed(),
+        text().prop_map(|s| Variant::String(s.into())).boxed(),
         reals::<2>(w)
             .prop_map(|a| Variant::Vector2(Vector2::from_array(a)))
             .boxed(),
@@ -180,7 +180,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             .prop_map(Variant::PackedFloat32Array)
             .boxed(),
         prop::collection::vec(text(), 0..4)
-            .prop_map(Variant::PackedStringArray)
+            .prop_map(Variant::from)
             .boxed(),
         prop::collection::vec(reals::<2>(w).prop_map(Vector2::from_array), 0..4)
             .prop_map(Variant::PackedVector2Array)
@@ -212,7 +212,7 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             reals::<16>(w)
                 .prop_map(|a| Variant::from(Projection::from_array(a)))
                 .boxed(),
-            text().prop_map(Variant::StringName).boxed(),
+            text().prop_map(|s| Variant::StringName(s.into())).boxed(),
             any::<u64>().prop_map(Variant::Rid).boxed(),
             Just(Variant::Callable).boxed(),
             (text(), any::<u64>())
@@ -247,8 +247,13 @@ fn variant(cfg: Cfg) -> BoxedStrategy<Variant> {
                     type_info(cfg),
                     prop::collection::vec((inner.clone(), inner.clone()), 0..4),
                 )
-                    .prop_map(|(kt, vt, entries)| {
-                        Variant::Dictionary(Dictionary::typed(kt, vt, entries))
+                    .prop_map(move |(kt, vt, entries)| {
+                        // Repeated keys merged by the dialect's rule, as decoding merges them.
+                        let mut d = Dictionary::typed(kt, vt, vec![]);
+                        for (k, v) in entries {
+                            d.insert_with(cfg.dialect, k, v);
+                        }
+                        Variant::Dictionary(d)
                     })
                     .boxed(),
             ];
@@ -313,8 +318,8 @@ fn stream(w: &mut Writer, v: &Variant, patch: bool, wide: bool) -> Result<()> {
         Variant::Callable => w.callable(),
         Variant::Signal(s) => w.signal(&s.name, s.object_id),
         Variant::Dictionary(d) => {
-            w.begin_typed_dictionary(d.key_type(), d.value_type(), count(d.entries.len()))?;
-            for (k, val) in &d.entries {
+            w.begin_typed_dictionary(d.key_type(), d.value_type(), count(d.len()))?;
+            for (k, val) in d.entries() {
                 stream(w, k, patch, wide)?;
                 stream(w, val, patch, wide)?;
             }

@@ -114,7 +114,7 @@ fn canonical_scalars() {
         [4, 0, 0, 0, 5, 0, 0, 0, b'a', b'b', b'c', b'd', b'e', 0, 0, 0]
     );
     assert_eq!(
-        e(Variant::PackedStringArray(vec![String::new()])),
+        e(Variant::PackedStringArray(vec![String::new().into()])),
         [34, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
     );
     assert_eq!(
@@ -375,7 +375,7 @@ fn dictionary_insert_replaces_in_place() {
         Some(Variant::Int(3))
     );
     assert_eq!(d.len(), 3);
-    assert_eq!(d.entries[0].1, Variant::Int(10));
+    assert_eq!(d.entries()[0].1, Variant::Int(10));
     assert_eq!(d.get(&Variant::Int(2)), Some(&Variant::from("b")));
     assert_eq!(d.get(&Variant::Float(0.0)), None);
     assert_eq!(d.remove(&Variant::Int(2)), Some(Variant::from("b")));

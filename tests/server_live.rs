@@ -55,7 +55,6 @@ fn contains_object(v: &Variant) -> bool {
         Variant::Object(_) => true,
         Variant::Array(a) => a.items.iter().any(contains_object),
         Variant::Dictionary(d) => d
-            .entries
             .iter()
             .any(|(k, v)| contains_object(k) || contains_object(v)),
         _ => false,

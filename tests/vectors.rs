@@ -1462,6 +1462,10 @@ fn non_canonical(name: &str) -> bool {
 /// or another vector stops.
 const NON_CANONICAL: &[(&str, &str)] = &[
     (
+        "dict_duplicate_keys",
+        "a repeated key: the engine's bytes_to_var keeps one entry (first position, last value), and so does to_owned",
+    ),
+    (
         "nil_bit16_ignored",
         "unused header bit set; the engine writes none",
     ),

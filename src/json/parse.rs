@@ -415,7 +415,7 @@ fn to_variant(
                 )
             }
         }
-        J::Str(s) => Variant::String(s.clone()),
+        J::Str(s) => Variant::String(s.as_str().into()),
         J::Arr(items) => Variant::Array(Array::new(
             items
                 .iter()
@@ -428,7 +428,7 @@ fn to_variant(
                 let mut d = Entries::default();
                 for (k, a, x) in fields {
                     d.insert(
-                        Variant::String(k.clone()),
+                        Variant::String(k.as_str().into()),
                         to_variant(x, *a, depth + 1, wide)?,
                     );
                 }
@@ -480,7 +480,7 @@ fn tagged_variant(
             let c: [f64; 4] = reals(body, vat, true)?;
             Variant::Color(Color::from_array(c.map(|x| x as f32)))
         }
-        "StringName" => Variant::StringName(text(body, vat)?),
+        "StringName" => Variant::StringName(text(body, vat)?.into()),
         "NodePath" => Variant::from(node_path(&text(body, vat)?)),
         "RID" => match body {
             J::Num(t) => Variant::Rid(t.parse().or_else(|_| bad(vat, "bad RID"))?),
@@ -600,7 +600,7 @@ fn tagged_variant(
         "PackedStringArray" => Variant::PackedStringArray(
             list(body, vat)?
                 .iter()
-                .map(|(a, x)| text(x, *a))
+                .map(|(a, x)| text(x, *a).map(Into::into))
                 .collect::<core::result::Result<_, _>>()?,
         ),
         "PackedVector2Array" => Variant::PackedVector2Array(

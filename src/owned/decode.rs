@@ -14,6 +14,9 @@ use crate::types::{Dialect, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
+use super::dictionary::SCAN_MAX;
+use super::key::{key_info, same_key, Index, KeyState};
+
 impl TypeInfo {
     /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at
     /// `offset`.
@@ -47,7 +50,7 @@ fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
 
 /// Reads a §5 string at `r` into a `String`; see [`owned_text`].
 #[inline(always)]
-fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<String> {
+fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
     let (raw, at) = r.read_string_raw()?;
     owned_text(raw, at, dialect)
 }
@@ -57,10 +60,10 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<String> {
 /// [`VariantRef::as_str`] gives: [`ErrorKind::InvalidUtf8`] if the dialect rejects the text,
 /// else [`ErrorKind::NotRustUtf8`] at `at`.
 #[inline(always)]
-fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<String> {
+fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
-        Ok(s) => Ok(String::from(s)),
+        Ok(s) => Ok(GString::from(s)),
         Err(_) => Err(not_utf8(t, at, skipped, dialect)),
     }
 }
@@ -75,7 +78,7 @@ fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Error {
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.
 #[inline(always)]
-fn string_of(v: &VariantRef<'_>) -> Result<String> {
+fn string_of(v: &VariantRef<'_>) -> Result<GString> {
     // The head read the whole value: header, length, bytes, padding.
     let mut p = Reader::new(v.raw_head().get(4..).unwrap_or(&[]), v.offset() + 4);
     read_owned_string(&mut p, v.dialect())
@@ -87,18 +90,140 @@ enum Building {
         items: Vec<Variant>,
         ty: Option<Box<TypeInfo>>,
     },
-    Dict {
-        entries: Vec<(Variant, Variant)>,
-        types: Option<Box<(TypeInfo, TypeInfo)>>,
-        /// The key read, whose value comes next.
-        key: Option<Variant>,
-    },
+    Dict(DictBuilder),
     Object {
         class: String,
         props: Vec<(String, Variant)>,
         /// The name read, whose value comes next.
         name: Option<String>,
     },
+}
+
+/// A Dictionary being converted: repeated keys are merged as the engine's `bytes_to_var`
+/// merges them (the first key and position, the last value), by the dialect's key rule.
+struct DictBuilder {
+    /// The entries so far; while `pending`, the last one is a key read whose value comes next
+    /// (with a Nil value until then).
+    entries: Vec<(Variant, Variant)>,
+    types: Option<Box<(TypeInfo, TypeInfo)>>,
+    pending: bool,
+    /// A bit per fingerprint of the String and StringName keys so far (see [`fingerprint`]):
+    /// a string key whose bit is clear repeats no key, and needs no scan.
+    strings: u64,
+    /// The hash index, once there are more than [`SCAN_MAX`] entries.
+    index: Option<Index>,
+}
+
+impl DictBuilder {
+    /// Takes a key or a value.
+    #[inline(always)]
+    fn push(&mut self, x: Variant, rule: Dialect) {
+        if self.pending {
+            self.value(x, rule);
+        } else {
+            self.entries.push((x, Variant::Nil));
+            self.pending = true;
+        }
+    }
+
+    /// Sets the value of the pending key: the last entry's, or, if an earlier key is the same
+    /// key, that entry's (and the last entry goes).
+    #[inline(always)]
+    fn value(&mut self, x: Variant, rule: Dialect) {
+        self.pending = false;
+        let Some(((key, slot), earlier)) = self.entries.split_last_mut() else {
+            return;
+        };
+        let found = match &mut self.index {
+            Some(index) => {
+                let info = key_info(key, rule, &index.state);
+                if !info.matchable {
+                    None
+                } else {
+                    let at = index.find(info.hash, |at| same_key(&earlier[at].0, key, rule));
+                    if at.is_none() {
+                        index.insert(info.hash, earlier.len());
+                    }
+                    at
+                }
+            }
+            None => match key {
+                Variant::String(t) | Variant::StringName(t) => {
+                    let bit = 1u64 << fingerprint(t.as_bytes());
+                    let seen = self.strings & bit != 0;
+                    self.strings |= bit;
+                    if seen {
+                        scan(earlier, key, rule)
+                    } else {
+                        None
+                    }
+                }
+                _ => scan(earlier, key, rule),
+            },
+        };
+        match found {
+            Some(at) => {
+                earlier[at].1 = x;
+                self.entries.pop();
+            }
+            None => {
+                *slot = x;
+                if self.index.is_none() && self.entries.len() > SCAN_MAX {
+                    self.build_index(rule);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn build_index(&mut self, rule: Dialect) {
+        let mut index = Index::with_capacity(KeyState::new(), self.entries.capacity());
+        for (at, (k, _)) in self.entries.iter().enumerate() {
+            let info = key_info(k, rule, &index.state);
+            if info.matchable {
+                index.insert(info.hash, at);
+            }
+        }
+        self.index = Some(index);
+    }
+
+    fn finish(mut self) -> Dictionary {
+        if self.pending {
+            // Unreachable: a dictionary ends after a value.
+            self.entries.pop();
+        }
+        Dictionary::from_parts(self.entries, self.types, self.index)
+    }
+}
+
+/// A 6-bit fingerprint of a key's text: equal texts have equal fingerprints.
+#[inline(always)]
+fn fingerprint(t: &[u8]) -> u32 {
+    match (t.first(), t.last()) {
+        (Some(&f), Some(&l)) => {
+            (u32::from(f) ^ u32::from(l).rotate_left(3) ^ (t.len() as u32).wrapping_mul(11)) & 63
+        }
+        _ => 0,
+    }
+}
+
+/// The position of the same key as `key` among the (few) `entries`, by a scan; string keys,
+/// by far the most common, are compared by length first.
+#[inline(always)]
+fn scan(entries: &[(Variant, Variant)], key: &Variant, rule: Dialect) -> Option<usize> {
+    match key {
+        Variant::String(t) | Variant::StringName(t) => {
+            let string = matches!(key, Variant::String(_));
+            entries.iter().position(|(k, _)| match k {
+                Variant::String(s) | Variant::StringName(s) if s.len() == t.len() => {
+                    (rule == Dialect::Godot4 || matches!(k, Variant::String(_)) == string)
+                        && same_bytes(s.as_bytes(), t.as_bytes())
+                }
+                _ => false,
+            })
+        }
+        _ => entries.iter().position(|(k, _)| same_key(k, key, rule)),
+    }
 }
 
 /// Initial capacity for `count` children of at least `min_size` encoded bytes each, with
@@ -118,17 +243,20 @@ fn capacity(count: u32, remaining: usize, min_size: usize, budget: &mut usize) -
 impl Building {
     /// Adds a converted child: an element, a key or its value, a property value.
     #[inline(always)]
-    fn push(&mut self, x: Variant) {
+    fn push(&mut self, x: Variant, rule: Dialect) {
         match self {
             Building::Array { items, .. } => items.push(x),
-            Building::Dict { entries, key, .. } => match key.take() {
-                Some(k) => entries.push((k, x)),
-                None => *key = Some(x),
-            },
+            Building::Dict(d) => d.push(x, rule),
             Building::Object { props, name, .. } => {
                 props.push((name.take().unwrap_or_default(), x));
             }
         }
+    }
+
+    /// Whether the next child is a dictionary key.
+    #[inline(always)]
+    fn wants_key(&self) -> bool {
+        matches!(self, Building::Dict(d) if !d.pending)
     }
 
     fn finish(self) -> Variant {
@@ -137,9 +265,7 @@ impl Building {
                 items,
                 element_type: ty,
             }),
-            Building::Dict { entries, types, .. } => {
-                Variant::Dictionary(Dictionary { entries, types })
-            }
+            Building::Dict(d) => Variant::Dictionary(d.finish()),
             Building::Object { class, props, .. } => Variant::Object(Box::new(Object::Full {
                 class,
                 properties: props,
@@ -178,11 +304,13 @@ fn open_container(v: &VariantRef<'_>, remaining: usize, budget: &mut usize) -> R
                     TypeInfo::from_ref(&t, at + 4)?,
                 )
             };
-            Building::Dict {
+            Building::Dict(DictBuilder {
                 types,
                 entries: Vec::with_capacity(capacity(count, remaining, 8, budget)),
-                key: None,
-            }
+                pending: false,
+                strings: 0,
+                index: None,
+            })
         }
         _ => {
             let class = match v.as_object()? {
@@ -199,43 +327,140 @@ fn open_container(v: &VariantRef<'_>, remaining: usize, budget: &mut usize) -> R
     })
 }
 
+/// Recently converted short strings by their raw bytes: dictionary keys and packed-string
+/// elements repeat throughout a large packet (the same few keys in every entity), and a hit
+/// skips the text checks and the copy. Two-way set associative, by length and a few bytes.
+/// Set up only once a packet has shown enough strings for it to pay off.
+struct StrCache<'a> {
+    /// How many strings went by before the cache was set up.
+    seen: u32,
+    slots: Option<Box<Slots<'a>>>,
+}
+
+const SETS: usize = 32;
+
+/// The cache's slots: raw bytes and their string, two per set.
+type Slots<'a> = [(&'a [u8], GString); 2 * SETS];
+/// Short byte strings are equal: a plain loop (no `memcmp` call for a few bytes).
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+impl<'a> StrCache<'a> {
+    fn new() -> StrCache<'a> {
+        StrCache {
+            seen: 0,
+            slots: None,
+        }
+    }
+
+    #[inline(always)]
+    fn set(raw: &[u8]) -> usize {
+        // The length, the first byte and the last four (packed-string elements end in NUL).
+        let mut h = raw.len() as u32 ^ u32::from(raw.first().copied().unwrap_or(0)) << 8;
+        for &b in raw.iter().rev().take(4) {
+            h = h.rotate_left(7) ^ u32::from(b);
+        }
+        (h.wrapping_mul(0x9E37_79B1) >> 27) as usize
+    }
+
+    /// The string of the raw string bytes `raw` (at `at`), from the cache or converted.
+    #[inline(always)]
+    fn get(&mut self, raw: &'a [u8], at: usize, dialect: Dialect) -> Result<GString> {
+        if raw.len() > crate::owned::INLINE_CAPACITY || raw.is_empty() {
+            return owned_text(raw, at, dialect);
+        }
+        let Some(slots) = &mut self.slots else {
+            self.seen += 1;
+            if self.seen == 64 {
+                self.slots = Some(Box::new(core::array::from_fn(|_| {
+                    (&[][..], GString::new())
+                })));
+            }
+            return owned_text(raw, at, dialect);
+        };
+        let i = 2 * Self::set(raw);
+        if same_bytes(slots[i].0, raw) {
+            return Ok(slots[i].1.clone());
+        }
+        if same_bytes(slots[i + 1].0, raw) {
+            slots.swap(i, i + 1);
+            return Ok(slots[i].1.clone());
+        }
+        let s = owned_text(raw, at, dialect)?;
+        slots.swap(i, i + 1);
+        slots[i] = (raw, s.clone());
+        Ok(s)
+    }
+}
+
 /// Reads `count` strings at `r` (the body of a PackedStringArray).
-fn read_strings(
-    r: &mut Reader<'_>,
+fn read_strings<'a>(
+    r: &mut Reader<'a>,
     count: u32,
     dialect: Dialect,
     budget: &mut usize,
-) -> Result<Vec<String>> {
+    cache: &mut StrCache<'a>,
+) -> Result<Vec<GString>> {
     let mut out = Vec::with_capacity(capacity(count, r.remaining(), 4, budget));
     for _ in 0..count {
-        out.push(read_owned_string(r, dialect)?);
+        let (raw, at) = r.read_string_raw()?;
+        out.push(cache.get(raw, at, dialect)?);
     }
     Ok(out)
 }
 
-/// The most common leaf types, read from the payload as the `VariantRef` accessors read them;
-/// `None` for the others (see [`leaf`]).
+/// The most common leaf types, read straight from the head's bytes (which the walker has
+/// bounds-checked: a short read can only be a bug, and falls back to [`leaf`]); `None` for the
+/// others. A String at a dictionary key position (`key`) goes through the cache.
 #[inline(always)]
-fn quick_leaf(v: &VariantRef<'_>) -> Result<Option<Variant>> {
+fn quick_leaf<'a>(
+    v: &VariantRef<'a>,
+    key: bool,
+    cache: &mut StrCache<'a>,
+) -> Result<Option<Variant>> {
     use VariantType as T;
-    // The head read the whole value; the payload follows the header.
-    let mut p = Reader::new(v.raw_head().get(4..).unwrap_or(&[]), v.offset() + 4);
+    // The head read the whole value: header, then the payload.
+    let d = v.h.data;
     let flag = v.header() & FLAG_64 != 0;
-    // Real-valued math types are f64 with the flag in Godot 4 only.
-    let wide = flag && v.dialect() == Dialect::Godot4;
     Ok(Some(match v.ty() {
         T::Nil => Variant::Nil,
-        T::Bool => Variant::Bool(p.read_u32()? != 0),
-        T::Int if flag => Variant::Int(p.read_i64()?),
-        T::Int => Variant::Int(i64::from(p.read_i32()?)),
-        T::Float => Variant::Float(p.read_real(flag)?),
-        T::String => Variant::String(read_owned_string(&mut p, v.dialect())?),
-        T::StringName => Variant::StringName(read_owned_string(&mut p, v.dialect())?),
-        T::Vector2 => match read_reals(&mut p, wide) {
+        T::Bool => match word(d, 4) {
+            Some(w) => Variant::Bool(w != 0),
+            None => return Ok(None),
+        },
+        T::Int => match (flag, d.get(4..12), word(d, 4)) {
+            (true, Some(b), _) => Variant::Int(i64::from_le_bytes(arr(b))),
+            (false, _, Some(w)) => Variant::Int(i64::from(w as i32)),
+            _ => return Ok(None),
+        },
+        T::Float => match (flag, d.get(4..12), word(d, 4)) {
+            (true, Some(b), _) => Variant::Float(f64::from_le_bytes(arr(b))),
+            (false, _, Some(w)) => Variant::Float(f64::from(f32::from_bits(w))),
+            _ => return Ok(None),
+        },
+        T::String | T::StringName => {
+            let Some(raw) = word(d, 4).and_then(|n| d.get(8..8 + n as usize)) else {
+                return Ok(None);
+            };
+            let at = v.offset() + 8;
+            let s = if key {
+                cache.get(raw, at, v.dialect())?
+            } else {
+                owned_text(raw, at, v.dialect())?
+            };
+            if v.ty() == T::String {
+                Variant::String(s)
+            } else {
+                Variant::StringName(s)
+            }
+        }
+        T::Vector2 => match reals::<2>(d, flag && v.dialect() == Dialect::Godot4) {
             Some(a) => Variant::Vector2(Vector2::from_array(a)),
             None => return Ok(None),
         },
-        T::Vector3 => match read_reals(&mut p, wide) {
+        T::Vector3 => match reals::<3>(d, flag && v.dialect() == Dialect::Godot4) {
             Some(a) => Variant::Vector3(Vector3::from_array(a)),
             None => return Ok(None),
         },
@@ -243,20 +468,33 @@ fn quick_leaf(v: &VariantRef<'_>) -> Result<Option<Variant>> {
     }))
 }
 
-/// Reads `N` reals (f64 when `wide`, else f32 widened) in one bounds check; `None` if they are
-/// not all there (never, after the head: the caller then reads them one by one for the error).
+/// The little-endian word at `at` in `d`.
 #[inline(always)]
-fn read_reals<const N: usize>(p: &mut Reader<'_>, wide: bool) -> Option<[f64; N]> {
+fn word(d: &[u8], at: usize) -> Option<u32> {
+    d.get(at..at + 4).map(|b| u32::from_le_bytes(arr(b)))
+}
+
+/// The first `N` bytes of `b` (which has at least `N`) as an array.
+#[inline(always)]
+fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut out = [0; N];
+    out.copy_from_slice(&b[..N]);
+    out
+}
+
+/// `N` reals after the header (f64 when `wide`, else f32 widened), in one bounds check.
+#[inline(always)]
+fn reals<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
     let mut out = [0.0; N];
     if wide {
-        let b = p.read_bytes(8 * N).ok()?;
+        let b = d.get(4..4 + 8 * N)?;
         for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(c.try_into().unwrap_or_default());
+            *x = f64::from_le_bytes(arr(c));
         }
     } else {
-        let b = p.read_bytes(4 * N).ok()?;
+        let b = d.get(4..4 + 4 * N)?;
         for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = f64::from(f32::from_le_bytes(c.try_into().unwrap_or_default()));
+            *x = f64::from(f32::from_le_bytes(arr(c)));
         }
     }
     Some(out)
@@ -264,10 +502,11 @@ fn read_reals<const N: usize>(p: &mut Reader<'_>, wide: bool) -> Option<[f64; N]
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
 /// PackedStringArray whose strings follow at `r`) into `out`.
-fn leaf(
-    v: &VariantRef<'_>,
-    r: &mut Reader<'_>,
+fn leaf<'a>(
+    v: &VariantRef<'a>,
+    r: &mut Reader<'a>,
     budget: &mut usize,
+    cache: &mut StrCache<'a>,
     out: &mut Variant,
 ) -> Result<()> {
     use VariantType as T;
@@ -340,9 +579,9 @@ fn leaf(
         T::PackedFloat64Array => *out = Variant::PackedFloat64Array(v.as_packed::<f64>()?.to_vec()),
         T::PackedStringArray => {
             let strings = if v.body().is_some() {
-                read_strings(r, v.h.count, v.dialect(), budget)?
+                read_strings(r, v.h.count, v.dialect(), budget, cache)?
             } else {
-                read_strings(&mut v.body_reader(), v.h.count, v.dialect(), budget)?
+                read_strings(&mut v.body_reader(), v.h.count, v.dialect(), budget, cache)?
             };
             *out = Variant::PackedStringArray(strings);
         }
@@ -395,17 +634,29 @@ impl VariantRef<'_> {
     #[allow(clippy::wrong_self_convention)]
     pub fn to_owned(&self) -> Result<Variant> {
         let mut w = Walker::from_value(*self);
+        let rule = self.dialect();
         // The input left after the value's start bounds every reservation (see `capacity`).
         let end = self.offset() + self.h.data.len();
         let mut budget = self.h.data.len() / 4;
-        // Inline for the first 32 levels: no allocation for the stack of nearly every packet.
+        let mut cache = StrCache::new();
+        // The innermost open container is kept in `top`, the others on `stack` (inline for
+        // the first 32 levels: no allocation for the stack of nearly every packet).
+        let mut top = match w.next_event_inline()? {
+            Some(Event::Begin(v)) => {
+                open_container(&v, end.saturating_sub(w.offset()), &mut budget)?
+            }
+            Some(Event::Value(v)) => return convert(&v, false, &mut budget, &mut cache),
+            // Unreachable: a walk starts with its top value's event.
+            _ => return Ok(Variant::Nil),
+        };
         let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
         while let Some(event) = w.next_event_inline()? {
             let done = match event {
-                Event::Value(v) => convert(&v, &mut budget)?,
+                Event::Value(v) => convert(&v, top.wants_key(), &mut budget, &mut cache)?,
                 Event::Begin(v) => {
                     let remaining = end.saturating_sub(w.offset());
-                    stack.push(open_container(&v, remaining, &mut budget)?);
+                    let b = open_container(&v, remaining, &mut budget)?;
+                    stack.push(core::mem::replace(&mut top, b));
                     continue;
                 }
                 Event::Property(t) => {
@@ -413,34 +664,37 @@ impl VariantRef<'_> {
                         Some(s) => String::from(s),
                         None => return Err(Error::new(ErrorKind::NotRustUtf8, w.name_at())),
                     };
-                    if let Some(Building::Object { name: slot, .. }) = stack.last_mut() {
+                    if let Building::Object { name: slot, .. } = &mut top {
                         *slot = Some(name);
                     }
                     continue;
                 }
                 Event::End => match stack.pop() {
-                    Some(b) => b.finish(),
-                    None => continue,
+                    Some(parent) => core::mem::replace(&mut top, parent).finish(),
+                    None => return Ok(top.finish()),
                 },
             };
-            match stack.last_mut() {
-                Some(parent) => parent.push(done),
-                None => return Ok(done),
-            }
+            top.push(done, rule);
         }
-        // Unreachable: the walk ends with the top value's own event above.
-        Ok(Variant::Nil)
+        // Unreachable: the walk ends with the top container's `End` above.
+        Ok(top.finish())
     }
 }
 
-/// Converts the value of a [`Value`](Event::Value) event.
+/// Converts the value of a [`Value`](Event::Value) event (`key`: at a dictionary key
+/// position).
 #[inline(always)]
-fn convert(v: &VariantRef<'_>, budget: &mut usize) -> Result<Variant> {
-    if let Some(x) = quick_leaf(v)? {
+fn convert<'a>(
+    v: &VariantRef<'a>,
+    key: bool,
+    budget: &mut usize,
+    cache: &mut StrCache<'a>,
+) -> Result<Variant> {
+    if let Some(x) = quick_leaf(v, key, cache)? {
         return Ok(x);
     }
     let mut out = Variant::Nil;
-    leaf(v, &mut v.body_reader(), budget, &mut out)?;
+    leaf(v, &mut v.body_reader(), budget, cache, &mut out)?;
     Ok(out)
 }
 

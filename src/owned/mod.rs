@@ -17,7 +17,9 @@
 //!
 //! Conversion from a [`VariantRef`], encoding, equality and dropping never recurse on the native
 //! stack, so trees nested far deeper than the engine's limit of 1024 are safe to build, compare
-//! and drop. `Clone` and `Debug` are the derived, recursive ones.
+//! and drop; cloning is iterative too, and `Debug` prints nested containers down to
+//! [`DEBUG_DEPTH`] levels (deeper content is elided), so no trait on an owned tree can overflow
+//! the stack.
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -27,6 +29,11 @@ use crate::error::Result;
 use crate::math::*;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
+
+pub use convert::{InvalidNodePath, WrongType};
+pub use deep::DEBUG_DEPTH;
+pub use dictionary::Dictionary;
+pub use gstring::{GString, INLINE_CAPACITY};
 
 /// An owned Variant of either dialect.
 ///
@@ -59,7 +66,7 @@ use crate::value::VariantRef;
 /// A typed [`Array`] or [`Dictionary`] keeps its type info out of line too (see
 /// [`Array::element_type`]); untyped containers, by far the most common, allocate nothing for
 /// it.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 #[allow(missing_docs)]
 pub enum Variant {
     /// `null`.
@@ -70,7 +77,8 @@ pub enum Variant {
     Int(i64),
     /// A float (written as f32 when that is exact, as the engine does).
     Float(f64),
-    String(String),
+    /// A String: its text (short texts are stored inline, see [`GString`]).
+    String(GString),
     Vector2(Vector2),
     Vector2i(Vector2i),
     Rect2(Rect2),
@@ -93,7 +101,7 @@ pub enum Variant {
     Projection(Box<Projection>),
     Color(Color),
     /// A StringName (Godot 4), by its text.
-    StringName(String),
+    StringName(GString),
     /// Boxed to keep `Variant` small; `Variant::from` boxes it.
     NodePath(Box<NodePath>),
     /// A RID by its id. Godot 3 RIDs carry no id on the wire (they read as 0).
@@ -110,7 +118,7 @@ pub enum Variant {
     PackedInt64Array(Vec<i64>),
     PackedFloat32Array(Vec<f32>),
     PackedFloat64Array(Vec<f64>),
-    PackedStringArray(Vec<String>),
+    PackedStringArray(Vec<GString>),
     PackedVector2Array(Vec<Vector2>),
     PackedVector3Array(Vec<Vector3>),
     PackedColorArray(Vec<Color>),
@@ -133,7 +141,7 @@ pub struct NodePath {
 }
 
 /// An Object: an instance id, or a full object (class name and properties).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Object {
     /// The "as id" form: an instance id; 0 is the null object.
     Id(u64),
@@ -183,7 +191,7 @@ pub enum TypeInfo {
 /// assert_eq!(a.element_type(), &TypeInfo::Builtin(VariantType::Int));
 /// assert_eq!(Array::new(vec![]).element_type(), &TypeInfo::None);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Array {
     /// The elements.
     pub items: Vec<Variant>,
@@ -191,26 +199,8 @@ pub struct Array {
     element_type: Option<Box<TypeInfo>>,
 }
 
-/// A Dictionary: the entries in insertion order and optional key and value types (Godot 4.4+
-/// typed dictionaries).
-///
-/// Keys may be of any type. [`insert`](Dictionary::insert) replaces the value of an equal key in
-/// place (keeping its position), as the engine does; keys compare with `Variant`'s bitwise
-/// equality. Lookups are linear scans.
-///
-/// The key and value types are kept out of line, so an untyped dictionary is just its `Vec`;
-/// read them with [`key_type`](Dictionary::key_type) and [`value_type`](Dictionary::value_type),
-/// set them with [`typed`](Dictionary::typed) or [`set_types`](Dictionary::set_types).
-#[derive(Clone, Debug, Default)]
-pub struct Dictionary {
-    /// The entries in insertion order.
-    pub entries: Vec<(Variant, Variant)>,
-    /// The key and value types; `None` when both are untyped (never `Some((None, None))`).
-    types: Option<Box<(TypeInfo, TypeInfo)>>,
-}
-
 /// The untyped [`TypeInfo`], for the accessors of untyped containers.
-static UNTYPED: TypeInfo = TypeInfo::None;
+pub(crate) static UNTYPED: TypeInfo = TypeInfo::None;
 
 /// `t` as stored by an [`Array`]: `None` when untyped.
 #[inline]
@@ -305,161 +295,6 @@ impl Array {
     /// Takes the elements out, leaving the array empty.
     pub fn take_items(&mut self) -> Vec<Variant> {
         core::mem::take(&mut self.items)
-    }
-}
-
-impl Dictionary {
-    /// An empty, untyped dictionary.
-    pub fn new() -> Dictionary {
-        Dictionary::default()
-    }
-
-    /// An untyped dictionary of `entries`, kept as given (duplicate keys are not merged: use
-    /// [`FromIterator`] or [`insert`](Dictionary::insert) for that).
-    pub fn from_entries(entries: Vec<(Variant, Variant)>) -> Dictionary {
-        Dictionary {
-            entries,
-            types: None,
-        }
-    }
-
-    /// A dictionary of `entries` (kept as given) with the key type `key_type` and the value
-    /// type `value_type` ([`TypeInfo::None`] for either leaves it untyped).
-    ///
-    /// ```
-    /// use gdvariant::{Dictionary, TypeInfo, VariantType};
-    /// let mut d = Dictionary::typed(TypeInfo::Builtin(VariantType::String), TypeInfo::None, vec![]);
-    /// d.insert("hp", 10);
-    /// assert_eq!(d.key_type(), &TypeInfo::Builtin(VariantType::String));
-    /// assert_eq!(d.value_type(), &TypeInfo::None);
-    /// ```
-    pub fn typed(
-        key_type: TypeInfo,
-        value_type: TypeInfo,
-        entries: Vec<(Variant, Variant)>,
-    ) -> Dictionary {
-        Dictionary {
-            entries,
-            types: boxed_types(key_type, value_type),
-        }
-    }
-
-    /// The key type; [`TypeInfo::None`] when untyped.
-    #[inline]
-    pub fn key_type(&self) -> &TypeInfo {
-        self.types.as_deref().map_or(&UNTYPED, |(k, _)| k)
-    }
-
-    /// The value type; [`TypeInfo::None`] when untyped.
-    #[inline]
-    pub fn value_type(&self) -> &TypeInfo {
-        self.types.as_deref().map_or(&UNTYPED, |(_, v)| v)
-    }
-
-    /// Sets the key and value types ([`TypeInfo::None`] for either leaves it untyped).
-    pub fn set_types(&mut self, key_type: TypeInfo, value_type: TypeInfo) {
-        self.types = boxed_types(key_type, value_type);
-    }
-
-    /// Sets the key type, keeping the value type.
-    pub fn set_key_type(&mut self, key_type: TypeInfo) {
-        let value_type = self.types.take().map_or(TypeInfo::None, |b| b.1);
-        self.set_types(key_type, value_type);
-    }
-
-    /// Sets the value type, keeping the key type.
-    pub fn set_value_type(&mut self, value_type: TypeInfo) {
-        let key_type = self.types.take().map_or(TypeInfo::None, |b| b.0);
-        self.set_types(key_type, value_type);
-    }
-
-    /// Whether the key or the value type is set.
-    #[inline]
-    pub fn is_typed(&self) -> bool {
-        self.types.is_some()
-    }
-
-    /// The number of entries.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// The value of the entry whose key equals `key`.
-    ///
-    /// ```
-    /// use gdvariant::{Dictionary, Variant};
-    /// let mut d = Dictionary::new();
-    /// d.insert("a", 1);
-    /// assert_eq!(d.get(&"a".into()), Some(&Variant::Int(1)));
-    /// assert_eq!(d.get_str("a"), Some(&Variant::Int(1)));
-    /// ```
-    pub fn get(&self, key: &Variant) -> Option<&Variant> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    /// The value of the entry whose key is the String (or StringName) `key`.
-    pub fn get_str(&self, key: &str) -> Option<&Variant> {
-        self.entries
-            .iter()
-            .find(|(k, _)| matches!(k, Variant::String(s) | Variant::StringName(s) if s == key))
-            .map(|(_, v)| v)
-    }
-
-    /// A mutable reference to the value of the entry whose key equals `key`.
-    pub fn get_mut(&mut self, key: &Variant) -> Option<&mut Variant> {
-        self.entries
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    /// Inserts `value` under `key`. An entry with an equal key keeps its position and gets the
-    /// new value (the old one is returned), as in the engine; otherwise the entry is appended.
-    ///
-    /// ```
-    /// use gdvariant::{Dictionary, Variant};
-    /// let mut d = Dictionary::new();
-    /// d.insert("a", 1);
-    /// d.insert("b", 2);
-    /// assert_eq!(d.insert("a", 3), Some(Variant::Int(1)));
-    /// assert_eq!(d.entries[0], ("a".into(), Variant::Int(3)));
-    /// ```
-    pub fn insert(
-        &mut self,
-        key: impl Into<Variant>,
-        value: impl Into<Variant>,
-    ) -> Option<Variant> {
-        let key = key.into();
-        let value = value.into();
-        match self.get_mut(&key) {
-            Some(slot) => Some(core::mem::replace(slot, value)),
-            None => {
-                self.entries.push((key, value));
-                None
-            }
-        }
-    }
-
-    /// Removes the entry whose key equals `key`, keeping the order of the others.
-    pub fn remove(&mut self, key: &Variant) -> Option<Variant> {
-        let i = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(i).1)
-    }
-}
-
-impl<K: Into<Variant>, V: Into<Variant>> FromIterator<(K, V)> for Dictionary {
-    /// Collects pairs with [`insert`](Dictionary::insert) semantics (later duplicates replace).
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut d = Dictionary::new();
-        for (k, v) in iter {
-            d.insert(k, v);
-        }
-        d
     }
 }
 
@@ -571,7 +406,7 @@ impl Variant {
     }
 
     /// Whether the value holds other Variants (a non-empty Array, Dictionary or full Object).
-    #[inline]
+    #[inline(always)]
     fn has_children(&self) -> bool {
         match self {
             Variant::Array(a) => !a.items.is_empty(),
@@ -608,7 +443,7 @@ impl Variant {
 
 /// Whether `v` has a child that has children: dropping it normally would recurse more than two
 /// levels.
-#[inline]
+#[inline(always)]
 fn is_deep(v: &Variant) -> bool {
     match v {
         Variant::Array(a) => a.items.iter().any(Variant::has_children),
@@ -624,61 +459,90 @@ fn is_deep(v: &Variant) -> bool {
     }
 }
 
-/// Moves `c` onto `stack` if it has children.
-#[inline]
-fn take_if_parent(c: &mut Variant, stack: &mut Vec<Variant>) {
-    if c.has_children() {
+/// Moves `c` onto `stack` if it is deep (dropping it in place could recurse more than two
+/// levels); a shallow `c` stays, to be dropped with its parent.
+#[inline(always)]
+fn take_if_deep(c: &mut Variant, stack: &mut Vec<Variant>) {
+    if is_deep(c) {
         stack.push(core::mem::take(c));
     }
 }
 
-/// Drops the values of `stack` without native recursion: each value popped gives up its
-/// children that have children (onto the stack) before it is dropped, so no drop goes more than
+/// Drops `items` last first. The allocator sees the most recent allocations freed first: with
+/// glibc's malloc, freeing a large tree first-first hands the whole heap back to the system at
+/// the end (to be faulted in again by the next tree: about 1 500 page faults per drop of the
+/// benchmark's game state), last-first does not.
+/// Small vectors (most dictionaries and arrays of a packet) are dropped in place, as usual.
+#[inline]
+fn drop_last_first<T>(items: &mut Vec<T>) {
+    if items.len() > 64 {
+        while let Some(x) = items.pop() {
+            drop(x);
+        }
+    }
+}
+
+/// Drops the values of `stack` without native recursion: each value popped gives up its deep
+/// children (onto the stack), then drops the others, which are shallow: no drop goes more than
 /// two levels down.
 ///
-/// The containers' `Drop` impls use this only when one of their children is deep (has a child
-/// with children); shallow trees are dropped normally.
+/// The containers' `Drop` impls use this only for their deep children; shallow trees are
+/// dropped normally.
 fn drop_stack(mut stack: Vec<Variant>) {
     while let Some(mut v) = stack.pop() {
-        v.for_each_child(|c| take_if_parent(c, &mut stack));
+        v.for_each_child(|c| take_if_deep(c, &mut stack));
+        // The children left are shallow: drop them here, sparing `v`'s own pass over them.
+        match &mut v {
+            Variant::Array(a) => drop_last_first(&mut a.items),
+            Variant::Dictionary(d) => drop_last_first(&mut d.entries),
+            Variant::Object(o) => {
+                if let Object::Full { properties, .. } = &mut **o {
+                    drop_last_first(properties);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
 impl Drop for Array {
     fn drop(&mut self) {
-        if self.items.iter().any(is_deep) {
-            let mut stack = Vec::new();
-            self.items
-                .iter_mut()
-                .for_each(|c| take_if_parent(c, &mut stack));
+        let mut stack = Vec::new();
+        self.items
+            .iter_mut()
+            .for_each(|c| take_if_deep(c, &mut stack));
+        if !stack.is_empty() {
             drop_stack(stack);
         }
+        drop_last_first(&mut self.items);
     }
 }
 
 impl Drop for Dictionary {
     fn drop(&mut self) {
-        if self.entries.iter().any(|(k, v)| is_deep(k) || is_deep(v)) {
-            let mut stack = Vec::new();
-            for (k, v) in &mut self.entries {
-                take_if_parent(k, &mut stack);
-                take_if_parent(v, &mut stack);
-            }
+        let mut stack = Vec::new();
+        for (k, v) in &mut self.entries {
+            take_if_deep(k, &mut stack);
+            take_if_deep(v, &mut stack);
+        }
+        if !stack.is_empty() {
             drop_stack(stack);
         }
+        drop_last_first(&mut self.entries);
     }
 }
 
 impl Drop for Object {
     fn drop(&mut self) {
         if let Object::Full { properties, .. } = self {
-            if properties.iter().any(|(_, v)| is_deep(v)) {
-                let mut stack = Vec::new();
-                properties
-                    .iter_mut()
-                    .for_each(|(_, v)| take_if_parent(v, &mut stack));
+            let mut stack = Vec::new();
+            properties
+                .iter_mut()
+                .for_each(|(_, v)| take_if_deep(v, &mut stack));
+            if !stack.is_empty() {
                 drop_stack(stack);
             }
+            drop_last_first(properties);
         }
     }
 }
@@ -832,15 +696,6 @@ impl PartialEq for Array {
 }
 impl Eq for Array {}
 
-impl PartialEq for Dictionary {
-    fn eq(&self, other: &Dictionary) -> bool {
-        self.key_type() == other.key_type()
-            && self.value_type() == other.value_type()
-            && self.entries == other.entries
-    }
-}
-impl Eq for Dictionary {}
-
 impl PartialEq for Object {
     fn eq(&self, other: &Object) -> bool {
         match (self, other) {
@@ -886,8 +741,10 @@ from_into!(
     u8 => Int via i64::from,
     f64 => Float via |v| v,
     f32 => Float via f64::from,
-    String => String via |v| v,
-    &str => String via String::from,
+    GString => String via |v| v,
+    String => String via GString::from,
+    &String => String via GString::from,
+    &str => String via GString::from,
     Vector2 => Vector2 via |v| v,
     Vector2i => Vector2i via |v| v,
     Rect2 => Rect2 via |v| v,
@@ -928,8 +785,11 @@ from_into!(
     &[f32] => PackedFloat32Array via <[f32]>::to_vec,
     Vec<f64> => PackedFloat64Array via |v| v,
     &[f64] => PackedFloat64Array via <[f64]>::to_vec,
-    Vec<String> => PackedStringArray via |v| v,
-    &[&str] => PackedStringArray via |v: &[&str]| v.iter().map(|s| String::from(*s)).collect(),
+    Vec<GString> => PackedStringArray via |v| v,
+    Vec<String> => PackedStringArray via |v: Vec<String>| v.into_iter().map(GString::from).collect(),
+    Vec<&str> => PackedStringArray via |v: Vec<&str>| v.into_iter().map(GString::from).collect(),
+    &[&str] => PackedStringArray via |v: &[&str]| v.iter().map(|s| GString::from(*s)).collect(),
+    &[String] => PackedStringArray via |v: &[String]| v.iter().map(GString::from).collect(),
     Vec<Vector2> => PackedVector2Array via |v| v,
     &[Vector2] => PackedVector2Array via <[Vector2]>::to_vec,
     Vec<Vector3> => PackedVector3Array via |v| v,
@@ -954,7 +814,12 @@ impl From<()> for Variant {
     }
 }
 
+mod convert;
 mod decode;
+mod deep;
+mod dictionary;
+mod gstring;
+pub(crate) mod key;
 
 #[cfg(test)]
 mod tests {

@@ -487,7 +487,7 @@ impl<'de> Visitor<'de> for AnyVisitor {
         Ok(Variant::String(v.into()))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Variant, E> {
-        Ok(Variant::String(v))
+        Ok(Variant::String(v.into()))
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Variant, E> {
         Ok(Variant::PackedByteArray(v.into()))

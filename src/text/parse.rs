@@ -461,10 +461,10 @@ impl Parser<'_> {
         };
         let single = self.single;
         match c {
-            b'"' => return self.string().map(Variant::String),
+            b'"' => return self.string().map(|s| Variant::String(s.into())),
             b'&' => {
                 self.i += 1;
-                return self.string().map(Variant::StringName);
+                return self.string().map(|s| Variant::StringName(s.into()));
             }
             b'^' => {
                 self.i += 1;
@@ -571,7 +571,7 @@ impl Parser<'_> {
             "StringName" => {
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::StringName(s)
+                Variant::StringName(s.into())
             }
             "RID" => {
                 let v = self.items(|p| p.int())?;
@@ -589,7 +589,7 @@ impl Parser<'_> {
                 // A resource by path (an object's script): read as its path.
                 let s = self.string()?;
                 self.expect(b')')?;
-                Variant::String(s)
+                Variant::String(s.into())
             }
             "Object" => self.object(depth)?,
             "Array" => {
@@ -617,7 +617,7 @@ impl Parser<'_> {
             ),
             "PackedFloat64Array" => Variant::PackedFloat64Array(self.items(|p| p.real(false))?),
             "PackedStringArray" | "PoolStringArray" => {
-                Variant::PackedStringArray(self.items(|p| p.string())?)
+                Variant::PackedStringArray(self.items(|p| p.string().map(Into::into))?)
             }
             "PackedVector2Array" | "PoolVector2Array" => Variant::PackedVector2Array(
                 self.chunks::<2>(single)?

@@ -1,0 +1,586 @@
+//! Dictionary key identity as the engine's: when two keys are the same key, how keys hash, and
+//! the hash index of large [`Dictionary`](super::Dictionary)s.
+//!
+//! This is the one place that decides whether two keys are the same dictionary key; the owned
+//! [`Dictionary`](super::Dictionary), [`VariantRef::to_owned`](crate::VariantRef::to_owned)
+//! (the engine's rule for repeated keys in the bytes) and the text and JSON readers all use it.
+//!
+//! # Godot 4 (`Dictionary`'s `StringLikeVariantComparator` over `Variant::hash_compare`)
+//!
+//! Checked against the live engine (Godot 4.6; `tests/godot/keys4.gd`):
+//! - Keys of different types are different keys (`1` and `1.0`, `[1]` and `[1.0]`), except
+//!   that a String and a StringName with the same text are the same key (`"a"` and `&"a"`),
+//!   at the top level and for the keys of a nested dictionary, not inside arrays.
+//! - A float key: `-0.0` and `0.0` are the same key, and so are two NaNs (whatever their bits).
+//! - Vectors, Rect2, Transform2D, Plane, Quaternion, AABB, Basis, Transform3D, Projection and
+//!   Color compare component-wise in the same way (NaN equals NaN, `-0.0` equals `0.0`), and so
+//!   do the elements of PackedFloat32/64Array and the packed vector and color arrays.
+//! - Arrays compare element by element (their element type does not matter), but a float
+//!   element compares with plain `==`: an array holding a NaN float equals no array, not even
+//!   one with the same bits. Dictionaries compare entry by entry in order (the engine's hash of
+//!   a dictionary depends on the order): keys as keys, values as array elements.
+//! - Objects: a null object equals a null object; every other object is a distinct instance
+//!   (each decoded object is a new one), so an object key equals no other key.
+//! - Everything else (bool, int, integer vectors, strings, NodePath, RID, Signal, Callable,
+//!   the other packed arrays) compares by value.
+//!
+//! # Godot 3 (`VariantComparator` over `Variant::hash_compare`, Godot 3.2.3 checked live)
+//!
+//! As in Godot 4 with these differences: there is no String/StringName sameness; floats
+//! compare with NaN equal to NaN at every level (inside arrays too); a dictionary key is a
+//! distinct instance (dictionaries are compared by identity); a PoolRealArray
+//! (PackedFloat32Array) equals another only when their elements have the same bits and none is
+//! NaN (`-0.0` and `0.0` differ there).
+//!
+//! # Not modelled
+//!
+//! The engine stops comparing and hashing containers nested more than about 50 levels deep
+//! inside a key (its `MAX_RECURSION`) and treats what is below as equal; here keys are
+//! compared whole, at any depth, without recursion.
+//!
+//! # Hashing
+//!
+//! One hash serves both dialects: it is consistent with both relations (keys that either
+//! calls the same hash alike: String and StringName hash their text alike, floats are
+//! normalised, container type info is ignored). It covers the whole key, so hashing costs time
+//! linear in the key's size, and equal hashes of different keys are rare. With `std` the hash
+//! is keyed randomly per dictionary, so that crafted keys cannot be made to collide.
+//!
+//! A key that equals no key, not even itself (a non-null object, a Godot 4 array holding a NaN
+//! float, ...), is never entered in an index and never looked up: any number of them are
+//! appended in linear time.
+
+use alloc::vec::Vec;
+use core::hash::{BuildHasher, Hasher};
+
+use super::{Object, Variant};
+use crate::types::Dialect;
+
+// ----- equality -----
+
+/// Whether `a` and `b` are the same dictionary key under `dialect`'s rule (see the
+/// [module docs](self)). Iterative: keys nested at any depth are compared without recursion.
+pub(crate) fn same_key(a: &Variant, b: &Variant, dialect: Dialect) -> bool {
+    let g4 = dialect == Dialect::Godot4;
+    // Pairs still to compare, with how: as a key (semantic floats, string-like) or as an
+    // element (Godot 4: plain float `==`).
+    let mut stack: Vec<(&Variant, &Variant, Pos)> = Vec::new();
+    let mut cur = (a, b, Pos::Key);
+    loop {
+        if !shallow(cur.0, cur.1, cur.2, g4, &mut stack) {
+            return false;
+        }
+        match stack.pop() {
+            Some(next) => cur = next,
+            None => return true,
+        }
+    }
+}
+
+/// Where a value sits in a key being compared.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pos {
+    /// A dictionary key (the top-level key or a nested dictionary's key).
+    Key,
+    /// An array element or a nested dictionary's value.
+    Element,
+}
+
+/// `x == y`, or both NaN.
+#[inline]
+fn same_real(x: f64, y: f64) -> bool {
+    x == y || (x.is_nan() && y.is_nan())
+}
+
+#[inline]
+fn same_reals<const N: usize>(a: [f64; N], b: [f64; N]) -> bool {
+    a.iter().zip(b.iter()).all(|(x, y)| same_real(*x, *y))
+}
+
+#[inline]
+fn same_f32s(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| same_real(f64::from(*x), f64::from(*y)))
+}
+
+#[inline]
+fn same_f64s(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_real(*x, *y))
+}
+
+#[inline]
+fn is_null_object(o: &Object) -> bool {
+    match o {
+        Object::Id(id) => *id == 0,
+        Object::Full { class, .. } => class.is_empty(),
+    }
+}
+
+/// Compares one pair; pushes the children of containers onto `stack`.
+fn shallow<'v>(
+    a: &'v Variant,
+    b: &'v Variant,
+    pos: Pos,
+    g4: bool,
+    stack: &mut Vec<(&'v Variant, &'v Variant, Pos)>,
+) -> bool {
+    use Variant as V;
+    // Godot 3 compares every float "semantically" (NaN equal to NaN); Godot 4 only outside
+    // arrays and dictionary values.
+    let semantic = !g4 || pos == Pos::Key;
+    match (a, b) {
+        (V::Nil, V::Nil) | (V::Callable, V::Callable) => true,
+        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::Int(x), V::Int(y)) => x == y,
+        (V::Float(x), V::Float(y)) => {
+            if semantic {
+                same_real(*x, *y)
+            } else {
+                x == y
+            }
+        }
+        (V::String(x), V::String(y)) | (V::StringName(x), V::StringName(y)) => x == y,
+        (V::String(x), V::StringName(y)) | (V::StringName(x), V::String(y)) => {
+            g4 && pos == Pos::Key && x == y
+        }
+        (V::Vector2(x), V::Vector2(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Vector2i(x), V::Vector2i(y)) => x == y,
+        (V::Rect2(x), V::Rect2(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Rect2i(x), V::Rect2i(y)) => x == y,
+        (V::Vector3(x), V::Vector3(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Vector3i(x), V::Vector3i(y)) => x == y,
+        (V::Transform2D(x), V::Transform2D(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Vector4(x), V::Vector4(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Vector4i(x), V::Vector4i(y)) => x == y,
+        (V::Plane(x), V::Plane(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Quaternion(x), V::Quaternion(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Aabb(x), V::Aabb(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Basis(x), V::Basis(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Transform3D(x), V::Transform3D(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Projection(x), V::Projection(y)) => same_reals(x.to_array(), y.to_array()),
+        (V::Color(x), V::Color(y)) => same_f32s(&x.to_array(), &y.to_array()),
+        (V::NodePath(x), V::NodePath(y)) => x == y,
+        (V::Rid(x), V::Rid(y)) => x == y,
+        (V::Signal(x), V::Signal(y)) => x == y,
+        (V::Object(x), V::Object(y)) => is_null_object(x) && is_null_object(y),
+        (V::Array(x), V::Array(y)) => {
+            if x.items.len() != y.items.len() {
+                return false;
+            }
+            stack.extend(
+                x.items
+                    .iter()
+                    .zip(&y.items)
+                    .map(|(p, q)| (p, q, Pos::Element)),
+            );
+            true
+        }
+        (V::Dictionary(x), V::Dictionary(y)) => {
+            // Godot 3 compares dictionaries by identity: every decoded one is distinct.
+            if !g4 || x.len() != y.len() {
+                return false;
+            }
+            for ((k1, v1), (k2, v2)) in x.entries().iter().zip(y.entries()) {
+                stack.push((k1, k2, Pos::Key));
+                stack.push((v1, v2, Pos::Element));
+            }
+            true
+        }
+        (V::PackedByteArray(x), V::PackedByteArray(y)) => x == y,
+        (V::PackedInt32Array(x), V::PackedInt32Array(y)) => x == y,
+        (V::PackedInt64Array(x), V::PackedInt64Array(y)) => x == y,
+        (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => {
+            if g4 {
+                same_f32s(x, y)
+            } else {
+                // PoolRealArray: hashed by its bytes, compared with `==`.
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(p, q)| p.to_bits() == q.to_bits() && !p.is_nan())
+            }
+        }
+        (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => same_f64s(x, y),
+        (V::PackedStringArray(x), V::PackedStringArray(y)) => x == y,
+        (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
+            same_f64s(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
+            same_f64s(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
+            same_f64s(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::PackedColorArray(x), V::PackedColorArray(y)) => {
+            same_f32s(bytemuck::cast_slice(x), bytemuck::cast_slice(y))
+        }
+        (V::Raw(x), V::Raw(y)) => x == y,
+        _ => false,
+    }
+}
+
+// ----- hashing -----
+
+/// A float as hashed: `-0.0` as `0.0`, every NaN alike.
+#[inline]
+fn norm(x: f64) -> u64 {
+    if x == 0.0 {
+        0
+    } else if x.is_nan() {
+        0x7FF8_0000_0000_0000
+    } else {
+        x.to_bits()
+    }
+}
+
+#[inline]
+fn reals<const N: usize>(a: [f64; N], h: &mut impl Hasher) {
+    for x in a {
+        h.write_u64(norm(x));
+    }
+}
+
+/// What hashing a key found: its hash, and whether it can equal any key at all.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeyInfo {
+    pub(crate) hash: u64,
+    /// False for a key that equals no key (not even itself) under the rule it was hashed for.
+    pub(crate) matchable: bool,
+}
+
+/// Hashes `k` (consistently with [`same_key`] under both dialects) and finds whether it is
+/// matchable under `dialect`'s rule. Iterative.
+pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> KeyInfo {
+    let g4 = dialect == Dialect::Godot4;
+    let mut h = s.build_hasher();
+    let mut matchable = true;
+    let mut stack: Vec<(&Variant, Pos)> = Vec::new();
+    let mut cur = (k, Pos::Key);
+    loop {
+        let (v, pos) = cur;
+        hash_shallow(v, pos, g4, &mut h, &mut matchable, &mut stack);
+        match stack.pop() {
+            Some(next) => cur = next,
+            None => break,
+        }
+    }
+    KeyInfo {
+        hash: h.finish(),
+        matchable,
+    }
+}
+
+/// The hash of a String or StringName key of text `s` (as [`key_info`] computes it).
+pub(crate) fn str_hash<S: BuildHasher>(s: &str, state: &S) -> u64 {
+    let mut h = state.build_hasher();
+    h.write_u8(STRING_CLASS);
+    h.write(s.as_bytes());
+    h.write_u8(0xFF);
+    h.finish()
+}
+
+/// The type byte String and StringName share in the hash.
+const STRING_CLASS: u8 = 0xFE;
+
+fn hash_shallow<'v>(
+    v: &'v Variant,
+    pos: Pos,
+    g4: bool,
+    h: &mut impl Hasher,
+    matchable: &mut bool,
+    stack: &mut Vec<(&'v Variant, Pos)>,
+) {
+    use Variant as V;
+    match v {
+        V::String(s) | V::StringName(s) => {
+            h.write_u8(STRING_CLASS);
+            h.write(s.as_bytes());
+            h.write_u8(0xFF);
+            return;
+        }
+        _ => h.write_u8(v.ty() as u8),
+    }
+    match v {
+        V::Nil | V::Callable | V::String(_) | V::StringName(_) => {}
+        V::Bool(b) => h.write_u8(u8::from(*b)),
+        V::Int(i) => h.write_i64(*i),
+        V::Float(x) => {
+            if g4 && pos == Pos::Element && x.is_nan() {
+                *matchable = false;
+            }
+            h.write_u64(norm(*x));
+        }
+        V::Vector2(x) => reals(x.to_array(), h),
+        V::Vector2i(x) => x.to_array().iter().for_each(|c| h.write_i32(*c)),
+        V::Rect2(x) => reals(x.to_array(), h),
+        V::Rect2i(x) => x.to_array().iter().for_each(|c| h.write_i32(*c)),
+        V::Vector3(x) => reals(x.to_array(), h),
+        V::Vector3i(x) => x.to_array().iter().for_each(|c| h.write_i32(*c)),
+        V::Transform2D(x) => reals(x.to_array(), h),
+        V::Vector4(x) => reals(x.to_array(), h),
+        V::Vector4i(x) => x.to_array().iter().for_each(|c| h.write_i32(*c)),
+        V::Plane(x) => reals(x.to_array(), h),
+        V::Quaternion(x) => reals(x.to_array(), h),
+        V::Aabb(x) => reals(x.to_array(), h),
+        V::Basis(x) => reals(x.to_array(), h),
+        V::Transform3D(x) => reals(x.to_array(), h),
+        V::Projection(x) => reals(x.to_array(), h),
+        V::Color(c) => c
+            .to_array()
+            .iter()
+            .for_each(|x| h.write_u64(norm(f64::from(*x)))),
+        V::NodePath(np) => {
+            h.write_usize(np.names.len());
+            h.write_usize(np.subnames.len());
+            h.write_u8(u8::from(np.absolute));
+            for s in np.names.iter().chain(&np.subnames) {
+                h.write(s.as_bytes());
+                h.write_u8(0xFF);
+            }
+        }
+        V::Rid(id) => h.write_u64(*id),
+        V::Object(o) => {
+            if !is_null_object(o) {
+                *matchable = false;
+            }
+        }
+        V::Signal(s) => {
+            h.write(s.name.as_bytes());
+            h.write_u8(0xFF);
+            h.write_u64(s.object_id);
+        }
+        V::Dictionary(d) => {
+            if !g4 {
+                *matchable = false;
+            }
+            h.write_usize(d.len());
+            // Pushed in reverse so that they are hashed in order.
+            for (k, x) in d.entries().iter().rev() {
+                stack.push((x, Pos::Element));
+                stack.push((k, Pos::Key));
+            }
+        }
+        V::Array(a) => {
+            h.write_usize(a.items.len());
+            stack.extend(a.items.iter().rev().map(|x| (x, Pos::Element)));
+        }
+        V::PackedByteArray(a) => {
+            h.write_usize(a.len());
+            h.write(a);
+        }
+        V::PackedInt32Array(a) => {
+            h.write_usize(a.len());
+            a.iter().for_each(|x| h.write_i32(*x));
+        }
+        V::PackedInt64Array(a) => {
+            h.write_usize(a.len());
+            a.iter().for_each(|x| h.write_i64(*x));
+        }
+        V::PackedFloat32Array(a) => {
+            h.write_usize(a.len());
+            if !g4 && a.iter().any(|x| x.is_nan()) {
+                *matchable = false;
+            }
+            a.iter().for_each(|x| h.write_u64(norm(f64::from(*x))));
+        }
+        V::PackedFloat64Array(a) => {
+            h.write_usize(a.len());
+            a.iter().for_each(|x| h.write_u64(norm(*x)));
+        }
+        V::PackedStringArray(a) => {
+            h.write_usize(a.len());
+            for s in a {
+                h.write(s.as_bytes());
+                h.write_u8(0xFF);
+            }
+        }
+        V::PackedVector2Array(a) => packed_reals(bytemuck::cast_slice(a), h),
+        V::PackedVector3Array(a) => packed_reals(bytemuck::cast_slice(a), h),
+        V::PackedVector4Array(a) => packed_reals(bytemuck::cast_slice(a), h),
+        V::PackedColorArray(a) => {
+            let f: &[f32] = bytemuck::cast_slice(a);
+            h.write_usize(f.len());
+            f.iter().for_each(|x| h.write_u64(norm(f64::from(*x))));
+        }
+        V::Raw(r) => {
+            h.write_u8(r.dialect() as u8);
+            h.write(r.as_bytes());
+        }
+    }
+}
+
+fn packed_reals(a: &[f64], h: &mut impl Hasher) {
+    h.write_usize(a.len());
+    a.iter().for_each(|x| h.write_u64(norm(*x)));
+}
+
+// ----- the hasher -----
+
+/// How keys are hashed: randomly keyed SipHash with `std`, a fixed key without.
+#[cfg(feature = "std")]
+#[derive(Clone, Debug)]
+pub(crate) struct KeyState(std::hash::RandomState);
+
+#[cfg(feature = "std")]
+impl KeyState {
+    #[inline]
+    pub(crate) fn new() -> KeyState {
+        KeyState(std::hash::RandomState::new())
+    }
+}
+
+#[cfg(feature = "std")]
+impl BuildHasher for KeyState {
+    type Hasher = std::hash::DefaultHasher;
+    #[inline]
+    fn build_hasher(&self) -> Self::Hasher {
+        self.0.build_hasher()
+    }
+}
+
+/// How keys are hashed: randomly keyed SipHash with `std`, a fixed key without.
+#[cfg(not(feature = "std"))]
+#[derive(Clone, Debug)]
+pub(crate) struct KeyState;
+
+#[cfg(not(feature = "std"))]
+impl KeyState {
+    #[inline]
+    pub(crate) fn new() -> KeyState {
+        KeyState
+    }
+}
+
+#[cfg(not(feature = "std"))]
+impl BuildHasher for KeyState {
+    #[allow(deprecated)]
+    type Hasher = core::hash::SipHasher;
+    #[inline]
+    #[allow(deprecated)]
+    fn build_hasher(&self) -> Self::Hasher {
+        core::hash::SipHasher::new_with_keys(0x6764_7661_7269_616e, 0x7420_6b65_7973_2121)
+    }
+}
+
+// ----- the index -----
+
+/// A slot of the index: an entry's position (`EMPTY` when free) and 32 bits of its key's hash
+/// (which also choose where its probe starts).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    at: u32,
+    hash: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+const FREE: Slot = Slot { at: EMPTY, hash: 0 };
+
+/// The hash index of a large dictionary: open addressing with linear probing over entry
+/// positions, at most half full. Only matchable keys are entered; among entries whose keys are
+/// the same key (only [`Dictionary::from_entries`](super::Dictionary::from_entries) keeps such
+/// repeats) the first one is found.
+#[derive(Clone, Debug)]
+pub(crate) struct Index {
+    pub(crate) state: KeyState,
+    slots: Vec<Slot>,
+    used: usize,
+}
+
+impl Index {
+    /// An empty index with room for `n` keys.
+    pub(crate) fn with_capacity(state: KeyState, n: usize) -> Index {
+        let size = (n.max(8) * 2).next_power_of_two();
+        Index {
+            state,
+            slots: alloc::vec![FREE; size],
+            used: 0,
+        }
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The first entry position `p` whose key hash is `hash` and for which `is(p)` holds.
+    #[inline]
+    pub(crate) fn find(&self, hash: u64, mut is: impl FnMut(usize) -> bool) -> Option<usize> {
+        let h = fold(hash);
+        let mask = self.mask();
+        let mut i = h as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s.at == EMPTY {
+                return None;
+            }
+            if s.hash == h && is(s.at as usize) {
+                return Some(s.at as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Enters the entry at position `at` (after every entry already entered) with key hash
+    /// `hash`.
+    pub(crate) fn insert(&mut self, hash: u64, at: usize) {
+        if (self.used + 1) * 2 > self.slots.len() {
+            let size = self.slots.len() * 2;
+            self.rebuild(size, Some);
+        }
+        self.put(Slot {
+            at: at as u32,
+            hash: fold(hash),
+        });
+        self.used += 1;
+    }
+
+    #[inline]
+    fn put(&mut self, s: Slot) {
+        let mask = self.mask();
+        let mut i = s.hash as usize & mask;
+        while self.slots[i].at != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = s;
+    }
+
+    /// Forgets the entry at position `removed` and shifts the positions after it down by one
+    /// (the dictionary removed it from its entries).
+    pub(crate) fn remove_position(&mut self, removed: usize) {
+        let removed = removed as u32;
+        let size = self.slots.len();
+        self.rebuild(size, |s| match s.at.cmp(&removed) {
+            core::cmp::Ordering::Less => Some(s),
+            core::cmp::Ordering::Equal => None,
+            core::cmp::Ordering::Greater => Some(Slot {
+                at: s.at - 1,
+                hash: s.hash,
+            }),
+        });
+    }
+
+    /// Re-enters the slots (mapped by `map`, dropped when it gives `None`) into `size` slots,
+    /// in entry order, so that among equal hashes the first entry stays first.
+    fn rebuild(&mut self, size: usize, map: impl Fn(Slot) -> Option<Slot>) {
+        let mut kept: Vec<Slot> = self
+            .slots
+            .iter()
+            .filter(|s| s.at != EMPTY)
+            .filter_map(|s| map(*s))
+            .collect();
+        kept.sort_unstable_by_key(|s| s.at);
+        self.slots = alloc::vec![FREE; size];
+        self.used = kept.len();
+        for s in kept {
+            self.put(s);
+        }
+    }
+}
+
+/// 32 bits of a 64-bit hash.
+#[inline]
+fn fold(h: u64) -> u32 {
+    (h ^ (h >> 32)) as u32
+}
