@@ -91,6 +91,8 @@ pub fn engine_type(declared: TypeInfo, objects: bool) -> TypeInfo {
         TypeInfo::Builtin(T::Object) | TypeInfo::ClassName(_) | TypeInfo::Script(_) if !objects => {
             TypeInfo::ClassName(ENCODED_OBJECT_AS_ID.to_string())
         }
+        // An empty class name is no class: the engine holds (and writes back) plain `Object`.
+        TypeInfo::ClassName(c) if c.is_empty() => TypeInfo::Builtin(T::Object),
         t => t,
     }
 }
@@ -287,6 +289,38 @@ pub(crate) fn fit_ref(t: &TypeInfo, x: &VariantRef<'_>) -> crate::error::Result<
     Ok(fit_type(t, x.ty(), kind))
 }
 
+/// The element (Array) or key (Dictionary) type of the container `c` as the engine keeps
+/// it, when the engine checks its elements.
+pub(crate) fn checked_type(c: &VariantRef<'_>) -> crate::error::Result<Option<TypeInfo>> {
+    if c.dialect() != Dialect::Godot4 {
+        return Ok(None);
+    }
+    let objects = c.options().full_objects();
+    let t = match c.ty() {
+        T::Array => {
+            let t = c.as_array()?.element_type()?;
+            if !t.is_typed() {
+                return Ok(None);
+            }
+            engine_type(TypeInfo::from_ref(&t, c.offset())?, objects)
+        }
+        T::Dictionary => {
+            let (k, v) = c.as_dictionary()?.key_value_types()?;
+            if !k.is_typed() {
+                return Ok(None);
+            }
+            let k = TypeInfo::from_ref(&k, c.offset())?;
+            let v = TypeInfo::from_ref(&v, c.offset())?;
+            engine_types(k, v, objects).0
+        }
+        _ => return Ok(None),
+    };
+    Ok(match t {
+        TypeInfo::None => None,
+        t => Some(t),
+    })
+}
+
 fn object_kind(v: &Variant) -> Option<ObjectKind<'_>> {
     let Variant::Object(o) = v else {
         return None;
@@ -456,158 +490,8 @@ pub(crate) fn engine_dictionary(
     d
 }
 
-/// A whole decoded tree as the engine holds it: every typed container through
-/// [`engine_array`] / [`engine_dictionary`], repeated dictionary keys merged, and (with single
-/// precision) real components narrowed to `f32`. Iterative: any depth on any stack.
-pub(crate) fn engine_tree(v: Variant, opts: &ReadOptions) -> Variant {
-    /// A container whose children are being rebuilt.
-    enum Frame {
-        Array {
-            todo: alloc::vec::IntoIter<Variant>,
-            done: Vec<Variant>,
-            ty: TypeInfo,
-        },
-        Dict {
-            todo: alloc::vec::IntoIter<(Variant, Variant)>,
-            done: Vec<(Variant, Variant)>,
-            types: (TypeInfo, TypeInfo),
-            /// The current entry's key once rebuilt, and its value still to rebuild.
-            key: Option<Variant>,
-            value: Option<Variant>,
-        },
-        Object {
-            todo: alloc::vec::IntoIter<(String, Variant)>,
-            done: Vec<(String, Variant)>,
-            class: String,
-            name: Option<String>,
-        },
-    }
-
-    /// Opens `v` if it is a container with children to rebuild, else gives it back finished.
-    fn open(v: Variant, opts: &ReadOptions) -> Result<Frame, Variant> {
-        match v {
-            Variant::Array(mut a) => {
-                let ty = a.element_type().clone();
-                let items = a.take_items();
-                Ok(Frame::Array {
-                    done: Vec::with_capacity(items.len()),
-                    todo: items.into_iter(),
-                    ty,
-                })
-            }
-            Variant::Dictionary(mut d) => {
-                let types = (d.key_type().clone(), d.value_type().clone());
-                let entries = core::mem::take(&mut d.entries);
-                Ok(Frame::Dict {
-                    done: Vec::with_capacity(entries.len()),
-                    todo: entries.into_iter(),
-                    types,
-                    key: None,
-                    value: None,
-                })
-            }
-            Variant::Object(mut o) => match &mut *o {
-                Object::Full { class, properties } => {
-                    let properties = core::mem::take(properties);
-                    Ok(Frame::Object {
-                        done: Vec::with_capacity(properties.len()),
-                        todo: properties.into_iter(),
-                        class: core::mem::take(class),
-                        name: None,
-                    })
-                }
-                Object::Id(_) => Err(Variant::Object(o)),
-            },
-            leaf => Err(narrowed(leaf, opts)),
-        }
-    }
-
-    /// Hands a rebuilt child to its container.
-    fn deliver(top: &mut Frame, x: Variant) {
-        match top {
-            Frame::Array { done, .. } => done.push(x),
-            Frame::Dict { done, key, .. } => match key.take() {
-                None => *key = Some(x),
-                Some(k) => done.push((k, x)),
-            },
-            Frame::Object { done, name, .. } => done.push((name.take().unwrap_or_default(), x)),
-        }
-    }
-
-    /// The container's next child to rebuild, `None` at its end.
-    fn next_child(top: &mut Frame) -> Option<Variant> {
-        match top {
-            Frame::Array { todo, .. } => todo.next(),
-            Frame::Dict {
-                todo, key, value, ..
-            } => {
-                if key.is_some() {
-                    value.take()
-                } else {
-                    let (k, v) = todo.next()?;
-                    *value = Some(v);
-                    Some(k)
-                }
-            }
-            Frame::Object { todo, name, .. } => {
-                let (n, v) = todo.next()?;
-                *name = Some(n);
-                Some(v)
-            }
-        }
-    }
-
-    fn finish(frame: Frame, opts: &ReadOptions) -> Variant {
-        match frame {
-            Frame::Array { done, ty, .. } => Variant::Array(engine_array(done, ty, opts)),
-            Frame::Dict {
-                done,
-                types: (k, v),
-                ..
-            } => Variant::Dictionary(engine_dictionary(done, k, v, opts)),
-            Frame::Object { done, class, .. } => {
-                Variant::Object(alloc::boxed::Box::new(Object::Full {
-                    class,
-                    properties: done,
-                }))
-            }
-        }
-    }
-
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut cur = v;
-    loop {
-        let mut ready = match open(cur, opts) {
-            Ok(frame) => {
-                stack.push(frame);
-                None
-            }
-            Err(leaf) => Some(leaf),
-        };
-        loop {
-            let Some(top) = stack.last_mut() else {
-                return ready.unwrap_or_default();
-            };
-            if let Some(x) = ready.take() {
-                deliver(top, x);
-            }
-            match next_child(top) {
-                Some(child) => {
-                    cur = child;
-                    break;
-                }
-                None => {
-                    if let Some(frame) = stack.pop() {
-                        ready = Some(finish(frame, opts));
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// A leaf with its real components as the engine's `real_t` holds them.
-fn narrowed(v: Variant, opts: &ReadOptions) -> Variant {
+pub(crate) fn narrowed(v: Variant, opts: &ReadOptions) -> Variant {
     if opts.double_precision() || opts.dialect() == Dialect::Godot3 {
         return v;
     }

@@ -141,6 +141,7 @@ impl<'a> NodePathRef<'a> {
     /// Writes the path as encoded: `/` if absolute, the names joined by `/`, `:` before each
     /// subname (so every name and subname can be read back from it). For the lossless JSON
     /// form; [`write_text`](NodePathRef::write_text) is the engine's text.
+    #[cfg(feature = "json")]
     pub(crate) fn write_encoded_text(
         &self,
         out: &mut impl core::fmt::Write,

@@ -320,12 +320,6 @@ impl<'a> Walker<'a> {
         self.r.remaining()
     }
 
-    /// The absolute offset of the last [`Property`](Event::Property) name's bytes.
-    #[inline]
-    pub(crate) fn name_at(&self) -> usize {
-        self.name_at
-    }
-
     // ----- the steps -----
 
     /// Walks on without events until only `target` containers are open (`target < open`).

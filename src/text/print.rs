@@ -9,6 +9,13 @@
 //! the engine's sort and visits each entry at its key's offset; a value starts where its key
 //! ends, and a dictionary ends where its last entry in byte order ends, so nothing is skipped
 //! or read twice. Only the key comparisons of the sort read keys again.
+//!
+//! A dictionary that repeats a key prints as the engine holds it: one entry per key, at the
+//! first key's place, with the last value. The first pass finds the repeated keys (the
+//! engine's key identity, [`crate::owned::Dictionary`]'s), drops the later ones from the key
+//! offsets and notes where the last value of each repeated key is; the second pass prints that
+//! value after the first key. Values whose typed containers hold elements the engine converts
+//! or drops are printed from the value the engine decodes (`to_owned`).
 
 use core::cell::RefCell;
 use core::cmp::Ordering;
@@ -102,7 +109,7 @@ fn keep_null_objects(v: &mut crate::owned::Variant, dialect: Dialect) {
 /// repeated keys merged; see [`convert`]), for a value whose bytes say something else.
 fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
     let opts = v.options();
-    let mut value = convert::engine_tree(v.to_owned()?, &opts);
+    let mut value = v.to_owned()?;
     keep_null_objects(&mut value, opts.dialect);
     let enc = crate::EncodeOptions::new()
         .with_dialect(opts.dialect)
@@ -118,11 +125,14 @@ fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -
 
 /// A key offset, relative to the printed value's start: `u32` below 4 GiB of input.
 trait Off: Copy + Default {
+    /// A slot of a dropped (repeated) key: sorts after every offset.
+    const GONE: Self;
     fn of(x: usize) -> Self;
     fn get(self) -> usize;
 }
 
 impl Off for u32 {
+    const GONE: u32 = u32::MAX;
     #[inline]
     fn of(x: usize) -> u32 {
         // Only used when the whole input fits in a u32 (checked by `print`).
@@ -135,6 +145,7 @@ impl Off for u32 {
 }
 
 impl Off for usize {
+    const GONE: usize = usize::MAX;
     #[inline]
     fn of(x: usize) -> usize {
         x
@@ -150,57 +161,89 @@ impl Off for usize {
 struct Index<O> {
     /// (the dictionary's offset, where its keys start in `keys`), by offset.
     dicts: Vec<(O, O)>,
-    /// Each such dictionary's key offsets, in byte order until the printer sorts them.
+    /// Each such dictionary's key offsets, in byte order until the printer sorts them. In a
+    /// dictionary that repeats a key, the later ones are dropped ([`Off::GONE`], after the
+    /// others) and the first one's offset has its low bit set (offsets are multiples of 4).
     keys: Vec<O>,
-    /// Whether the engine's value is not what the bytes say (a typed container holding
-    /// elements the engine converts or drops): then the value is printed from the value the
-    /// engine decodes ([`convert`]).
+    /// For each key whose low bit is set: (its offset, the offset of the last same key, whose
+    /// value is the one printed), by offset.
+    repeats: Vec<(O, O)>,
+    /// Whether the engine's value is not what the bytes say in a way printed from the decoded
+    /// value: a typed container holding elements the engine converts or drops, or a
+    /// dictionary repeating a key more ways than [`MAX_KEY_CLASSES`] of one hash (see
+    /// [`drop_repeated_keys`]).
     differs: bool,
 }
 
-/// The element (Array) or key (Dictionary) type of the container `c` as the engine keeps
-/// it, when the engine checks its elements.
-fn checked_type(c: &VariantRef<'_>) -> Result<Option<TypeInfo>> {
-    if c.dialect() != Dialect::Godot4 {
-        return Ok(None);
+/// The most keys of one [`key_hash`] that are not the same key, in a dictionary that repeats a
+/// key, that [`drop_repeated_keys`] tells apart; beyond, the value is printed from `to_owned`.
+const MAX_KEY_CLASSES: usize = 64;
+
+/// Finds the keys of a dictionary (at `keys`, offsets relative to `v`, in byte order) that
+/// are the same key for the engine, which keeps one entry for them (the first key, the last
+/// value): drops the later ones ([`Off::GONE`], moved to the end), marks the first one (low
+/// bit) and notes the last one in `repeats`. Returns whether it could: `false` when one hash
+/// holds more than [`MAX_KEY_CLASSES`] different keys.
+///
+/// Sorts the offsets by a hash that the same keys share ([`key_hash`]); only keys sharing a
+/// hash (rare, unless a key repeats) are compared, with the engine's key identity on their
+/// owned values ([`crate::owned::Dictionary`]'s). Then back into byte order. Memory: the
+/// offsets, an entry in `repeats` per repeated key, and the owned keys of one hash at a time.
+fn drop_repeated_keys<O: Off>(
+    keys: &mut [O],
+    v: &VariantRef<'_>,
+    repeats: &mut Vec<(O, O)>,
+) -> Result<bool> {
+    let hash = |k: &O| key_hash(v, k.get());
+    keys.sort_unstable_by_key(|k| (hash(k), k.get()));
+    let mut classes: Vec<(crate::owned::Variant, usize, O)> = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        let h = hash(&keys[i]);
+        let mut j = i + 1;
+        while j < keys.len() && hash(&keys[j]) == h {
+            j += 1;
+        }
+        if j - i > 1 {
+            classes.clear();
+            for at in i..j {
+                let k = owned_key(v, keys[at].get())?;
+                let rule = v.dialect();
+                let full = classes.len() == MAX_KEY_CLASSES;
+                match classes
+                    .iter_mut()
+                    .find(|c| crate::owned::key::same_key(&c.0, &k, rule))
+                {
+                    Some(c) => {
+                        c.2 = keys[at];
+                        keys[at] = O::GONE;
+                    }
+                    None if full => {
+                        keys.sort_unstable_by_key(|k| k.get());
+                        return Ok(false);
+                    }
+                    None => classes.push((k, at, keys[at])),
+                }
+            }
+            for &(_, first, last) in &classes {
+                if last.get() != keys[first].get() {
+                    repeats.push((keys[first], last));
+                    keys[first] = O::of(keys[first].get() | 1);
+                }
+            }
+        }
+        i = j;
     }
-    let objects = c.options().full_objects();
-    let t = match c.ty() {
-        T::Array => {
-            let t = c.as_array()?.element_type()?;
-            if !t.is_typed() {
-                return Ok(None);
-            }
-            convert::engine_type(TypeInfo::from_ref(&t, c.offset())?, objects)
-        }
-        T::Dictionary => {
-            let (k, v) = c.as_dictionary()?.key_value_types()?;
-            if !k.is_typed() {
-                return Ok(None);
-            }
-            let k = TypeInfo::from_ref(&k, c.offset())?;
-            let v = TypeInfo::from_ref(&v, c.offset())?;
-            convert::engine_types(k, v, objects).0
-        }
-        _ => return Ok(None),
-    };
-    Ok(match t {
-        TypeInfo::None => None,
-        t => Some(t),
-    })
+    keys.sort_unstable_by_key(|k| k.get());
+    Ok(true)
 }
 
-/// Whether two of a dictionary's keys (at `keys`, offsets relative to `v`) may be the same
-/// key for the engine, which keeps one entry for them: then the value is printed from the
-/// engine's value, whose dictionaries hold each key once. Sorts the offsets by a hash that
-/// engine-equal keys share (so nothing is missed; a rare false alarm only takes the slower
-/// path), then back into byte order. No memory beyond the offsets.
-fn repeats_a_key<O: Off>(keys: &mut [O], v: &VariantRef<'_>) -> bool {
-    let hash = |k: &O| key_hash(v, k.get());
-    keys.sort_unstable_by_key(hash);
-    let repeated = keys.windows(2).any(|w| hash(&w[0]) == hash(&w[1]));
-    keys.sort_unstable_by_key(|k| k.get());
-    repeated
+/// The engine's value of the key at `rel` (relative to `v`).
+fn owned_key(v: &VariantRef<'_>, rel: usize) -> Result<crate::owned::Variant> {
+    let opts = v.options();
+    let mut r = Reader::new(v.h.data.get(rel..).unwrap_or(&[]), v.offset() + rel);
+    let h = head(&mut r, 0, &opts, false)?;
+    VariantRef::new(h, 0, opts).to_owned()
 }
 
 /// A hash of the key at `rel` (relative to `v`) that every key the engine takes for the
@@ -345,6 +388,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
     let mut idx = Index {
         dicts: Vec::new(),
         keys: Vec::new(),
+        repeats: Vec::new(),
         differs: false,
     };
     /// An open container: for a recorded dictionary, the next key slot and the end of its
@@ -377,7 +421,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                         && !idx.differs
                         && o.dict
                         && end - from >= 2
-                        && repeats_a_key(&mut idx.keys[from..end], v)
+                        && !drop_repeated_keys(&mut idx.keys[from..end], v, &mut idx.repeats)?
                     {
                         idx.differs = true;
                     }
@@ -416,7 +460,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                 checked: u32::MAX,
             };
             if detect && !idx.differs {
-                if let Some(t) = checked_type(&c)? {
+                if let Some(t) = convert::checked_type(&c)? {
                     o.checked = checked.len() as u32;
                     checked.push(t);
                 }
@@ -435,6 +479,7 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
             open.push(o);
         }
     }
+    idx.repeats.sort_unstable_by_key(|r| r.0.get());
     Ok(idx)
 }
 
@@ -631,7 +676,7 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                             None => *body,
                             Some(f) => {
                                 let k = self.idx.keys.get(f + *i).map_or(0, |k| k.get());
-                                self.at(self.base + k)
+                                self.at(self.base + (k & !1))
                             }
                         };
                         (key, *depth + 1)
@@ -639,6 +684,10 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     Stage::KeyDone => {
                         put(self.out, ": ")?;
                         *stage = Stage::Value;
+                        if let Some(at) = from.and_then(|f| self.last_same_key(f + *i)) {
+                            // A repeated key: the value after the last same key.
+                            *vr = self.after(at, *depth + 1)?;
+                        }
                         (*vr, *depth + 1)
                     }
                     // Waiting for a child that is neither done nor open: cannot happen.
@@ -700,15 +749,16 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     return Ok(Some(r));
                 }
                 put(self.out, "{\n")?;
-                let from = if h.count >= 2 {
-                    Some(self.sorted_keys(h.offset, h.count as usize, depth + 1)?)
+                let (from, n) = if h.count >= 2 {
+                    let (from, n) = self.sorted_keys(h.offset, h.count as usize, depth + 1)?;
+                    (Some(from), n)
                 } else {
-                    None
+                    (None, 1)
                 };
                 frames.push(Frame::Dict {
                     from,
                     body: r,
-                    n: h.count as usize,
+                    n,
                     i: 0,
                     stage: Stage::Next,
                     vr: r,
@@ -762,9 +812,29 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         Ok(out)
     }
 
-    /// Sorts the keys of the dictionary at `offset` in the engine's order; returns where they
-    /// start in the index.
-    fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<usize> {
+    /// The absolute offset of the last same key as key slot `slot`'s, when its key repeats.
+    fn last_same_key(&self, slot: usize) -> Option<usize> {
+        let k = self.idx.keys.get(slot)?.get();
+        if k & 1 == 0 {
+            return None;
+        }
+        let r = &self.idx.repeats;
+        let at = r.binary_search_by_key(&(k & !1), |r| r.0.get()).ok()?;
+        Some(self.base + r[at].1.get())
+    }
+
+    /// Where the value at absolute offset `at` (at `depth`) ends.
+    fn after(&self, at: usize, depth: u32) -> R<Reader<'a>> {
+        let mut r = self.at(at);
+        let h = head(&mut r, depth, &self.opts, false)?;
+        let mut w = Walker::from_value(VariantRef::new(h, depth, self.opts));
+        while w.next_event()?.is_some() {}
+        Ok(self.at(w.offset()))
+    }
+
+    /// Sorts the keys of the dictionary at `offset` (of `n` entries) in the engine's order;
+    /// returns where they start in the index and how many there are (repeated keys dropped).
+    fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<(usize, usize)> {
         let rel = offset - self.base;
         let Ok(i) = self.idx.dicts.binary_search_by_key(&rel, |d| d.0.get()) else {
             // Pass 1 recorded every dictionary of two or more entries.
@@ -775,9 +845,12 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         };
         let from = self.idx.dicts[i].1.get();
         let mut keys = core::mem::take(&mut self.idx.keys);
+        let mut kept = n;
         if let Some(slice) = keys.get_mut(from..from + n) {
+            kept = slice.partition_point(|k| k.get() != O::GONE.get());
+            let slice = &mut slice[..kept];
             let key = |k: &O| -> Option<VariantRef<'a>> {
-                let mut r = self.at(self.base + k.get());
+                let mut r = self.at(self.base + (k.get() & !1));
                 head(&mut r, depth, &self.opts, false)
                     .ok()
                     .map(|h| VariantRef::new(h, depth, self.opts))
@@ -790,7 +863,7 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
             });
         }
         self.idx.keys = keys;
-        Ok(from)
+        Ok((from, kept))
     }
 }
 
@@ -1548,6 +1621,44 @@ mod tests {
         let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
         let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
         assert_eq!(text, "{\n[[null]]: 3,\n[[1]]: 1\n}");
+    }
+
+    #[test]
+    fn repeated_keys_print_as_the_engine_keeps_them_lazily_or_through_to_owned() {
+        use crate::Variant as V;
+        let arr = |v: Vec<V>| V::Array(crate::owned::Array::new(v));
+        // Keys of one hash that are not the same key (`"a"` / `&"a"` are, `1` / `1.0` not),
+        // then more array keys than MAX_KEY_CLASSES tells apart lazily.
+        for arrays in [3, MAX_KEY_CLASSES + 6] {
+            let mut entries = vec![
+                (V::from("a"), V::Int(1)),
+                (V::Int(1), V::Int(2)),
+                (V::Float(1.0), V::Int(3)),
+                (V::StringName("a".into()), V::Int(4)),
+                (V::Float(-0.0), V::Int(5)),
+                (V::Float(0.0), V::Int(6)),
+            ];
+            for i in 0..arrays {
+                entries.push((arr(vec![V::Int(i as i64)]), V::Int(10 + i as i64)));
+            }
+            entries.push((arr(vec![V::Int(0)]), V::from("last")));
+            entries.push((V::from("a"), V::from("z")));
+            let raw = crate::owned::Dictionary::from_entries(entries.clone());
+            let bytes = crate::encode(&V::Dictionary(raw)).unwrap();
+            let v = crate::parse(&bytes).unwrap();
+            let idx = index::<u32>(&v, true).unwrap();
+            assert_eq!(idx.differs, arrays > MAX_KEY_CLASSES, "{arrays}");
+            // The engine's dictionary, printed from its canonical bytes.
+            let merged: crate::owned::Dictionary = entries.into_iter().collect();
+            let canonical = crate::encode(&V::Dictionary(merged)).unwrap();
+            let expected = crate::text::to_string(&crate::parse(&canonical).unwrap()).unwrap();
+            let text = crate::text::to_string(&v).unwrap();
+            assert_eq!(text, expected, "{arrays}");
+            assert!(text.contains("\"a\": \"z\""), "{text}");
+            assert!(text.contains("[0]: \"last\""), "{text}");
+            // The engine prints a zero key without its sign.
+            assert!(text.contains("\n0.0: 6"), "{text}");
+        }
     }
 
     #[test]
