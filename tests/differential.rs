@@ -25,6 +25,9 @@
 //!
 //! A failure lists, per check, how many mutants disagree and the first of them: which golden
 //! value and operations made it, its bytes, the engine's answer and ours.
+//! `GDVARIANT_DIFF_REPORT=path` writes every disagreement (listed deviations aside), one TSV
+//! line each: index, check, operation kind, what was done, mode, input hex, engine, ours;
+//! `GDVARIANT_DIFF_KEEP=1` keeps the engine's scratch directory.
 #![cfg(feature = "text")]
 
 mod common;
