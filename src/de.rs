@@ -9,11 +9,16 @@
 //! unit variant as its name). Integers are accepted where floats are expected, as GDScript
 //! senders write `100` for a float field; an int out of the target's range is an error.
 //!
-//! The deserializer runs on the crate's one pull-event [`Walker`]: every
-//! bound, string, type id, the depth limit and the object policy are checked as it goes, in one
-//! pass, without allocating for the values it reads. Errors say where, with the field path and
-//! the byte offset: `entities[2].pos: invalid type: string "x", expected Vector3 at offset 412`.
-//! serde's own nesting limit (128, as serde_json) applies on top of the engine's 1024.
+//! The deserializer runs on the crate's one pull-event [`Walker`]: every bound, string, type
+//! id, the depth limit, the object policy and the `script` rule are checked as it goes, in one
+//! pass, without allocating for the values it reads. The commonest values (scalars, strings,
+//! math types, the heads of untyped containers, the strings of a PackedStringArray) are read
+//! straight from the walker's cursor, with exactly the checks `validate` makes, without
+//! building an [`Event`]; everything else goes through the walker's events.
+//!
+//! Errors say where, with the field path and the byte offset, and name the Godot type found:
+//! `entities[9999].pos: expected Vector3, found String at offset 1754192`. serde's own nesting
+//! limit (128, as serde_json) applies on top of the engine's 1024.
 //!
 //! ```
 //! use serde::Deserialize;
@@ -47,14 +52,20 @@ use core::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
+use crate::head::{head, skip_string, Body};
 use crate::object::ObjectRef;
+use crate::reader::{pad4, Reader};
 use crate::serde_impl::Magic;
-use crate::types::{ReadOptions, VariantType};
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
 /// The deserialization error: what went wrong, where in the data (the field path), and at
 /// which byte offset.
+///
+/// Its `Display` is `path: message at offset N`, as
+/// `entities[9999].pos: expected Vector3, found String at offset 1754192`; a value of the wrong
+/// type is named by its Godot type.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error {
     inner: Box<Inner>,
@@ -68,6 +79,9 @@ struct Inner {
     offset: Option<usize>,
     /// Path segments, innermost first.
     path: Vec<Segment>,
+    /// For a type mismatch whose message does not name the Godot type found yet: what the
+    /// target expected (the deserializer, which knows the type, rewrites the message).
+    expected: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -77,6 +91,7 @@ enum Segment {
 }
 
 impl Error {
+    #[cold]
     fn new(msg: String) -> Error {
         Error {
             inner: Box::new(Inner {
@@ -84,6 +99,7 @@ impl Error {
                 format: None,
                 offset: None,
                 path: Vec::new(),
+                expected: None,
             }),
         }
     }
@@ -128,14 +144,35 @@ impl Error {
         self
     }
 
+    /// Names the Godot type of the value a type mismatch is about (once, at the innermost
+    /// value: an error that already has a path came from inside).
+    #[cold]
+    fn found(mut self, ty: VariantType, dialect: Dialect) -> Error {
+        if self.inner.path.is_empty() {
+            if let Some(expected) = self.inner.expected.take() {
+                self.inner.msg =
+                    alloc::format!("expected {expected}, found {}", ty.name_in(dialect));
+            }
+        }
+        self
+    }
+
+    /// [`found`](Error::found) then [`at`](Error::at).
+    #[cold]
+    fn value_at(self, ty: VariantType, dialect: Dialect, offset: usize) -> Error {
+        self.found(ty, dialect).at(offset)
+    }
+
     #[cold]
     fn in_index(mut self, i: usize) -> Error {
+        self.inner.expected = None;
         self.inner.path.push(Segment::Index(i));
         self
     }
 
     #[cold]
     fn in_key(mut self, k: &str) -> Error {
+        self.inner.expected = None;
         self.inner.path.push(Segment::Key(k.to_owned()));
         self
     }
@@ -175,6 +212,16 @@ impl de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Error {
         Error::new(msg.to_string())
     }
+
+    /// `expected X, found Y`; the deserializer then names `Y` by the Godot type of the value
+    /// (`expected Vector3, found String`).
+    #[cold]
+    fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Error {
+        let expected = exp.to_string();
+        let mut e = Error::new(alloc::format!("expected {expected}, found {unexp}"));
+        e.inner.expected = Some(expected);
+        e
+    }
 }
 
 impl core::error::Error for Error {}
@@ -197,59 +244,643 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     opts: &ReadOptions,
 ) -> Result<T> {
-    T::deserialize(&mut Deserializer::new(Walker::new(bytes, opts)))
+    // Built in place (a struct literal around the walker's constructor, nothing evaluated
+    // after it), not moved: the walker holds its frame stack inline.
+    let ids = Ids::new(opts.dialect);
+    let mut de = Deserializer {
+        w: Walker::new(bytes, opts),
+        remaining_depth: RECURSION_LIMIT,
+        plain: false,
+        ids,
+    };
+    T::deserialize(&mut de)
 }
 
 /// Reads a `T` from a value already found with the lazy API (a dictionary entry, an array
 /// element, …), with its options. Offsets in errors are those of the whole input.
 pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Result<T> {
-    T::deserialize(&mut Deserializer::new(Walker::from_value(v)))
+    // Built in place, as in `from_slice_with`.
+    let ids = Ids::new(v.dialect());
+    let mut de = Deserializer {
+        w: Walker::from_value(v),
+        remaining_depth: RECURSION_LIMIT,
+        plain: false,
+        ids,
+    };
+    T::deserialize(&mut de)
 }
 
 /// The serde `Deserializer` over a [`Walker`].
 pub struct Deserializer<'de> {
     w: Walker<'de>,
-    /// An event read ahead (to tell `None` from `Some`).
-    peeked: Option<Event<'de>>,
     remaining_depth: u32,
+    /// Whether the innermost open container is an Array or a Dictionary whose values are within
+    /// the depth limit: its values are read by the fast paths without the walker's slot checks
+    /// (see `Walker::plain_bytes`).
+    plain: bool,
+    ids: Ids,
+}
+
+// ----- the fast paths: values read straight from the walker's cursor -----
+
+/// Which scalar types a fast path reads (the others it leaves to the event path).
+const NIL: u8 = 1;
+const BOOL: u8 = 2;
+const INT: u8 = 4;
+const FLOAT: u8 = 8;
+const STR: u8 = 16;
+const SCALARS: u8 = NIL | BOOL | INT | FLOAT | STR;
+
+/// A scalar read by a fast path.
+#[derive(Clone, Copy)]
+enum Scalar<'de> {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'de str),
+}
+
+/// The exact headers the fast paths read, in the walk's dialect (from `types.rs`' one table).
+/// Any other header — flags, container type info, other types — is left to the event path,
+/// which reads it as `head` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ids {
+    nil: u32,
+    bool_: u32,
+    int: u32,
+    float: u32,
+    string: u32,
+    /// The String id again in Godot 3, which has no StringName.
+    string_name: u32,
+    array: u32,
+    dictionary: u32,
+    strings: u32,
+}
+
+impl Ids {
+    const GODOT4: Ids = Ids::of(Dialect::Godot4);
+    const GODOT3: Ids = Ids::of(Dialect::Godot3);
+
+    #[inline(always)]
+    fn new(dialect: Dialect) -> Ids {
+        match dialect {
+            Dialect::Godot4 => Ids::GODOT4,
+            Dialect::Godot3 => Ids::GODOT3,
+        }
+    }
+
+    const fn of(dialect: Dialect) -> Ids {
+        use VariantType as T;
+        const fn id(dialect: Dialect, ty: VariantType) -> u32 {
+            match dialect.const_id_of(ty) {
+                Some(id) => id,
+                // Only StringName is missing (Godot 3): it reads as String there.
+                None => match dialect.const_id_of(T::String) {
+                    Some(id) => id,
+                    None => 0,
+                },
+            }
+        }
+        Ids {
+            nil: id(dialect, T::Nil),
+            bool_: id(dialect, T::Bool),
+            int: id(dialect, T::Int),
+            float: id(dialect, T::Float),
+            string: id(dialect, T::String),
+            string_name: id(dialect, T::StringName),
+            array: id(dialect, T::Array),
+            dictionary: id(dialect, T::Dictionary),
+            strings: id(dialect, T::PackedStringArray),
+        }
+    }
+}
+
+/// Reads the scalar at the start of `b` if its type is in `MASK` and it is well-formed
+/// (`head`'s checks: bounds, and a string's text valid and simple, see [`str_at`]); returns it,
+/// its type and its size, or `None`.
+#[inline(always)]
+fn read_scalar<'de, const MASK: u8>(
+    b: &'de [u8],
+    ids: &Ids,
+) -> Option<(Scalar<'de>, VariantType, usize)> {
+    use VariantType as T;
+    let (h, rest) = b.split_first_chunk::<4>()?;
+    let header = u32::from_le_bytes(*h);
+    if MASK & INT != 0 {
+        if header == ids.int {
+            return Some((Scalar::Int(i64::from(word(rest)? as i32)), T::Int, 8));
+        }
+        if header == ids.int | FLAG_64 {
+            let i = i64::from_le_bytes(*rest.first_chunk()?);
+            return Some((Scalar::Int(i), T::Int, 12));
+        }
+    }
+    if MASK & FLOAT != 0 {
+        if header == ids.float {
+            let f = f64::from(f32::from_bits(word(rest)?));
+            return Some((Scalar::Float(f), T::Float, 8));
+        }
+        if header == ids.float | FLAG_64 {
+            let f = f64::from_le_bytes(*rest.first_chunk()?);
+            return Some((Scalar::Float(f), T::Float, 12));
+        }
+    }
+    if MASK & STR != 0 && (header == ids.string || header == ids.string_name) {
+        let ty = if header == ids.string {
+            T::String
+        } else {
+            T::StringName
+        };
+        let (s, n) = str_at(rest)?;
+        return Some((Scalar::Str(s), ty, 4 + n));
+    }
+    if MASK & BOOL != 0 && header == ids.bool_ {
+        return Some((Scalar::Bool(word(rest)? != 0), T::Bool, 8));
+    }
+    if MASK & NIL != 0 && header == ids.nil {
+        return Some((Scalar::Nil, T::Nil, 4));
+    }
+    None
+}
+
+/// The little-endian `u32` at the start of `b`.
+#[inline(always)]
+fn word(b: &[u8]) -> Option<u32> {
+    b.first_chunk().map(|w| u32::from_le_bytes(*w))
+}
+
+/// The §5 string at the start of `b` (length, bytes, padding: all present, as `head` requires)
+/// if its engine text is simple: valid UTF-8 (so valid in both dialects), no BOM to strip, no
+/// NUL but perhaps one ending it (as the engine writes PackedStringArray elements). Returns the
+/// text and the string's size.
+#[inline(always)]
+fn str_at(b: &[u8]) -> Option<(&str, usize)> {
+    let (raw, n) = raw_str_at(b)?;
+    Some((core::str::from_utf8(plain_text(raw)?).ok()?, n))
+}
+
+/// The raw bytes of the §5 string at the start of `b` and its size with padding, if all of it
+/// is there and its length is not negative.
+#[inline(always)]
+fn raw_str_at(b: &[u8]) -> Option<(&[u8], usize)> {
+    let (l, rest) = b.split_first_chunk::<4>()?;
+    let len = usize::try_from(i32::from_le_bytes(*l)).ok()?;
+    let padded = pad4(len);
+    if padded > rest.len() {
+        return None;
+    }
+    Some((rest.get(..len)?, 4 + padded))
+}
+
+/// The engine text of `raw` if it is simple (see [`str_at`]; its UTF-8 is not checked here).
+#[inline(always)]
+fn plain_text(raw: &[u8]) -> Option<&[u8]> {
+    let t = match raw.split_last() {
+        Some((0, t)) => t,
+        _ => raw,
+    };
+    (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
+}
+
+/// Whether `t` holds a NUL byte: a word or two at a time for short texts (keys, names, tags;
+/// a `memchr` call costs more than the scan), `memchr` for long ones. (A wrong `true` would
+/// only send a string to the slow path.)
+#[inline(always)]
+fn has_nul(t: &[u8]) -> bool {
+    /// Whether a word has a zero byte.
+    #[inline(always)]
+    fn zero_in(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    }
+    let word = |at: usize| u64::from_le_bytes(le(t.get(at..).unwrap_or(&[])));
+    let half = |at: usize| u64::from(u32::from_le_bytes(le(t.get(at..).unwrap_or(&[]))));
+    let n = t.len();
+    if n > 64 {
+        memchr::memchr(0, t).is_some()
+    } else if n >= 8 {
+        // Eight bytes at a time, the last word overlapping the one before.
+        let mut i = 0;
+        while i + 8 < n {
+            if zero_in(word(i)) {
+                return true;
+            }
+            i += 8;
+        }
+        zero_in(word(n - 8))
+    } else if n >= 4 {
+        // Two overlapping halves.
+        zero_in(half(0) | half(n - 4) << 32)
+    } else {
+        // (Not `contains`: a `memchr` call for at most three bytes.)
+        t.iter().fold(false, |nul, &b| nul | (b == 0))
+    }
+}
+
+/// Byte equality of short strings (field names) without a `memcmp` call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// A string's text as `&str` when [`read_str`] declined: the engine text, checked by the
+/// dialect's rules (the error `validate` gives), and Rust UTF-8 (`NotRustUtf8` for text only
+/// Godot 3 accepts).
+#[cold]
+fn slow_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<&str> {
+    let (t, skipped) = crate::text::engine_text(raw);
+    match core::str::from_utf8(t) {
+        Ok(s) => Ok(s),
+        Err(_) => {
+            crate::text::check(t, dialect, at + skipped)?;
+            Err(crate::Error::new(crate::ErrorKind::NotRustUtf8, at + skipped).into())
+        }
+    }
+}
+
+#[inline(always)]
+fn visit_scalar<'de, V: Visitor<'de>>(s: Scalar<'de>, visitor: V) -> Result<V::Value> {
+    match s {
+        Scalar::Nil => visitor.visit_unit(),
+        Scalar::Bool(b) => visitor.visit_bool(b),
+        Scalar::Int(i) => visitor.visit_i64(i),
+        Scalar::Float(f) => visitor.visit_f64(f),
+        Scalar::Str(s) => visitor.visit_borrowed_str(s),
+    }
+}
+
+/// The components of a math type, read from its payload bytes, as a sequence.
+struct Components<'de, C> {
+    bytes: &'de [u8],
+    /// The absolute offset of `bytes`.
+    at: usize,
+    index: usize,
+    c: core::marker::PhantomData<C>,
+}
+
+/// How a component is stored.
+trait Component {
+    const SIZE: usize;
+    const TY: VariantType;
+    type De<'de>: de::Deserializer<'de, Error = Error>;
+    fn de<'de>(b: &[u8]) -> Self::De<'de>;
+}
+
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    b.first_chunk::<N>().copied().unwrap_or([0; N])
+}
+
+/// A real component stored as f32.
+struct Real32;
+/// A real component stored as f64 (Godot 4's flag-64 form).
+struct Real64;
+/// A Color's f32 component.
+struct Single;
+/// An integer vector's i32 component.
+struct Int32;
+
+impl Component for Real32 {
+    const SIZE: usize = 4;
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F64Deserializer<Error>;
+    #[inline(always)]
+    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+        f64::from(f32::from_le_bytes(le(b))).into_deserializer()
+    }
+}
+impl Component for Real64 {
+    const SIZE: usize = 8;
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F64Deserializer<Error>;
+    #[inline(always)]
+    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+        f64::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+impl Component for Single {
+    const SIZE: usize = 4;
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F32Deserializer<Error>;
+    #[inline(always)]
+    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+        f32::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+impl Component for Int32 {
+    const SIZE: usize = 4;
+    const TY: VariantType = VariantType::Int;
+    type De<'de> = de::value::I32Deserializer<Error>;
+    #[inline(always)]
+    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+        i32::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+
+impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some((c, rest)) = self.bytes.split_at_checked(C::SIZE) else {
+            return Ok(None);
+        };
+        self.bytes = rest;
+        let i = self.index;
+        self.index += 1;
+        seed.deserialize(C::de(c)).map(Some).map_err(|e: Error| {
+            e.found(C::TY, Dialect::Godot4)
+                .at(self.at + i * C::SIZE)
+                .in_index(i)
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.bytes.len() / C::SIZE)
+    }
+}
+
+#[inline(always)]
+fn components<'de, C: Component, V: Visitor<'de>>(
+    bytes: &'de [u8],
+    at: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    visitor.visit_seq(Components::<C> {
+        bytes,
+        at,
+        index: 0,
+        c: core::marker::PhantomData,
+    })
+}
+
+/// The strings of a PackedStringArray, read from the cursor one by one as the visitor asks for
+/// them, with `validate`'s checks.
+struct Strings<'de> {
+    r: Reader<'de>,
+    left: usize,
+    index: usize,
+    dialect: Dialect,
+}
+
+impl<'de> Strings<'de> {
+    #[inline(always)]
+    fn next_str(&mut self) -> Result<&'de str> {
+        self.left -= 1;
+        let (raw, at) = self.r.read_string_raw()?;
+        match plain_text(raw).map(core::str::from_utf8) {
+            Some(Ok(s)) => Ok(s),
+            _ => slow_str(raw, at, self.dialect),
+        }
+    }
+
+    /// Checks the strings the visitor did not read, as `validate` does.
+    fn finish(&mut self) -> Result<()> {
+        for _ in 0..self.left {
+            skip_string(&mut self.r, self.dialect, true)?;
+        }
+        self.left = 0;
+        Ok(())
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Strings<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let at = self.r.offset();
+        let s = self.next_str()?;
+        let i = self.index;
+        self.index += 1;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
+            .map(Some)
+            .map_err(|e: Error| {
+                e.found(VariantType::String, self.dialect)
+                    .at(at)
+                    .in_index(i)
+            })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // Bounded by what the input can still hold (4 bytes a string at least).
+        Some(self.left.min(self.r.remaining() / 4))
+    }
 }
 
 impl<'de> Deserializer<'de> {
     /// A deserializer reading the walker's value.
+    // Inlined: the walker (its inline frame stack) is built in place, not copied.
+    #[inline(always)]
     pub fn new(w: Walker<'de>) -> Deserializer<'de> {
+        let ids = Ids::new(w.options().dialect);
         Deserializer {
             w,
-            peeked: None,
             remaining_depth: RECURSION_LIMIT,
+            plain: false,
+            ids,
         }
     }
 
+    #[inline(always)]
+    fn dialect(&self) -> Dialect {
+        self.w.options().dialect
+    }
+
+    /// The input from the next value on, if a fast path may read it.
+    #[inline(always)]
+    fn leaf_bytes(&self) -> Option<&'de [u8]> {
+        if self.plain {
+            self.w.plain_bytes()
+        } else {
+            self.w.leaf_bytes()
+        }
+    }
+
+    /// Commits a value of `n` bytes read from [`leaf_bytes`](Deserializer::leaf_bytes).
+    #[inline(always)]
+    fn leaf_consumed(&mut self, n: usize) {
+        if self.plain {
+            self.w.plain_consumed(n)
+        } else {
+            self.w.leaf_consumed(n)
+        }
+    }
+
+    /// The next event (the event path).
     #[inline]
     fn next(&mut self) -> Result<Event<'de>> {
-        if let Some(e) = self.peeked.take() {
-            return Ok(e);
-        }
         match self.w.next_event_inline()? {
             Some(e) => Ok(e),
-            None => Err(Error::new("no value left to read".into()).at(self.w.offset())),
+            None => Err(no_value(self.w.offset())),
         }
     }
 
+    /// The header word of the next value, if a value is due and its header is in the input.
+    #[inline(always)]
+    fn peek_header(&self) -> Option<u32> {
+        self.w.value_due()?.peek_u32()
+    }
+
+    /// The type of the next value, if a value is due and its header is in the input.
+    #[inline(always)]
+    fn peek_type(&self) -> Option<VariantType> {
+        self.dialect().type_of(self.peek_header()? & 0xFF)
+    }
+
+    /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.
+    #[inline(always)]
+    fn fast_scalar<V: Visitor<'de>, const MASK: u8>(
+        &mut self,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        if MASK == 0 {
+            return Err(visitor);
+        }
+        let Some(b) = self.leaf_bytes() else {
+            return Err(visitor);
+        };
+        let dialect = self.dialect();
+        match read_scalar::<MASK>(b, &self.ids) {
+            Some((s, ty, n)) => {
+                let at = self.w.offset();
+                self.leaf_consumed(n);
+                Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
+            }
+            None => Err(visitor),
+        }
+    }
+
+    /// The fast path of an untyped container head (an Array if `array`, a Dictionary if
+    /// `dict`): opens it and returns its type, count and offset.
+    #[inline(always)]
+    fn fast_open(&mut self, array: bool, dict: bool) -> Option<(VariantType, usize, usize)> {
+        let b = self.leaf_bytes()?;
+        let head = b.first_chunk::<8>()?;
+        let header = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        // Exact headers: Godot 4 type info (bits 16+) is read by the event path.
+        let (ty, body) = if array && header == self.ids.array {
+            (VariantType::Array, Body::Array)
+        } else if dict && header == self.ids.dictionary {
+            (VariantType::Dictionary, Body::Dictionary)
+        } else {
+            return None;
+        };
+        // Bit 31 of the count is the historical "shared" flag.
+        let count = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) & 0x7FFF_FFFF;
+        let at = self.w.offset();
+        if self.plain {
+            self.w.plain_open_consumed(8, count, body);
+        } else {
+            self.w.open_consumed(8, count, body);
+        }
+        Some((ty, count as usize, at))
+    }
+
+    /// The fast path of the math type `ty` (of `n` components): its components to `visitor`.
+    #[inline(always)]
+    fn fast_math<V: Visitor<'de>>(
+        &mut self,
+        ty: VariantType,
+        n: usize,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        use VariantType as T;
+        let Some(b) = self.leaf_bytes() else {
+            return Err(visitor);
+        };
+        let dialect = self.dialect();
+        let Some((h, rest)) = b.split_first_chunk::<4>() else {
+            return Err(visitor);
+        };
+        let header = u32::from_le_bytes(*h);
+        if dialect.type_of(header & 0xFF) != Some(ty) {
+            return Err(visitor);
+        }
+        let wide = header & FLAG_64 != 0 && dialect == Dialect::Godot4;
+        let real = !matches!(
+            ty,
+            T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i | T::Color
+        );
+        let size = if real && wide { 8 } else { 4 };
+        let Some(bytes) = rest.get(..n * size) else {
+            return Err(visitor);
+        };
+        let at = self.w.offset();
+        self.leaf_consumed(4 + n * size);
+        let res = match ty {
+            T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
+                components::<Int32, V>(bytes, at + 4, visitor)
+            }
+            T::Color => components::<Single, V>(bytes, at + 4, visitor),
+            _ if wide => components::<Real64, V>(bytes, at + 4, visitor),
+            _ => components::<Real32, V>(bytes, at + 4, visitor),
+        };
+        Ok(res.map_err(|e| e.value_at(ty, dialect, at)))
+    }
+
+    /// The fast path of a PackedStringArray read as a sequence: its strings handed to the
+    /// visitor straight from the cursor (checked as `validate` checks them, the ones the
+    /// visitor leaves too).
     #[inline]
-    fn peek(&mut self) -> Result<&Event<'de>> {
-        if self.peeked.is_none() {
-            let e = self.next()?;
-            self.peeked = Some(e);
+    fn fast_strings<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        let Some(mut r) = self.w.leaf_slot() else {
+            return Err(visitor);
+        };
+        let at = r.offset();
+        let dialect = self.dialect();
+        match r.read_u32() {
+            Ok(h) if h == self.ids.strings => {}
+            _ => return Err(visitor),
         }
-        match &self.peeked {
-            Some(e) => Ok(e),
-            None => Err(Error::new("no value left to read".into())),
-        }
+        // A negative count reads as an empty array, as in the engine.
+        let Ok(count) = r.read_i32() else {
+            return Err(visitor);
+        };
+        let mut strings = Strings {
+            r,
+            left: count.max(0) as usize,
+            index: 0,
+            dialect,
+        };
+        let res = visitor
+            .visit_seq(&mut strings)
+            .and_then(|v| strings.finish().map(|()| v));
+        Ok(match res {
+            Ok(v) => {
+                self.w.leaf_done(strings.r);
+                Ok(v)
+            }
+            Err(e) => {
+                // Part-way through the value: the walk cannot go on.
+                self.w.stop();
+                Err(e.value_at(VariantType::PackedStringArray, dialect, at))
+            }
+        })
     }
 
-    /// The next value, which must be a value (not a container).
+    // ----- the event path -----
+
+    /// An error if an error ended the walk: a container's next element is not read after it,
+    /// even when a type that swallows errors asks for it (a count read from the input would
+    /// otherwise drive the loop).
+    #[inline(always)]
+    fn check_going(&self) -> Result<()> {
+        if self.w.is_over() {
+            return Err(no_value(self.w.offset()));
+        }
+        Ok(())
+    }
+
     fn enter(&mut self) -> Result<()> {
         if self.remaining_depth == 0 {
+            // The container is open and left unread: the walk cannot go on.
+            self.w.stop();
             return Err(Error::new(alloc::format!(
                 "recursion limit of {RECURSION_LIMIT} exceeded"
             ))
@@ -263,17 +894,33 @@ impl<'de> Deserializer<'de> {
         self.remaining_depth += 1;
     }
 
-    /// Reads the elements of the container that just began (at `offset`) with `visitor`,
-    /// checking that it read them all.
-    fn container<V: Visitor<'de>>(
+    /// Presents an event through `visitor`, as `deserialize_any` does.
+    #[inline]
+    fn event<V: Visitor<'de>>(&mut self, e: Event<'de>, visitor: V) -> Result<V::Value> {
+        match e {
+            Event::Value(v) => self.value(v, visitor),
+            Event::Begin(v) => self.elements(v.ty(), v.count(), v.offset(), &[], visitor),
+            Event::Property(_) | Event::End => Err(expected_value(self.w.offset())),
+        }
+    }
+
+    /// Reads the elements of the container (of type `ty`, `len` elements or entries, at
+    /// `offset`) that just opened with `visitor`, then checks that it read them all.
+    #[inline]
+    fn elements<V: Visitor<'de>>(
         &mut self,
-        begin: VariantRef<'de>,
+        ty: VariantType,
+        len: usize,
+        offset: usize,
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
-        let offset = begin.offset();
-        let len = begin.count();
-        let res = match begin.ty() {
+        // The values of an Array or Dictionary within the depth limit take the fast paths'
+        // plain slots; an object's (property names, the `script` rule) never.
+        let outer = self.plain;
+        self.plain = ty != VariantType::Object && self.w.depth() <= self.w.options().max_depth;
+        let res = match ty {
             VariantType::Array => visitor.visit_seq(Seq {
                 de: self,
                 len,
@@ -284,16 +931,29 @@ impl<'de> Deserializer<'de> {
                 len,
                 index: 0,
                 key: KeyAt::None,
-                object: begin.ty() == VariantType::Object,
+                object: ty == VariantType::Object,
+                fields,
+                next_field: 0,
             }),
         };
+        self.plain = outer;
         self.leave();
-        let value = res.map_err(|e| e.at(offset))?;
+        let value = match res {
+            Ok(v) => v,
+            Err(e) => {
+                // Part-way through the container: the walk cannot go on (even if a caller
+                // swallowed the error).
+                self.w.stop();
+                return Err(e.value_at(ty, self.dialect(), offset));
+            }
+        };
+        if self.w.end_fast() {
+            return Ok(value);
+        }
         // Everything the visitor left unread is an error, as a length mismatch.
         match self.next()? {
             Event::End => Ok(value),
-            _ => Err(de::Error::invalid_length(len, &"fewer elements"))
-                .map_err(|e: Error| e.at(offset)),
+            _ => Err(fewer_elements(len, offset)),
         }
     }
 
@@ -328,29 +988,18 @@ impl<'de> Deserializer<'de> {
                 .at(offset))
             }
             T::PackedByteArray => visitor.visit_borrowed_bytes(v.as_byte_array()?),
-            T::Array | T::Dictionary => unreachable_container(offset)?,
+            T::Array | T::Dictionary => return Err(container_as_value(offset)),
             _ => crate::serde_impl::math::visit_elements(v, visitor),
         };
-        res.map_err(|e| e.at(offset))
+        res.map_err(|e| e.value_at(v.ty(), v.dialect(), offset))
     }
-}
 
-impl<'de> Deserializer<'de> {
     /// The next value whole, as a sized view (a container is walked and checked without
     /// events).
     fn take_value(&mut self) -> Result<VariantRef<'de>> {
-        match self.peeked.take() {
-            Some(Event::Value(v)) => Ok(v),
-            Some(Event::Begin(v)) => {
-                self.w.skip_container()?;
-                let len = self.w.offset() - v.offset();
-                Ok(v.sized_to(len))
-            }
-            Some(_) => Err(Error::new("expected a value".into()).at(self.w.offset())),
-            None => match self.w.next_value()? {
-                Some(v) => Ok(v),
-                None => Err(Error::new("no value left to read".into()).at(self.w.offset())),
-            },
+        match self.w.next_value()? {
+            Some(v) => Ok(v),
+            None => Err(no_value(self.w.offset())),
         }
     }
 
@@ -374,19 +1023,53 @@ impl<'de> Deserializer<'de> {
         wide: bool,
         visitor: V,
     ) -> Result<V::Value> {
-        match self.peek()? {
-            Event::Value(v) if v.ty() == ty && v.is_wide() == wide => {
+        match self.peek_header() {
+            Some(h)
+                if self.dialect().type_of(h & 0xFF) == Some(ty) && (h & FLAG_64 != 0) == wide =>
+            {
                 let v = self.take_value()?;
                 let offset = v.offset();
                 // Header and count, then the elements (4-byte multiples: no padding).
                 let elements = v.raw()?.get(8..).unwrap_or(&[]);
                 visitor
                     .visit_borrowed_bytes(elements)
-                    .map_err(|e: Error| e.at(offset))
+                    .map_err(|e: Error| e.value_at(ty, v.dialect(), offset))
             }
             _ => de::Deserializer::deserialize_any(self, visitor),
         }
     }
+
+    /// The text of the String or StringName key at `at` (an error path: re-read).
+    #[cold]
+    fn key_text(&self, at: usize) -> Option<&'de str> {
+        let cur = self.w.cursor();
+        let base = cur.offset() - cur.pos();
+        let data = cur.data().get(at.checked_sub(base)?..)?;
+        let opts = *self.w.options();
+        let h = head(&mut Reader::new(data, at), 0, &opts, false).ok()?;
+        VariantRef::new(h, 0, opts).as_str().ok()
+    }
+}
+
+#[cold]
+fn no_value(offset: usize) -> Error {
+    Error::new("no value left to read".into()).at(offset)
+}
+
+#[cold]
+fn expected_value(offset: usize) -> Error {
+    Error::new("expected a value".into()).at(offset)
+}
+
+#[cold]
+fn fewer_elements(len: usize, offset: usize) -> Error {
+    let e: Error = de::Error::invalid_length(len, &"fewer elements");
+    e.at(offset)
+}
+
+#[cold]
+fn container_as_value(offset: usize) -> Error {
+    Error::new("container read as a value".into()).at(offset)
 }
 
 /// An error from the visitor of a hand-off: a `Variant`'s `to_owned` failing (text only Godot 3
@@ -402,32 +1085,49 @@ fn handoff_error(e: Error, v: VariantRef<'_>, offset: usize) -> Error {
     e.at(offset)
 }
 
-#[cold]
-fn unreachable_container<T>(offset: usize) -> Result<T> {
-    Err(Error::new("container read as a value".into()).at(offset))
-}
-
-/// The `deserialize_*` methods for a scalar: a container, a math type or a packed array
-/// (other than a PackedByteArray) where a scalar is expected is an invalid type named as the
-/// engine's type (`invalid type: Vector3, expected a string`), not as the sequence that
-/// `deserialize_any` would present.
+/// The `deserialize_*` methods for a scalar: the fast path for the types in `$mask`, then the
+/// event path. A container, a math type or a packed array (other than a PackedByteArray) where
+/// a scalar is expected is a type mismatch named by the engine's type (`expected a string,
+/// found Vector3`), not the sequence that `deserialize_any` would present.
 macro_rules! scalar {
-    ($($method:ident)*) => {$(
+    ($($method:ident $mask:expr;)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            match self.next()? {
-                Event::Value(v) if !is_sequence_like(v.ty()) => self.value(v, visitor),
-                Event::Value(v) | Event::Begin(v) => Err(de::Error::invalid_type(
-                    de::Unexpected::Other(v.ty().name()),
-                    &visitor,
-                ))
-                .map_err(|e: Error| e.at(v.offset())),
-                Event::Property(_) | Event::End => {
-                    Err(Error::new("expected a value".into()).at(self.w.offset()))
-                }
+            match self.fast_scalar::<V, { $mask }>(visitor) {
+                Ok(res) => res,
+                Err(visitor) => self.scalar_slow(visitor),
             }
         }
     )*};
 }
+
+impl<'de> Deserializer<'de> {
+    /// The event path of the `deserialize_*` methods of scalars.
+    fn scalar_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        match self.next()? {
+            Event::Value(v) if !is_sequence_like(v.ty()) => self.value(v, visitor),
+            Event::Value(v) | Event::Begin(v) => {
+                if v.body().is_some() {
+                    // A container left open: the walk cannot go on.
+                    self.w.stop();
+                }
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Other(v.ty().name()),
+                    &visitor,
+                ))
+                .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), v.offset()))
+            }
+            Event::Property(_) | Event::End => Err(expected_value(self.w.offset())),
+        }
+    }
+
+    /// The event path of `deserialize_any` and of the containers.
+    fn any_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let e = self.next()?;
+        self.event(e, visitor)
+    }
+}
+
 /// Types that `deserialize_any` presents as a sequence (math types, packed arrays other than
 /// bytes) or a map.
 fn is_sequence_like(ty: VariantType) -> bool {
@@ -452,26 +1152,37 @@ fn is_sequence_like(ty: VariantType) -> bool {
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
 
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.next()? {
-            Event::Value(v) => self.value(v, visitor),
-            Event::Begin(v) => self.container(v, visitor),
-            Event::Property(_) | Event::End => {
-                Err(Error::new("expected a value".into()).at(self.w.offset()))
-            }
+        let visitor = match self.fast_scalar::<V, SCALARS>(visitor) {
+            Ok(res) => return res,
+            Err(visitor) => visitor,
+        };
+        if let Some((ty, len, at)) = self.fast_open(true, true) {
+            return self.elements(ty, len, at, &[], visitor);
         }
+        self.any_slow(visitor)
     }
 
+    #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.peek()? {
-            Event::Value(v) if v.is_nil() => {
-                self.peeked = None;
-                visitor.visit_none()
-            }
-            _ => visitor.visit_some(self),
+        if self.peek_type() != Some(VariantType::Nil) {
+            return visitor.visit_some(self);
         }
+        // Nil is its header alone.
+        match self.w.leaf_slot() {
+            Some(r) if r.remaining() >= 4 => {
+                let mut r = r;
+                let _ = r.skip(4);
+                self.w.leaf_done(r);
+            }
+            _ => drop(self.next()?),
+        }
+        visitor.visit_none()
     }
 
+    // Inlined, so that the magic name (a literal at the call) folds into its one case.
+    #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -482,13 +1193,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Some(Magic::Packed(ty, wide)) => self.packed(ty, wide, visitor),
             // A math type read as itself: its components straight to the visitor's
             // `visit_seq` (anything else goes through `visit_newtype_struct`, which converts).
-            Some(Magic::Math(ty, _)) => match self.peek()? {
-                Event::Value(v) if v.ty() == ty => {
-                    let v = *v;
-                    self.peeked = None;
-                    self.value(v, visitor)
-                }
-                _ => visitor.visit_newtype_struct(self),
+            Some(Magic::Math(ty, n)) => match self.fast_math(ty, n, visitor) {
+                Ok(res) => res,
+                Err(visitor) if self.peek_type() == Some(ty) => self.any_slow(visitor),
+                Err(visitor) => visitor.visit_newtype_struct(self),
             },
             _ => visitor.visit_newtype_struct(self),
         }
@@ -513,61 +1221,128 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Event::Begin(v) if v.ty() == VariantType::Dictionary && v.count() == 1 => {
                 let offset = v.offset();
                 self.enter()?;
+                let outer = core::mem::replace(&mut self.plain, false);
                 let res = visitor.visit_enum(Enum { de: self });
+                self.plain = outer;
                 self.leave();
-                let value = res.map_err(|e| e.at(offset))?;
+                let value = match res {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.w.stop();
+                        return Err(e.at(offset));
+                    }
+                };
                 match self.next()? {
                     Event::End => Ok(value),
                     _ => Err(Error::new("an enum holds one variant".into()).at(offset)),
                 }
             }
-            Event::Value(v) | Event::Begin(v) => Err(Error::new(alloc::format!(
-                "expected an enum (a variant name, or a Dictionary of one entry), found {}",
-                v.ty().name()
-            ))
-            .at(v.offset())),
-            _ => Err(Error::new("expected a value".into()).at(self.w.offset())),
+            Event::Value(v) | Event::Begin(v) => {
+                if v.body().is_some() {
+                    self.w.stop();
+                }
+                Err(Error::new(alloc::format!(
+                    "expected an enum (a variant name, or a Dictionary of one entry), found {}",
+                    v.ty().name_in(v.dialect())
+                ))
+                .at(v.offset()))
+            }
+            _ => Err(expected_value(self.w.offset())),
         }
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // Skipped whole (and checked), without events.
-        match self.peeked.take() {
-            Some(Event::Begin(_)) => self.w.skip_container()?,
-            Some(_) => {}
-            None => drop(self.w.next_value()?),
-        }
+        self.w.next_value()?;
         visitor.visit_unit()
     }
 
-    serde::forward_to_deserialize_any! {
-        seq tuple tuple_struct map struct
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some((ty, len, at)) = self.fast_open(true, false) {
+            return self.elements(ty, len, at, &[], visitor);
+        }
+        match self.fast_strings(visitor) {
+            Ok(res) => res,
+            Err(visitor) => self.deserialize_any(visitor),
+        }
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    #[inline]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_struct("", &[], visitor)
+    }
+
+    /// A Dictionary whose String keys equal to field names are handed to the visitor as those
+    /// names (already Rust strings: no UTF-8 pass over the key); other keys as any string.
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Some((ty, len, at)) = self.fast_open(false, true) {
+            return self.elements(ty, len, at, fields, visitor);
+        }
+        self.any_slow(visitor)
     }
 
     scalar! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
+        deserialize_bool BOOL;
+        deserialize_i8 INT;
+        deserialize_i16 INT;
+        deserialize_i32 INT;
+        deserialize_i64 INT;
+        deserialize_i128 INT;
+        deserialize_u8 INT;
+        deserialize_u16 INT;
+        deserialize_u32 INT;
+        deserialize_u64 INT;
+        deserialize_u128 INT;
+        deserialize_f32 INT | FLOAT;
+        deserialize_f64 INT | FLOAT;
+        deserialize_char STR;
+        deserialize_str STR;
+        deserialize_string STR;
+        deserialize_unit NIL;
+        deserialize_bytes 0;
+        deserialize_byte_buf 0;
     }
 
-    /// A field or variant name: a String or StringName key handed over as its bytes (the walk
-    /// has checked its text already, and serde's derived identifier visitors match bytes as
-    /// they match strings: one UTF-8 pass saved per field). Other values as
+    /// A field or variant name: a String or StringName key, borrowed. Other values as
     /// `deserialize_any`.
+    #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let visitor = match self.fast_scalar::<V, STR>(visitor) {
+            Ok(res) => return res,
+            Err(visitor) => visitor,
+        };
         match self.next()? {
+            // The engine text as bytes (the walk has checked it by the dialect's rules; Godot 3
+            // text that is not Rust UTF-8 still names a field or is skipped as unknown).
             Event::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
                 let offset = v.offset();
                 visitor
                     .visit_borrowed_bytes(v.text_bytes()?)
-                    .map_err(|e: Error| e.at(offset))
+                    .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), offset))
             }
-            Event::Value(v) => self.value(v, visitor),
-            Event::Begin(v) => self.container(v, visitor),
-            Event::Property(_) | Event::End => {
-                Err(Error::new("expected a value".into()).at(self.w.offset()))
-            }
+            e => self.event(e, visitor),
         }
     }
 
@@ -590,10 +1365,12 @@ struct Seq<'a, 'de> {
 impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.index == self.len {
             return Ok(None);
         }
+        self.de.check_going()?;
         let i = self.index;
         self.index += 1;
         seed.deserialize(&mut *self.de)
@@ -613,28 +1390,79 @@ struct Map<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     len: usize,
     index: usize,
-    /// The last key, for error paths (its text is read only on an error).
+    /// The current entry's key, for error paths (its text is read only on an error).
     key: KeyAt<'de>,
     object: bool,
+    /// A struct's field names (empty for a map).
+    fields: &'static [&'static str],
+    /// Where to start looking for the next key among `fields`: after the last one found (keys
+    /// usually come in field order).
+    next_field: usize,
 }
 
 /// Where the current entry's key is, for an error's path.
 #[derive(Clone, Copy)]
 enum KeyAt<'de> {
     None,
+    /// A full object's property name.
     Name(&'de str),
-    Value(VariantRef<'de>),
+    /// The absolute offset of a Dictionary key.
+    At(usize),
 }
 
-impl KeyAt<'_> {
-    #[cold]
-    fn path(self, e: Error, index: usize) -> Error {
-        let text = match self {
-            KeyAt::Name(n) => Some(n),
-            KeyAt::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
-                v.as_str().ok()
+impl<'de> Map<'_, 'de> {
+    /// The fast path of a struct's key: a String or StringName equal to one of the field names
+    /// (whose bytes then need no UTF-8 check), consumed; `None` otherwise, nothing consumed.
+    #[inline(always)]
+    fn field(&mut self) -> Option<&'static str> {
+        let fields = self.fields;
+        if fields.is_empty() {
+            return None;
+        }
+        let b = self.de.leaf_bytes()?;
+        let (h, rest) = b.split_first_chunk::<8>()?;
+        let header = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        if header != self.de.ids.string && header != self.de.ids.string_name {
+            return None;
+        }
+        // A negative length reads as more than any name holds.
+        let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let size = pad4(len);
+        if size > rest.len() {
+            return None;
+        }
+        let raw = rest.get(..len)?;
+        let n = fields.len();
+        let mut j = if self.next_field < n {
+            self.next_field
+        } else {
+            0
+        };
+        for _ in 0..n {
+            let name = fields[j];
+            j += 1;
+            if same_bytes(name.as_bytes(), raw) {
+                // The key's engine text is all of it (no BOM, no NUL), as the name's.
+                if raw.first() == Some(&0xEF) || has_nul(raw) {
+                    return None;
+                }
+                self.next_field = j;
+                self.de.leaf_consumed(8 + size);
+                return Some(name);
             }
-            _ => None,
+            if j == n {
+                j = 0;
+            }
+        }
+        None
+    }
+
+    #[cold]
+    fn path(&self, key: KeyAt<'de>, e: Error, index: usize) -> Error {
+        let text = match key {
+            KeyAt::Name(n) => Some(n),
+            KeyAt::At(at) => self.de.key_text(at),
+            KeyAt::None => None,
         };
         match text {
             Some(k) => e.in_key(k),
@@ -646,10 +1474,12 @@ impl KeyAt<'_> {
 impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         if self.index == self.len {
             return Ok(None);
         }
+        self.de.check_going()?;
         self.index += 1;
         if self.object {
             // A property name.
@@ -665,21 +1495,26 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
                 .deserialize(de::value::BorrowedStrDeserializer::new(name))
                 .map(Some);
         }
-        self.key = match self.de.peek()? {
-            Event::Value(v) => KeyAt::Value(*v),
-            _ => KeyAt::None,
-        };
-        let i = self.index - 1;
-        let key = self.key;
-        seed.deserialize(&mut *self.de)
-            .map(Some)
-            .map_err(|e| key.path(e, i))
+        self.key = KeyAt::At(self.de.w.offset());
+        if let Some(name) = self.field() {
+            return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
+                Ok(k) => Ok(Some(k)),
+                Err(e) => Err(self.path(self.key, e, self.index - 1)),
+            };
+        }
+        match seed.deserialize(&mut *self.de) {
+            Ok(k) => Ok(Some(k)),
+            Err(e) => Err(self.path(self.key, e, self.index - 1)),
+        }
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let i = self.index - 1;
         let key = core::mem::replace(&mut self.key, KeyAt::None);
-        seed.deserialize(&mut *self.de).map_err(|e| key.path(e, i))
+        match seed.deserialize(&mut *self.de) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.path(key, e, self.index - 1)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {

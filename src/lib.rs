@@ -21,6 +21,8 @@ pub mod encode;
 pub mod error;
 pub mod framing;
 mod head;
+#[cfg(any(feature = "mint", feature = "glam"))]
+mod interop;
 #[cfg(feature = "json")]
 pub mod json;
 #[cfg(any(feature = "text", feature = "json"))]

@@ -6,6 +6,60 @@
 //! and [`Color`] has `f32` components, as on the wire. Every struct is `#[repr(C)]` without padding
 //! and implements [`bytemuck::Pod`], so slices of them cast to and from math-library types of the
 //! same layout.
+//!
+//! # mint and glam
+//!
+//! With the `mint` or `glam` feature, every math type that has a counterpart converts to it and
+//! back with `From` / `Into`. Layouts are converted, never reinterpreted: [`Basis`] is row-major,
+//! as the engine stores and writes it, while glam's matrices are column-major (their columns are
+//! the basis axes, as GDScript's `Basis(x, y, z)` takes them). Conversions to `f32` types narrow
+//! each component as the engine's single precision does; conversions from them widen exactly.
+//!
+//! | gdvariant | mint (`f32` and `f64`) | glam |
+//! |---|---|---|
+//! | [`Vector2`], [`Vector3`], [`Vector4`] | `Vector2<T>`, `Vector3<T>`, `Vector4<T>` | `DVec2`/`Vec2`, `DVec3`/`Vec3`/`Vec3A`, `DVec4`/`Vec4` |
+//! | [`Vector2i`], [`Vector3i`], [`Vector4i`] | `Vector2<i32>`, `Vector3<i32>`, `Vector4<i32>` | `IVec2`, `IVec3`, `IVec4` |
+//! | [`Quaternion`] (x, y, z, w) | `Quaternion<T>` (`v` = x, y, z; `s` = w) | `DQuat`, `Quat` |
+//! | [`Color`] (r, g, b, a) | `Vector4<f32>` | `Vec4` |
+//! | [`Basis`] | `RowMatrix3<T>` (rows), `ColumnMatrix3<T>` (axes) | `DMat3`, `Mat3`, `Mat3A` |
+//! | [`Transform2D`] | `ColumnMatrix2x3<T>` (x, y, origin), `RowMatrix2x3<T>` | `DAffine2`, `Affine2` |
+//! | [`Transform3D`] | `ColumnMatrix3x4<T>` (axes, origin), `RowMatrix3x4<T>` | `DAffine3`, `Affine3A`, `Affine3` |
+//! | [`Projection`] | `ColumnMatrix4<T>` (columns), `RowMatrix4<T>` | `DMat4`, `Mat4` |
+//!
+//! The mint types also implement `mint::IntoMint`, so APIs generic over mint take them as they are.
+//!
+//! ```
+//! # #[cfg(feature = "glam")] {
+//! use gdvariant::{Transform3D, Vector3};
+//! // var_to_bytes(Transform3D(Basis(Vector3(1, 2, 3), Vector3(4, 5, 6), Vector3(7, 8, 9)),
+//! //                          Vector3(10, 11, 12))) in Godot 4: the basis row by row on the wire.
+//! let mut bytes = vec![18, 0, 0, 0];
+//! for x in [1.0f32, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0, 10.0, 11.0, 12.0] {
+//!     bytes.extend_from_slice(&x.to_le_bytes());
+//! }
+//! let t = gdvariant::parse(&bytes)?.as_transform3d()?;
+//! let affine = glam::DAffine3::from(t);
+//! assert_eq!(affine.matrix3.x_axis, glam::DVec3::new(1.0, 2.0, 3.0)); // the x axis
+//! // What `t * Vector3(1, 1, 1)` gives in GDScript:
+//! assert_eq!(affine.transform_point3(glam::DVec3::ONE), glam::DVec3::new(22.0, 26.0, 30.0));
+//! assert_eq!(Transform3D::from(affine), t);
+//! let single: glam::Affine3A = t.into(); // f32, as the engine computes
+//! assert_eq!(Vector3::from(single.translation), Vector3::new(10.0, 11.0, 12.0));
+//! # }
+//! # Ok::<(), gdvariant::Error>(())
+//! ```
+//!
+//! ```
+//! # #[cfg(feature = "mint")] {
+//! use gdvariant::{Basis, Vector3};
+//! let b = Basis::from_axes(Vector3::new(1.0, 2.0, 3.0), Vector3::new(4.0, 5.0, 6.0), Vector3::new(7.0, 8.0, 9.0));
+//! let rows: mint::RowMatrix3<f32> = b.into();
+//! assert_eq!(rows.x, mint::Vector3 { x: 1.0, y: 4.0, z: 7.0 }); // the first row
+//! let cols: mint::ColumnMatrix3<f64> = b.into();
+//! assert_eq!(cols.x, mint::Vector3 { x: 1.0, y: 2.0, z: 3.0 }); // the x axis
+//! assert_eq!(Basis::from(cols), b);
+//! # }
+//! ```
 
 use bytemuck::{Pod, Zeroable};
 
@@ -306,6 +360,16 @@ impl Basis {
                 Vector3::new(x.z, y.z, z.z),
             ],
         }
+    }
+
+    /// The three axis (column) vectors x, y, z: the inverse of [`from_axes`](Basis::from_axes).
+    pub fn axes(&self) -> [Vector3; 3] {
+        let r = &self.rows;
+        [
+            Vector3::new(r[0].x, r[1].x, r[2].x),
+            Vector3::new(r[0].y, r[1].y, r[2].y),
+            Vector3::new(r[0].z, r[1].z, r[2].z),
+        ]
     }
 
     /// Axis (column) `i` (0 = x, 1 = y, 2 = z), or `None` past 2.

@@ -81,7 +81,7 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 
 /// Serializes `value` with the given options (dialect, precision).
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, opts: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut w = Writer::with_buffer(Vec::with_capacity(128), *opts);
+    let mut w = Writer::with_buffer(Vec::with_capacity(256), *opts);
     to_writer(&mut w, value)?;
     Ok(w.finish()?)
 }
@@ -144,52 +144,59 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     type SerializeStructVariant = Compound<'a, 'w>;
 
     fn serialize_bool(self, v: bool) -> Result<()> {
-        Ok(self.w.bool(v)?)
+        // The header and a 32-bit 0 or 1 (`Enc::leaf`'s bool, without building a `Variant`).
+        Ok(self.w.serde_leaf(|e| {
+            e.header(VariantType::Bool, 0)?;
+            e.u32(u32::from(v));
+            Ok(())
+        })?)
     }
     fn serialize_i8(self, v: i8) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_i16(self, v: i16) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_i32(self, v: i32) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_i64(self, v: i64) -> Result<()> {
-        Ok(self.w.int(v)?)
+        Ok(self.w.serde_leaf(|e| e.int(v))?)
     }
     fn serialize_i128(self, v: i128) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("an i128"))?;
-        Ok(self.w.int(v)?)
+        Ok(self.w.serde_leaf(|e| e.int(v))?)
     }
     fn serialize_u8(self, v: u8) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_u16(self, v: u16) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_u32(self, v: u32) -> Result<()> {
-        Ok(self.w.int(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.int(v.into()))?)
     }
     fn serialize_u64(self, v: u64) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("a u64 above i64::MAX"))?;
-        Ok(self.w.int(v)?)
+        Ok(self.w.serde_leaf(|e| e.int(v))?)
     }
     fn serialize_u128(self, v: u128) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("a u128"))?;
-        Ok(self.w.int(v)?)
+        Ok(self.w.serde_leaf(|e| e.int(v))?)
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
-        Ok(self.w.float(v.into())?)
+        Ok(self.w.serde_leaf(|e| e.float(v.into()))?)
     }
     fn serialize_f64(self, v: f64) -> Result<()> {
-        Ok(self.w.float(v)?)
+        Ok(self.w.serde_leaf(|e| e.float(v))?)
     }
     fn serialize_char(self, v: char) -> Result<()> {
         Ok(self.w.string(v.encode_utf8(&mut [0; 4]))?)
     }
     fn serialize_str(self, v: &str) -> Result<()> {
-        Ok(self.w.string(v)?)
+        Ok(self
+            .w
+            .serde_leaf(|e| e.string_value(VariantType::String, v))?)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         Ok(self.w.packed_bytes(v)?)
@@ -214,6 +221,8 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     ) -> Result<()> {
         Ok(self.w.string(variant)?)
     }
+    // Inlined, so that the magic name (a literal at the call) folds into its one case.
+    #[inline]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         name: &'static str,
@@ -222,22 +231,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         use crate::serde_impl::{magic, sinks, Magic};
         match magic(name) {
             None => value.serialize(self),
-            Some(Magic::Math(ty, n)) => {
-                // A math type: its components, collected, then the native type.
-                let mut c = Collect {
-                    out: [0.0; 16],
-                    single: [0.0; 4],
-                    n: 0,
-                };
-                value.serialize(&mut c)?;
-                if c.n != n {
-                    return Err(Error::Message(alloc::format!(
-                        "{} needs {n} components",
-                        ty.name()
-                    )));
-                }
-                write_math(self.w, ty, &c.out, &c.single)
-            }
+            Some(Magic::Math(ty, _)) => write_math(self.w, ty, value),
             Some(Magic::Packed(ty, _)) => sinks::packed(self.w, ty, value),
             Some(Magic::Raw) => sinks::raw(self.w, value),
             Some(Magic::Object) => sinks::object(self.w, value),
@@ -385,7 +379,9 @@ impl ser::SerializeStruct for Compound<'_, '_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.s.w.string(key)?;
+        self.s
+            .w
+            .serde_leaf(|e| e.string_value(VariantType::String, key))?;
         value.serialize(&mut *self.s)
     }
     fn end(self) -> Result<()> {
@@ -401,7 +397,9 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.s.w.string(key)?;
+        self.s
+            .w
+            .serde_leaf(|e| e.string_value(VariantType::String, key))?;
         value.serialize(&mut *self.s)
     }
     fn end(self) -> Result<()> {
@@ -409,50 +407,88 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
     }
 }
 
-/// Writes the math type `ty` from its components (no allocation: the writer's own leaf
-/// methods, not a boxed `Variant`).
-fn write_math(w: &mut Writer, ty: VariantType, c: &[f64; 16], single: &[f32; 4]) -> Result<()> {
-    use VariantType as T;
-    fn take<const N: usize>(c: &[f64; 16]) -> [f64; N] {
-        core::array::from_fn(|i| c[i])
+/// Writes the math type `ty` from the components `value` serializes (its tuple), through the
+/// writer's own payload code; no allocation.
+#[inline(always)]
+fn write_math<T: Serialize + ?Sized>(w: &mut Writer, ty: VariantType, value: &T) -> Result<()> {
+    use VariantType as Ty;
+    match ty {
+        Ty::Vector2 => reals::<2, T>(w, ty, value),
+        Ty::Vector3 => reals::<3, T>(w, ty, value),
+        Ty::Rect2 | Ty::Vector4 | Ty::Plane | Ty::Quaternion => reals::<4, T>(w, ty, value),
+        Ty::Transform2D | Ty::Aabb => reals::<6, T>(w, ty, value),
+        Ty::Basis => reals::<9, T>(w, ty, value),
+        Ty::Transform3D => reals::<12, T>(w, ty, value),
+        Ty::Projection => reals::<16, T>(w, ty, value),
+        Ty::Vector2i => ints::<2, T>(w, ty, value),
+        Ty::Vector3i => ints::<3, T>(w, ty, value),
+        Ty::Rect2i | Ty::Vector4i => ints::<4, T>(w, ty, value),
+        _ => {
+            let c = collect::<4, T>(ty, value)?;
+            Ok(w.serde_leaf(|e| e.color(Color::from_array(c.single)))?)
+        }
     }
-    fn ints<const N: usize>(c: &[f64; 16]) -> [i32; N] {
-        core::array::from_fn(|i| c[i] as i32)
+}
+
+/// Collects the `N` components of the math type `ty` from `value`.
+#[inline(always)]
+fn collect<const N: usize, T: Serialize + ?Sized>(
+    ty: VariantType,
+    value: &T,
+) -> Result<Collect<N>> {
+    let mut c = Collect {
+        out: [0.0; N],
+        single: [0.0; 4],
+        n: 0,
+    };
+    value.serialize(&mut c)?;
+    if c.n != N {
+        return Err(wrong_components(ty, N));
     }
-    Ok(match ty {
-        T::Vector2 => w.vector2(Vector2::from_array(take(c))),
-        T::Vector2i => w.vector2i(Vector2i::from_array(ints(c))),
-        T::Rect2 => w.rect2(Rect2::from_array(take(c))),
-        T::Rect2i => w.rect2i(Rect2i::from_array(ints(c))),
-        T::Vector3 => w.vector3(Vector3::from_array(take(c))),
-        T::Vector3i => w.vector3i(Vector3i::from_array(ints(c))),
-        T::Transform2D => w.transform2d(Transform2D::from_array(take(c))),
-        T::Vector4 => w.vector4(Vector4::from_array(take(c))),
-        T::Vector4i => w.vector4i(Vector4i::from_array(ints(c))),
-        T::Plane => w.plane(Plane::from_array(take(c))),
-        T::Quaternion => w.quaternion(Quaternion::from_array(take(c))),
-        T::Aabb => w.aabb(Aabb::from_array(take(c))),
-        T::Basis => w.basis(Basis::from_array(take(c))),
-        T::Transform3D => w.transform3d(Transform3D::from_array(take(c))),
-        T::Projection => w.projection(Projection::from_array(take(c))),
-        _ => w.color(Color::from_array(*single)),
-    }?)
+    Ok(c)
+}
+
+#[inline(always)]
+fn reals<const N: usize, T: Serialize + ?Sized>(
+    w: &mut Writer,
+    ty: VariantType,
+    value: &T,
+) -> Result<()> {
+    let c = collect::<N, T>(ty, value)?;
+    Ok(w.serde_leaf(|e| e.math(ty, c.out))?)
+}
+
+#[inline(always)]
+fn ints<const N: usize, T: Serialize + ?Sized>(
+    w: &mut Writer,
+    ty: VariantType,
+    value: &T,
+) -> Result<()> {
+    let c = collect::<N, T>(ty, value)?;
+    Ok(w.serde_leaf(|e| e.ints(ty, c.out.map(|x| x as i32)))?)
+}
+
+#[cold]
+fn wrong_components(ty: VariantType, n: usize) -> Error {
+    Error::Message(alloc::format!("{} needs {n} components", ty.name()))
 }
 
 /// Collects the numeric components of a math type's tuple.
-struct Collect {
-    out: [f64; 16],
+struct Collect<const N: usize> {
+    out: [f64; N],
     /// The first four components as f32, exactly as given when given as f32 (a Color's: `as`
     /// through f64 and back would quiet a signaling NaN).
     single: [f32; 4],
     n: usize,
 }
 
-impl Collect {
+impl<const N: usize> Collect<N> {
+    #[inline(always)]
     fn push(&mut self, x: f64) -> Result<()> {
         self.push2(x, x as f32)
     }
 
+    #[inline(always)]
     fn push2(&mut self, x: f64, single: f32) -> Result<()> {
         if let Some(s) = self.single.get_mut(self.n) {
             *s = single;
@@ -473,7 +509,7 @@ fn not_a_component() -> Error {
     Error::Message("a math type's components are numbers".into())
 }
 
-impl ser::Serializer for &mut Collect {
+impl<const N: usize> ser::Serializer for &mut Collect<N> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = ser::Impossible<(), Error>;
@@ -592,7 +628,7 @@ impl ser::Serializer for &mut Collect {
     }
 }
 
-impl ser::SerializeTuple for &mut Collect {
+impl<const N: usize> ser::SerializeTuple for &mut Collect<N> {
     type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {

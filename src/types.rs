@@ -192,6 +192,21 @@ impl Dialect {
         }
     }
 
+    /// [`id_of`](Dialect::id_of) in a constant (it builds the inverse table each call: for
+    /// compile-time use).
+    #[cfg(feature = "serde")]
+    pub(crate) const fn const_id_of(self, ty: VariantType) -> Option<u32> {
+        let id = match self {
+            Dialect::Godot4 => ids_of(&GODOT4)[ty as usize],
+            Dialect::Godot3 => ids_of(&GODOT3)[ty as usize],
+        };
+        if id == NO_ID {
+            None
+        } else {
+            Some(id as u32)
+        }
+    }
+
     /// The number of type ids of this dialect (39 for Godot 4, 27 for Godot 3).
     pub fn type_count(self) -> u32 {
         self.table().len() as u32

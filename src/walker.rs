@@ -320,6 +320,172 @@ impl<'a> Walker<'a> {
         self.r.remaining()
     }
 
+    // ----- the serde deserializer's fast paths -----
+    //
+    // The deserializer reads the commonest values (scalars, strings, math types, the heads of
+    // untyped containers, PackedStringArrays) straight from a copy of the walker's cursor and
+    // then commits that copy here, instead of building an event. A fast path reads only what it
+    // knows to be well-formed by the very checks `head` makes (bounds, UTF-8 by the dialect's
+    // rules); on anything else it declines, consuming nothing, and the event path reads the
+    // value and reports any error exactly as `validate` does.
+
+    /// A copy of the cursor at the next value, if a value is due: the top value not begun yet,
+    /// or the next element, key or value of the innermost container (in a full object, the
+    /// value after its property name). Neither the depth limit nor the `script` rule is
+    /// checked: this is for peeking at the header.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn value_due(&self) -> Option<Reader<'a>> {
+        match self.state {
+            State::Running
+                if self.top.remaining > 0 && (self.top.kind != Kind::Object || self.named) =>
+            {
+                Some(self.r)
+            }
+            State::Start => Some(self.r),
+            _ => None,
+        }
+    }
+
+    /// [`value_due`](Walker::value_due), when the value may be read by a fast path: within
+    /// the depth limit, no `script` rule pending, everything checked (`check`).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn leaf_slot(&self) -> Option<Reader<'a>> {
+        // Serde walkers check everything (`Walker::new`, `Walker::from_value`).
+        debug_assert!(self.check);
+        let depth = if self.state == State::Running
+            && self.top.remaining > 0
+            && (self.top.kind != Kind::Object || (self.named && !self.script))
+        {
+            self.base + self.open
+        } else if self.state == State::Start {
+            self.base
+        } else {
+            return None;
+        };
+        (self.check && depth <= self.opts.max_depth).then_some(self.r)
+    }
+
+    /// The input from the next value on, when it may be read by a fast path (as
+    /// [`leaf_slot`](Walker::leaf_slot)).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn leaf_bytes(&self) -> Option<&'a [u8]> {
+        self.leaf_slot()?.data().get(self.r.pos()..)
+    }
+
+    /// Commits a value of `n` bytes that a fast path read whole from the bytes that
+    /// [`leaf_bytes`](Walker::leaf_bytes) returned (nothing else in between; `n` is at most
+    /// their length).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn leaf_consumed(&mut self, n: usize) {
+        // Cannot fail: `n` bytes are there.
+        let _ = self.r.skip(n);
+        if self.state == State::Start {
+            self.state = State::Done;
+        } else {
+            self.top.remaining -= 1;
+            self.named = false;
+        }
+    }
+
+    /// The input from the next value on, when the innermost open container is an Array or a
+    /// Dictionary whose values the caller knows to be within the depth limit (it checked
+    /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
+        debug_assert!(self.check);
+        if self.state == State::Running && self.top.remaining > 0 {
+            debug_assert!(self.top.kind != Kind::Object);
+            debug_assert!(self.base + self.open <= self.opts.max_depth);
+            self.r.data().get(self.r.pos()..)
+        } else {
+            None
+        }
+    }
+
+    /// Commits a value of `n` bytes that a fast path read whole from the bytes that
+    /// [`plain_bytes`](Walker::plain_bytes) returned.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_consumed(&mut self, n: usize) {
+        // Cannot fail: `n` bytes are there.
+        let _ = self.r.skip(n);
+        self.top.remaining -= 1;
+    }
+
+    /// Commits the head of a container, `n` bytes read by a fast path from
+    /// [`leaf_bytes`](Walker::leaf_bytes), of `count` elements (pairs for a Dictionary): the
+    /// container is open.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn open_consumed(&mut self, n: usize, count: u32, body: Body) {
+        self.leaf_consumed(n);
+        self.push(Frame::of(count, body));
+    }
+
+    /// [`open_consumed`](Walker::open_consumed) for a head read from
+    /// [`plain_bytes`](Walker::plain_bytes).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_open_consumed(&mut self, n: usize, count: u32, body: Body) {
+        self.plain_consumed(n);
+        self.push(Frame::of(count, body));
+    }
+
+    /// Commits a value that a fast path read whole from the cursor that
+    /// [`leaf_slot`](Walker::leaf_slot) returned (nothing else in between): `r` is after it.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn leaf_done(&mut self, r: Reader<'a>) {
+        self.r = r;
+        if self.state == State::Start {
+            self.state = State::Done;
+        } else {
+            self.top.remaining -= 1;
+            self.named = false;
+        }
+    }
+
+    /// Closes the innermost container if all its values have been read (its
+    /// [`End`](Event::End) event, without building it); `false` otherwise.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn end_fast(&mut self) -> bool {
+        if self.state == State::Running && self.top.remaining == 0 {
+            self.pop();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A copy of the cursor, wherever the walk is (for re-reading bytes already walked, on an
+    /// error path).
+    #[cfg(feature = "serde")]
+    #[inline]
+    pub(crate) fn cursor(&self) -> Reader<'a> {
+        self.r
+    }
+
+    /// Whether the walk is over: the top value complete, or an error (or
+    /// [`stop`](Walker::stop)) ended it.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn is_over(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Ends the walk (after an error a fast path met part-way through a value).
+    #[cfg(feature = "serde")]
+    #[inline]
+    pub(crate) fn stop(&mut self) {
+        self.state = State::Done;
+    }
+
     // ----- the steps -----
 
     /// Walks on without events until only `target` containers are open (`target < open`).

@@ -204,6 +204,14 @@ impl Writer {
         }
     }
 
+    /// Writes one leaf value with `f`, one of the encoder's primitives, for the serde
+    /// serializer: [`put`](Writer::put), inlined into the serializer's methods.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn serde_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
+        self.put(f)
+    }
+
     /// Writes one value with `f` straight into the encoder (the serde serializer's packed
     /// arrays): the slot and depth are checked as for any value, and on an error nothing is
     /// written.

@@ -134,7 +134,7 @@ fn errors_name_the_field_path_and_the_offset() {
     assert_eq!(
         err.to_string(),
         format!(
-            "entities[0].pos: invalid type: Vector3, expected a string at offset {}",
+            "entities[0].pos: expected a string, found Vector3 at offset {}",
             pos.offset()
         )
     );
@@ -142,6 +142,71 @@ fn errors_name_the_field_path_and_the_offset() {
     let err = gdvariant::from_slice::<State<'_>>(&bytes[..bytes.len() - 1]).unwrap_err();
     assert!(err.format_error().is_some(), "{err}");
     assert!(err.offset().unwrap() < bytes.len());
+}
+
+/// The issue's own example: the game state with the last entity's `pos` a String reads into
+/// the derived structs as `entities[9999].pos: expected Vector3, found String at offset N`,
+/// `N` the offset of that String.
+#[test]
+fn a_wrong_type_deep_in_the_game_state_names_its_path_the_godot_type_and_the_offset() {
+    use gdvariant::Variant;
+    let state: Variant = gdvariant::from_slice(&data("benches/data/game_state.bin")).unwrap();
+    let Variant::Dictionary(mut d) = state else {
+        panic!("the game state is a Dictionary")
+    };
+    let Some(Variant::Array(entities)) = d.get_mut(&Variant::from("entities")) else {
+        panic!("entities is an Array")
+    };
+    let mut items = entities.take_items();
+    let Some(Variant::Dictionary(last)) = items.last_mut() else {
+        panic!("an entity is a Dictionary")
+    };
+    *last.get_mut(&Variant::from("pos")).unwrap() = Variant::from("north");
+    *entities = gdvariant::Array::new(items);
+    let bytes = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+
+    let at = gdvariant::parse(&bytes)
+        .unwrap()
+        .path("entities/9999/pos")
+        .unwrap()
+        .unwrap()
+        .offset();
+    let err = gdvariant::from_slice::<State<'_>>(&bytes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("entities[9999].pos: expected Vector3, found String at offset {at}")
+    );
+    assert_eq!(err.path(), "entities[9999].pos");
+    assert_eq!(err.offset(), Some(at));
+    assert_eq!(err.message(), "expected Vector3, found String");
+    assert!(err.format_error().is_none());
+    let err =
+        gdvariant::from_slice::<Vector3>(&[4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected Vector3, found String at offset 0"
+    );
+    // Godot 3 types by their Godot 3 names: var2bytes(PoolStringArray()) read as an int.
+    let err = gdvariant::from_slice_with::<i64>(&[23, 0, 0, 0, 0, 0, 0, 0], &ReadOptions::godot3())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected i64, found PoolStringArray at offset 0"
+    );
+    // Inside a packed array, the element's index and type.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Tags {
+        tags: Vec<i64>,
+    }
+    let mut tags = vec![27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0];
+    tags.extend_from_slice(b"tags");
+    tags.extend_from_slice(&[34, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0]);
+    let err = gdvariant::from_slice::<Tags>(&tags).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tags[0]: expected i64, found String at offset 28"
+    );
 }
 
 #[test]
@@ -296,6 +361,94 @@ fn hostile_input_is_an_error_never_a_panic() {
 }
 
 mod common;
+
+/// The deserializer's fast paths (scalars, strings, keys, math types, container heads, the
+/// strings of a PackedStringArray) check exactly what `validate` checks: over every truncation
+/// and single-byte mutation of engine-written packets, in both dialects with objects allowed or
+/// not, skipping (`IgnoredAny`) fails exactly as `validate` fails, and typed targets succeed
+/// only where `validate` does and report `validate`'s own format error (the fuzz target's
+/// checks, `tests/common/serde_check.rs`). About 2 s in a debug build.
+#[test]
+fn fast_paths_check_exactly_what_validate_checks_on_mutated_engine_packets() {
+    use gdvariant::Variant;
+    // The engine's game state cut to its first three entities (its own encoding otherwise).
+    let state: Variant = gdvariant::from_slice(&data("examples/game_state.bin")).unwrap();
+    let Variant::Dictionary(mut d) = state else {
+        panic!("the game state is a Dictionary")
+    };
+    let Some(Variant::Array(entities)) = d.get_mut(&Variant::from("entities")) else {
+        panic!("entities is an Array")
+    };
+    let mut items = entities.take_items();
+    items.truncate(3);
+    *entities = gdvariant::Array::new(items);
+    let small = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+    assert!(small.len() < 800, "{}", small.len());
+    for bytes in [small, data("benches/data/input_packet.bin")] {
+        for cut in 0..bytes.len() {
+            for opts in all_options() {
+                common::serde_check::serde_agree(&bytes[..cut], &opts);
+            }
+        }
+        let mut m = bytes.clone();
+        for i in 0..bytes.len() {
+            for x in [0x00, 0x01, 0x7F, 0x80, 0xEF, 0xFF, bytes[i].wrapping_add(1)] {
+                m[i] = x;
+                common::serde_check::serde_agree(&m, &ReadOptions::new());
+            }
+            m[i] = bytes[i];
+        }
+    }
+}
+
+/// A field type that swallows its own error cannot make the deserializer read on from the
+/// middle of a value: what follows an error inside a container is an error too.
+#[test]
+fn swallowed_errors_do_not_let_the_walk_go_on_from_the_middle_of_a_value() {
+    use common::serde_check::Lenient;
+    // [1, "x", [2, 3], 4]
+    let mut b = vec![28, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0];
+    b.extend_from_slice(&[4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0]);
+    b.extend_from_slice(&[
+        28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0,
+    ]);
+    b.extend_from_slice(&[2, 0, 0, 0, 4, 0, 0, 0]);
+    // A String where an int is expected is read whole: the next values read on.
+    let v: Vec<Lenient<i64>> = gdvariant::from_slice(&b[..28])
+        .map_err(drop)
+        .unwrap_or_default();
+    assert!(v.is_empty(), "a cut Array is an error");
+    // The inner Array is left open by the int's error: the rest is an error, not a misread.
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&b).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 36");
+    assert!(gdvariant::validate(&b).is_ok());
+    // A count of 2^31 - 1 read from the input does not drive the loop once the walk is over:
+    // neither after the data runs out nor after a container is left open (each would be two
+    // billion swallowed errors and a Vec in proportion to the count).
+    let huge_ints = [28, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 2, 0, 0, 0, 7, 0, 0, 0];
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&huge_ints).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 16");
+    let huge_open = [28, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F, 28, 0, 0, 0, 1, 0, 0, 0];
+    let err = gdvariant::from_slice::<Vec<Lenient<i64>>>(&huge_open).unwrap_err();
+    assert_eq!(err.to_string(), "no value left to read at offset 16");
+    let mut huge_map = vec![27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F];
+    huge_map.extend_from_slice(&[
+        4, 0, 0, 0, 1, 0, 0, 0, b'k', 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    let res = gdvariant::from_slice::<BTreeMap<String, Lenient<i64>>>(&huge_map);
+    assert!(res.is_err(), "{res:?}");
+}
+
+fn all_options() -> impl Iterator<Item = ReadOptions> {
+    use gdvariant::Dialect;
+    [Dialect::Godot4, Dialect::Godot3]
+        .into_iter()
+        .flat_map(|d| {
+            [false, true]
+                .into_iter()
+                .map(move |o| ReadOptions::new().with_dialect(d).with_full_objects(o))
+        })
+}
 
 #[test]
 fn every_golden_value_of_both_engines_reads_as_a_variant_and_writes_the_engines_bytes() {

@@ -33,6 +33,15 @@ impl<T: Component, const N: usize> Serialize for Components<'_, T, N> {
     }
 }
 
+/// What a length mismatch expected: `a Vector3 of 3 components`.
+struct Count<const N: usize>(&'static str);
+
+impl<const N: usize> de::Expected for Count<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} of {N} components", self.0)
+    }
+}
+
 /// Reads `N` components from a sequence (or a newtype around one).
 struct ComponentsVisitor<T, const N: usize>(&'static str, PhantomData<T>);
 
@@ -40,18 +49,20 @@ impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N>
     type Value = [T; N];
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({N} components)", self.0)
+        f.write_str(self.0)
     }
 
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<[T; N], A::Error> {
         let mut out = [T::default(); N];
+        let len = Count::<N>(self.0);
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = seq
                 .next_element()?
-                .ok_or_else(|| de::Error::invalid_length(i, &self))?;
+                .ok_or_else(|| de::Error::invalid_length(i, &len))?;
         }
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::invalid_length(N + 1, &self));
+            return Err(de::Error::invalid_length(N + 1, &len));
         }
         Ok(out)
     }
@@ -65,46 +76,55 @@ impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N>
 }
 
 macro_rules! math_serde {
-    ($($ty:ident: $t:ty, $n:literal;)*) => {$(
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
-                let a: [$t; $n] = self.to_array();
-                s.serialize_newtype_struct(
-                    concat!("\0gdvariant::", stringify!($ty)),
-                    &Components(&a),
-                )
+    ($($ty:ident: $t:ty, $n:literal, $code:literal;)*) => {
+        $(
+            impl Serialize for $ty {
+                fn serialize<S: Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+                    let a: [$t; $n] = self.to_array();
+                    s.serialize_newtype_struct(
+                        concat!("\0", $code, "gdvariant::", stringify!($ty)),
+                        &Components(&a),
+                    )
+                }
             }
-        }
 
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
-                d.deserialize_newtype_struct(
-                    concat!("\0gdvariant::", stringify!($ty)),
-                    ComponentsVisitor::<$t, $n>(stringify!($ty), PhantomData),
-                )
-                .map($ty::from_array)
+            impl<'de> Deserialize<'de> for $ty {
+                #[inline]
+                fn deserialize<D: Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+                    d.deserialize_newtype_struct(
+                        concat!("\0", $code, "gdvariant::", stringify!($ty)),
+                        ComponentsVisitor::<$t, $n>(stringify!($ty), PhantomData),
+                    )
+                    .map($ty::from_array)
+                }
             }
-        }
-    )*};
+        )*
+
+        /// Every math type's magic name (its code is its Godot 4 type id plus one).
+        #[cfg(test)]
+        pub(crate) const NAMES: &[(&str, VariantType)] = &[
+            $((concat!("\0", $code, "gdvariant::", stringify!($ty)), VariantType::$ty),)*
+        ];
+    };
 }
 
 math_serde! {
-    Vector2: f64, 2;
-    Vector2i: i32, 2;
-    Rect2: f64, 4;
-    Rect2i: i32, 4;
-    Vector3: f64, 3;
-    Vector3i: i32, 3;
-    Transform2D: f64, 6;
-    Vector4: f64, 4;
-    Vector4i: i32, 4;
-    Plane: f64, 4;
-    Quaternion: f64, 4;
-    Aabb: f64, 6;
-    Basis: f64, 9;
-    Transform3D: f64, 12;
-    Projection: f64, 16;
-    Color: f32, 4;
+    Vector2: f64, 2, "\x06";
+    Vector2i: i32, 2, "\x07";
+    Rect2: f64, 4, "\x08";
+    Rect2i: i32, 4, "\x09";
+    Vector3: f64, 3, "\x0a";
+    Vector3i: i32, 3, "\x0b";
+    Transform2D: f64, 6, "\x0c";
+    Vector4: f64, 4, "\x0d";
+    Vector4i: i32, 4, "\x0e";
+    Plane: f64, 4, "\x0f";
+    Quaternion: f64, 4, "\x10";
+    Aabb: f64, 6, "\x11";
+    Basis: f64, 9, "\x12";
+    Transform3D: f64, 12, "\x13";
+    Projection: f64, 16, "\x14";
+    Color: f32, 4, "\x15";
 }
 
 // ----- math types and packed arrays as sequences, for the deserializer -----

@@ -3,11 +3,17 @@
 //! [`Variant`](crate::Variant)'s `Serialize`/`Deserialize`, and the borrowed raw hand-off of
 //! [`VariantRef`](crate::VariantRef).
 //!
-//! A magic name starts with a NUL, so no Rust type's name can collide with it. Wrapped in one,
-//! a value tells the crate's own serializer which native Godot type to write (a `Vector3`, a
-//! `StringName`, a PackedFloat32Array, …) and the crate's own deserializer which native value it
-//! wants; every other serde format sees an ordinary newtype around plain data (components,
-//! elements, a string, a number) and handles it as such.
+//! A magic name starts with a NUL, so no Rust type's name can collide with it, then a code byte
+//! that says what it stands for (read in O(1), without comparing names: the deserializer and
+//! serializer look at it for every math type), then `gdvariant::` and a readable name. Wrapped
+//! in one, a value tells the crate's own serializer which native Godot type to write (a
+//! `Vector3`, a `StringName`, a PackedFloat32Array, …) and the crate's own deserializer which
+//! native value it wants; every other serde format sees an ordinary newtype around plain data
+//! (components, elements, a string, a number) and handles it as such.
+//!
+//! Codes: a math or packed type's Godot 4 type id plus one (1–39); a packed vector type of
+//! f64 components (Godot 4's flag-64 form) `0x40` plus its id; the other magic names `0x70`
+//! and up.
 
 pub(crate) mod math;
 #[allow(dead_code)] // used by the deserializer's engine-value detour
@@ -15,26 +21,26 @@ pub(crate) mod owned;
 pub(crate) mod sinks;
 pub(crate) mod variant;
 
-use crate::types::VariantType;
-
-/// The prefix of every magic name.
-pub(crate) const PREFIX: &str = "\0gdvariant::";
+use crate::types::{Dialect, VariantType};
 
 /// Magic name: a value already encoded, handed over whole (a [`VariantRef`](crate::VariantRef),
 /// or a rare [`Variant`](crate::Variant) type without a plain serde form).
-pub(crate) const RAW: &str = "\0gdvariant::Raw";
+pub(crate) const RAW: &str = "\0\x70gdvariant::Raw";
 /// Magic name: a StringName (other formats: a string).
-pub(crate) const STRING_NAME: &str = "\0gdvariant::StringName";
+pub(crate) const STRING_NAME: &str = "\0\x71gdvariant::StringName";
 /// Magic name: a RID (other formats: a `u64`).
-pub(crate) const RID: &str = "\0gdvariant::RID";
+pub(crate) const RID: &str = "\0\x72gdvariant::RID";
 /// Magic name: an object by instance id (other formats: a `u64`).
-pub(crate) const OBJECT_ID: &str = "\0gdvariant::ObjectId";
+pub(crate) const OBJECT_ID: &str = "\0\x73gdvariant::ObjectId";
 /// Magic name: a full object, as `(class, {property: value})` (other formats: that tuple).
-pub(crate) const OBJECT: &str = "\0gdvariant::Object";
+pub(crate) const OBJECT: &str = "\0\x74gdvariant::Object";
 /// Magic name: a typed container, as `(types, elements)`: `types` one `(kind, type id, name)`
 /// triple per declared type (one for an Array, key and value for a Dictionary), `elements` a
 /// sequence or a map.
-pub(crate) const TYPED: &str = "\0gdvariant::Typed";
+pub(crate) const TYPED: &str = "\0\x75gdvariant::Typed";
+
+/// The tail every magic name has after its NUL and code byte.
+const TAG: &[u8] = b"gdvariant::";
 
 /// What a magic name stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,108 +57,115 @@ pub(crate) enum Magic {
     Typed,
 }
 
-/// What `name` stands for, if it is a magic name. O(1) for every other name (its first byte).
-#[inline]
+/// What `name` stands for, if it is a magic name: O(1) (its first byte for every other name).
+#[inline(always)]
 pub(crate) fn magic(name: &str) -> Option<Magic> {
-    if !name.starts_with('\0') {
+    let b = name.as_bytes();
+    if b.first() != Some(&0) {
         return None;
     }
-    magic_cold(name)
-}
-
-fn magic_cold(name: &str) -> Option<Magic> {
-    use VariantType as T;
-    let rest = name.strip_prefix(PREFIX)?;
-    // One `match` on the rest: the compiler dispatches on the length first.
-    let math = |ty: T, n: usize| Some(Magic::Math(ty, n));
-    match rest {
-        "Vector2" => math(T::Vector2, 2),
-        "Vector2i" => math(T::Vector2i, 2),
-        "Rect2" => math(T::Rect2, 4),
-        "Rect2i" => math(T::Rect2i, 4),
-        "Vector3" => math(T::Vector3, 3),
-        "Vector3i" => math(T::Vector3i, 3),
-        "Transform2D" => math(T::Transform2D, 6),
-        "Vector4" => math(T::Vector4, 4),
-        "Vector4i" => math(T::Vector4i, 4),
-        "Plane" => math(T::Plane, 4),
-        "Quaternion" => math(T::Quaternion, 4),
-        "Aabb" => math(T::Aabb, 6),
-        "Basis" => math(T::Basis, 9),
-        "Transform3D" => math(T::Transform3D, 12),
-        "Projection" => math(T::Projection, 16),
-        "Color" => math(T::Color, 4),
-        "Raw" => Some(Magic::Raw),
-        "StringName" => Some(Magic::StringName),
-        "RID" => Some(Magic::Rid),
-        "ObjectId" => Some(Magic::ObjectId),
-        "Object" => Some(Magic::Object),
-        "Typed" => Some(Magic::Typed),
-        _ => {
-            let (rest, wide) = match rest.strip_suffix("64") {
-                Some(r) if r.starts_with("PackedVector") => (r, true),
-                _ => (rest, false),
-            };
-            let ty = PACKED.iter().find(|(t, _, _)| t.name() == rest)?.0;
-            if wide && matches!(ty, T::PackedStringArray | T::PackedByteArray) {
+    let (&code, tail) = b.get(1..)?.split_first()?;
+    if !tail.starts_with(TAG) {
+        return None;
+    }
+    Some(match code {
+        0x70 => Magic::Raw,
+        0x71 => Magic::StringName,
+        0x72 => Magic::Rid,
+        0x73 => Magic::ObjectId,
+        0x74 => Magic::Object,
+        0x75 => Magic::Typed,
+        0x40..=0x6F => {
+            let ty = Dialect::Godot4.type_of(u32::from(code - 0x40))?;
+            if !matches!(
+                ty,
+                VariantType::PackedVector2Array
+                    | VariantType::PackedVector3Array
+                    | VariantType::PackedVector4Array
+            ) {
                 return None;
             }
-            Some(Magic::Packed(ty, wide))
+            Magic::Packed(ty, true)
         }
-    }
+        1..=0x3F => {
+            let ty = Dialect::Godot4.type_of(u32::from(code - 1))?;
+            match math_components(ty) {
+                Some(n) => Magic::Math(ty, n),
+                None if PACKED.iter().any(|p| p.0 == ty) => Magic::Packed(ty, false),
+                None => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The number of components of a math type (`None` for other types).
+#[inline(always)]
+pub(crate) fn math_components(ty: VariantType) -> Option<usize> {
+    use VariantType as T;
+    Some(match ty {
+        T::Vector2 | T::Vector2i => 2,
+        T::Vector3 | T::Vector3i => 3,
+        T::Rect2 | T::Rect2i | T::Vector4 | T::Vector4i | T::Plane | T::Quaternion | T::Color => 4,
+        T::Transform2D | T::Aabb => 6,
+        T::Basis => 9,
+        T::Transform3D => 12,
+        T::Projection => 16,
+        _ => return None,
+    })
 }
 
 /// The packed types with their magic names (single, and double precision where it applies).
 const PACKED: &[(VariantType, &str, &str)] = &[
     (
         VariantType::PackedByteArray,
-        "\0gdvariant::PackedByteArray",
+        "\0\x1egdvariant::PackedByteArray",
         "",
     ),
     (
         VariantType::PackedInt32Array,
-        "\0gdvariant::PackedInt32Array",
+        "\0\x1fgdvariant::PackedInt32Array",
         "",
     ),
     (
         VariantType::PackedInt64Array,
-        "\0gdvariant::PackedInt64Array",
+        "\0\x20gdvariant::PackedInt64Array",
         "",
     ),
     (
         VariantType::PackedFloat32Array,
-        "\0gdvariant::PackedFloat32Array",
+        "\0\x21gdvariant::PackedFloat32Array",
         "",
     ),
     (
         VariantType::PackedFloat64Array,
-        "\0gdvariant::PackedFloat64Array",
+        "\0\x22gdvariant::PackedFloat64Array",
         "",
     ),
     (
         VariantType::PackedStringArray,
-        "\0gdvariant::PackedStringArray",
+        "\0\x23gdvariant::PackedStringArray",
         "",
     ),
     (
         VariantType::PackedVector2Array,
-        "\0gdvariant::PackedVector2Array",
-        "\0gdvariant::PackedVector2Array64",
+        "\0\x24gdvariant::PackedVector2Array",
+        "\0\x63gdvariant::PackedVector2Array64",
     ),
     (
         VariantType::PackedVector3Array,
-        "\0gdvariant::PackedVector3Array",
-        "\0gdvariant::PackedVector3Array64",
+        "\0\x25gdvariant::PackedVector3Array",
+        "\0\x64gdvariant::PackedVector3Array64",
     ),
     (
         VariantType::PackedColorArray,
-        "\0gdvariant::PackedColorArray",
+        "\0\x26gdvariant::PackedColorArray",
         "",
     ),
     (
         VariantType::PackedVector4Array,
-        "\0gdvariant::PackedVector4Array",
-        "\0gdvariant::PackedVector4Array64",
+        "\0\x27gdvariant::PackedVector4Array",
+        "\0\x66gdvariant::PackedVector4Array64",
     ),
 ];
 
@@ -185,12 +198,26 @@ mod tests {
         assert_eq!(magic(OBJECT_ID), Some(Magic::ObjectId));
         assert_eq!(magic(OBJECT), Some(Magic::Object));
         assert_eq!(magic(TYPED), Some(Magic::Typed));
-        assert_eq!(
-            magic("\0gdvariant::Vector3"),
-            Some(Magic::Math(VariantType::Vector3, 3))
-        );
+        for &(name, ty) in math::NAMES {
+            assert_eq!(
+                magic(name),
+                Some(Magic::Math(ty, math_components(ty).unwrap())),
+                "{name:?}"
+            );
+            assert!(name.ends_with(&alloc::format!("::{}", ty.name()).replace("AABB", "Aabb")));
+        }
         assert_eq!(magic("Vector3"), None);
-        assert_eq!(magic("\0gdvariant::PackedInt32Array64"), None);
+        assert_eq!(magic("\0\x5egdvariant::PackedInt32Array64"), None);
+        assert_eq!(magic("\0\x0aother::Vector3"), None);
+        assert_eq!(magic("\0"), None);
         assert_eq!(magic("\0other"), None);
+        // Every code is the Godot 4 id plus one, or 0x40 plus it for the f64 forms.
+        for &(ty, single, double) in PACKED {
+            let id = Dialect::Godot4.id_of(ty).unwrap() as u8;
+            assert_eq!(single.as_bytes()[1], id + 1);
+            if !double.is_empty() {
+                assert_eq!(double.as_bytes()[1], 0x40 + id);
+            }
+        }
     }
 }

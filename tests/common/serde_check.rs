@@ -1,7 +1,9 @@
 //! The serde fuzz target's checks, shared with the stable corpus replay (`tests/fuzz_corpus.rs`):
 //! for arbitrary bytes, `from_slice` never panics; skipping a value (`IgnoredAny`) accepts
-//! exactly what `validate` accepts; a `Variant` read through serde is `to_owned`'s and writes
-//! back `encode`'s bytes; derived and generic targets only ever fail with an error.
+//! exactly what `validate` accepts, failing with the same error (kind and offset); a `Variant`
+//! read through serde is `to_owned`'s and writes back `encode`'s bytes; derived and generic
+//! targets (which run the deserializer's fast paths) succeed only on input `validate` accepts,
+//! and a format error they report is exactly `validate`'s.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +23,33 @@ pub struct Probe<'a> {
     rest: BTreeMap<String, IgnoredAny>,
 }
 
+/// A value that swallows its own error (as some user types do).
+#[derive(Debug)]
+pub struct Lenient<T>(Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Lenient(T::deserialize(d).ok()))
+    }
+}
+
+/// The benchmarks' entity, every field a fast path: ints, floats, borrowed strings, math types,
+/// a PackedStringArray (or Array) of strings, a nested struct and an unknown field skipped.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+pub struct Entity<'a> {
+    id: i64,
+    name: &'a str,
+    pos: gdvariant::Vector3,
+    vel: Option<gdvariant::Vector3i>,
+    hp: f32,
+    color: Option<gdvariant::Color>,
+    ok: Option<bool>,
+    #[serde(borrow)]
+    tags: Vec<&'a str>,
+    inner: Option<Box<Entity<'a>>>,
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 pub enum Msg<'a> {
@@ -30,14 +59,46 @@ pub enum Msg<'a> {
     Data(#[serde(borrow)] gdvariant::serde_with::Packed<'a, f32>),
 }
 
+/// A typed target's result against `validate`'s: success only on valid input, and a format
+/// error (but text only Godot 3 accepts, which Rust's `str` refuses) exactly `validate`'s.
+fn typed_agrees<T: std::fmt::Debug>(
+    what: &str,
+    res: &Result<T, gdvariant::de::Error>,
+    validated: &Result<usize, gdvariant::Error>,
+    opts: &ReadOptions,
+) {
+    match res {
+        Ok(v) => assert!(
+            validated.is_ok(),
+            "{what}: {v:?} from input validate rejects: {validated:?} ({opts:?})"
+        ),
+        Err(e) => {
+            if let Some(f) = e.format_error() {
+                if f.kind() != gdvariant::ErrorKind::NotRustUtf8 {
+                    assert_eq!(
+                        Err(f),
+                        (*validated).map(drop),
+                        "{what}: format error {e} vs validate ({opts:?})"
+                    );
+                }
+            }
+        }
+    }
+}
+
 pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
-    let valid = gdvariant::validate_with(data, opts).is_ok();
+    let validated = gdvariant::validate_with(data, opts);
+    let valid = validated.is_ok();
     let skipped = gdvariant::from_slice_with::<IgnoredAny>(data, opts);
-    assert_eq!(
-        skipped.is_ok(),
-        valid,
-        "IgnoredAny vs validate: {skipped:?} ({opts:?})"
-    );
+    match (&skipped, &validated) {
+        (Ok(_), Ok(_)) => {}
+        (Err(e), Err(v)) => assert_eq!(
+            e.format_error(),
+            Some(*v),
+            "IgnoredAny vs validate: {e} ({opts:?})"
+        ),
+        _ => panic!("IgnoredAny vs validate: {skipped:?} vs {validated:?} ({opts:?})"),
+    }
     match gdvariant::from_slice_with::<Variant>(data, opts) {
         Ok(v) => {
             assert!(valid, "a Variant from input validate rejects ({opts:?})");
@@ -76,11 +137,55 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
             }
         }
     }
-    let _ = gdvariant::from_slice_with::<Probe<'_>>(data, opts);
-    let _ = gdvariant::from_slice_with::<Vec<Msg<'_>>>(data, opts);
-    let _ = gdvariant::from_slice_with::<BTreeMap<String, Vec<f64>>>(data, opts);
-    let _ = gdvariant::from_slice_with::<(i64, String, Option<bool>)>(data, opts);
-    let _ = gdvariant::from_slice_with::<gdvariant::VariantRef<'_>>(data, opts);
+    typed_agrees(
+        "Probe",
+        &gdvariant::from_slice_with::<Probe<'_>>(data, opts),
+        &validated,
+        opts,
+    );
+    typed_agrees(
+        "Vec<Msg>",
+        &gdvariant::from_slice_with::<Vec<Msg<'_>>>(data, opts),
+        &validated,
+        opts,
+    );
+    typed_agrees(
+        "BTreeMap<String, Vec<f64>>",
+        &gdvariant::from_slice_with::<BTreeMap<String, Vec<f64>>>(data, opts),
+        &validated,
+        opts,
+    );
+    typed_agrees(
+        "(i64, String, Option<bool>)",
+        &gdvariant::from_slice_with::<(i64, String, Option<bool>)>(data, opts),
+        &validated,
+        opts,
+    );
+    typed_agrees(
+        "Vec<Entity>",
+        &gdvariant::from_slice_with::<Vec<Entity<'_>>>(data, opts),
+        &validated,
+        opts,
+    );
+    typed_agrees(
+        "HashMap<&str, (Option<f32>, Vec<&str>)>",
+        &gdvariant::from_slice_with::<std::collections::HashMap<&str, (Option<f32>, Vec<&str>)>>(
+            data, opts,
+        ),
+        &validated,
+        opts,
+    );
+    // Types that swallow errors (a `T::deserialize(d).ok()` field) may go on reading after
+    // one: never a panic, whatever was left open.
+    let _ = gdvariant::from_slice_with::<Vec<Lenient<i64>>>(data, opts);
+    let _ = gdvariant::from_slice_with::<Vec<Lenient<Probe<'_>>>>(data, opts);
+    let _ = gdvariant::from_slice_with::<BTreeMap<String, Lenient<Vec<Lenient<f32>>>>>(data, opts);
+    typed_agrees(
+        "VariantRef",
+        &gdvariant::from_slice_with::<gdvariant::VariantRef<'_>>(data, opts),
+        &validated,
+        opts,
+    );
 }
 
 /// The deepest nesting of open containers in the (valid) value.
