@@ -407,8 +407,19 @@ async fn connection(load: Arc<Load>, k: usize, measure_from: Instant, measure_to
     out
 }
 
-/// The misbehaving clients: each returns how long the server took to drop it.
-async fn bad_client(
+/// The frame the "no-reader" client sends again and again: a 1 MiB PackedByteArray behind its
+/// length prefix.
+pub fn no_reader_frame() -> io::Result<Vec<u8>> {
+    let v = gdvariant::encode(&Variant::PackedByteArray(vec![1; 1 << 20]))
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut frame = (v.len() as u32).to_le_bytes().to_vec();
+    frame.extend_from_slice(&v);
+    Ok(frame)
+}
+
+/// The misbehaving clients ("garbage", "oversize", "malformed", "stall", "no-reader"): each
+/// returns how long the server took to drop it, or why it was not dropped within `limit`.
+pub async fn bad_client(
     addr: SocketAddr,
     kind: &'static str,
     limit: Duration,
@@ -441,15 +452,17 @@ async fn bad_client(
                 // 1 MB values, replies never read: the server's writes to us block. It drops us
                 // with our requests unread, so the kernel resets the connection: our next write
                 // fails. (Reading to see the end would take the replies it is waiting on.)
-                let v = gdvariant::encode(&Variant::PackedByteArray(vec![1; 1 << 20]))
-                    .map_err(|e| io::Error::other(e.to_string()))?;
-                let mut frame = (v.len() as u32).to_le_bytes().to_vec();
-                frame.extend_from_slice(&v);
+                let frame = no_reader_frame()?;
+                // Whole frames only, however slowly the server reads: a write that is not done
+                // within 100 ms (to look at the clock) goes on where it stopped (a `write` that
+                // times out has written nothing), never starts a new frame in the middle of one.
+                let mut at = 0;
                 while start.elapsed() < limit {
-                    match tokio::time::timeout(Duration::from_millis(100), s.write_all(&frame))
+                    match tokio::time::timeout(Duration::from_millis(100), s.write(&frame[at..]))
                         .await
                     {
-                        Ok(Ok(())) | Err(_) => {}
+                        Ok(Ok(n)) => at = (at + n) % frame.len(),
+                        Err(_) => {}
                         Ok(Err(_)) => return Ok(true),
                     }
                 }

@@ -63,8 +63,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let err = gdvariant::from_slice::<Wrong>(&bytes).unwrap_err();
     println!("as the wrong type: {err}");
-    assert!(err
-        .to_string()
-        .starts_with("position: invalid type: Vector3"));
+    assert_eq!(
+        err.to_string(),
+        "position: expected a string, found Vector3 at offset 76"
+    );
     Ok(())
 }

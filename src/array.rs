@@ -11,7 +11,7 @@ use crate::seq::{Nested, Seq};
 use crate::text::Text;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
-use crate::walker::skip_value;
+use crate::walker::skip_values;
 
 /// The element (or key, or value) type of a typed container (Godot 4.3+ Arrays, 4.4+
 /// Dictionaries).
@@ -176,9 +176,8 @@ impl<'a> ArrayRef<'a> {
         let mut r = self.value.body_reader();
         let depth = self.value.depth() + 1;
         let opts = self.value.options();
-        for _ in 0..index {
-            skip_value(&mut r, depth, &opts)?;
-        }
+        // index < len <= u32::MAX
+        skip_values(&mut r, index as u32, depth, &opts)?;
         let h = head(&mut r, depth, &opts, false)?;
         Ok(Some(VariantRef::new(h, depth, opts)))
     }

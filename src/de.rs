@@ -252,6 +252,7 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         remaining_depth: RECURSION_LIMIT,
         plain: false,
         ids,
+        input: Reader::new(bytes, 0),
     };
     T::deserialize(&mut de)
 }
@@ -266,6 +267,7 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
         remaining_depth: RECURSION_LIMIT,
         plain: false,
         ids,
+        input: Reader::new(v.h.data, v.h.offset),
     };
     T::deserialize(&mut de)
 }
@@ -279,6 +281,9 @@ pub struct Deserializer<'de> {
     /// (see `Walker::plain_bytes`).
     plain: bool,
     ids: Ids,
+    /// The walker's cursor when this deserializer took it: every key it reads lies after it
+    /// (an error path re-reads a key's text from here).
+    input: Reader<'de>,
 }
 
 // ----- the fast paths: values read straight from the walker's cursor -----
@@ -676,11 +681,13 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     pub fn new(w: Walker<'de>) -> Deserializer<'de> {
         let ids = Ids::new(w.options().dialect);
+        let input = w.cursor();
         Deserializer {
             w,
             remaining_depth: RECURSION_LIMIT,
             plain: false,
             ids,
+            input,
         }
     }
 
@@ -1042,9 +1049,8 @@ impl<'de> Deserializer<'de> {
     /// The text of the String or StringName key at `at` (an error path: re-read).
     #[cold]
     fn key_text(&self, at: usize) -> Option<&'de str> {
-        let cur = self.w.cursor();
-        let base = cur.offset() - cur.pos();
-        let data = cur.data().get(at.checked_sub(base)?..)?;
+        let input = self.input;
+        let data = input.rest().get(at.checked_sub(input.offset())?..)?;
         let opts = *self.w.options();
         let h = head(&mut Reader::new(data, at), 0, &opts, false).ok()?;
         VariantRef::new(h, 0, opts).as_str().ok()

@@ -5,13 +5,13 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
-use crate::head::head;
+use crate::head::{head, head_at, plain_string, skip_plain, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::text::engine_text;
-use crate::types::{Dialect, VariantType};
+use crate::text::{engine_text, BOM};
+use crate::types::{layout_index, Dialect, Layout, Shape, VariantType};
 use crate::value::VariantRef;
-use crate::walker::{read_value, skip_body, skip_value};
+use crate::walker::{read_value, skip_body, skip_one, skip_value};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
@@ -289,30 +289,21 @@ impl<'a> DictionaryRef<'a> {
         if self.value.dialect() == Dialect::Godot3 || self.value.header() & (0xF << 16) != 0 {
             return self.find_as_read(key, first);
         }
-        let mut r: Reader<'a> = self.value.body_reader();
-        let depth = self.value.depth() + 1;
-        let opts = self.value.options();
         // A string key without NUL or leading BOM equals an encoded string key exactly when
         // their bytes are equal, or when the encoded text only differs by what the engine
         // strips: compared in place, without making views of the keys passed.
-        let plain = key
-            .as_str_key()
-            .filter(|s| !s.as_bytes().contains(&0) && !s.starts_with('\u{FEFF}'))
-            .filter(|_| depth <= opts.max_depth);
+        if let Some(s) = key.as_str_key() {
+            let s = s.as_bytes();
+            if s.iter().all(|&b| b != 0) && !s.starts_with(BOM) {
+                return self.find_str(s, first);
+            }
+        }
+        let mut r: Reader<'a> = self.value.body_reader();
+        let depth = self.value.depth() + 1;
+        let opts = self.value.options();
         let mut found = None;
         for _ in 0..self.value.h.count {
-            let hit = match plain {
-                Some(s) => match string_key(&mut r, &opts) {
-                    Some(raw) => {
-                        let raw = raw?;
-                        raw == s.as_bytes()
-                            || (raw.len() > s.len() && engine_text(raw).0 == s.as_bytes())
-                    }
-                    None => key.matches(&read_value(&mut r, depth, &opts)?)?,
-                },
-                None => key.matches(&read_value(&mut r, depth, &opts)?)?,
-            };
-            if hit {
+            if key.matches(&read_value(&mut r, depth, &opts)?)? {
                 let h = head(&mut r, depth, &opts, false)?;
                 let v = VariantRef::new(h, depth, opts);
                 if first {
@@ -322,6 +313,87 @@ impl<'a> DictionaryRef<'a> {
                 skip_body(&mut r, &h, depth, &opts, false)?;
             } else {
                 skip_value(&mut r, depth, &opts)?;
+            }
+        }
+        Ok(found)
+    }
+
+    /// [`find`](DictionaryRef::find) for the string key `s` (no NUL, no leading BOM): each
+    /// String or StringName key is compared in place, its length first; any other key is
+    /// skipped as a value is. The plain pairs (a string key, a fixed or string value) are
+    /// walked on the slice; from the first other pair on, the exact way
+    /// ([`find_str_from`](DictionaryRef::find_str_from)).
+    fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
+        let v = &self.value;
+        let count = v.h.count;
+        let depth = v.depth() + 1;
+        let opts = v.options_ref();
+        if count == 0 || depth > opts.max_depth {
+            return self.find_str_from(v.body_reader(), count, s, first, None);
+        }
+        let mut r = v.body_reader();
+        let mut left = count;
+        let mut found = None;
+        loop {
+            let (taken, rest, hit) = scan_plain(r.rest(), left, s, opts.dialect.layouts());
+            r.advance(taken);
+            left = rest;
+            if !hit {
+                break;
+            }
+            let h = head_at(&mut r, opts, false)?;
+            let v = VariantRef::new(h, depth, *opts);
+            if first {
+                return Ok(Some(v));
+            }
+            // The engine keeps a repeated key's last value: look on past this one.
+            found = Some(v);
+            skip_body(&mut r, &h, depth, opts, false)?;
+        }
+        if left == 0 {
+            return Ok(found);
+        }
+        self.find_str_from(r, left, s, first, found)
+    }
+
+    /// The exact walk of [`find_str`](DictionaryRef::find_str) over the `left` pairs at `r`,
+    /// `found` the match before them (the last match wins unless `first`).
+    #[inline(never)]
+    fn find_str_from(
+        &self,
+        mut r: Reader<'a>,
+        left: u32,
+        s: &[u8],
+        first: bool,
+        mut found: Option<VariantRef<'a>>,
+    ) -> Result<Option<VariantRef<'a>>> {
+        let depth = self.value.depth() + 1;
+        let opts = self.value.options_ref();
+        if left > 0 && depth > opts.max_depth {
+            return Err(too_deep(r.offset(), opts));
+        }
+        for _ in 0..left {
+            let hit = match r.peek_u32() {
+                Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
+                    r.skip(4)?;
+                    let (raw, _) = r.read_string_padded()?;
+                    key_eq(raw, s)
+                }
+                _ => {
+                    skip_one(&mut r, depth, opts)?;
+                    false
+                }
+            };
+            if hit {
+                let h = head(&mut r, depth, opts, false)?;
+                let v = VariantRef::new(h, depth, *opts);
+                if first {
+                    return Ok(Some(v));
+                }
+                found = Some(v);
+                skip_body(&mut r, &h, depth, opts, false)?;
+            } else {
+                skip_one(&mut r, depth, opts)?;
             }
         }
         Ok(found)
@@ -382,20 +454,88 @@ fn as_key_type(
     }
 }
 
-/// If the value at `r` is a String or StringName, reads it and returns its raw bytes; `None`
-/// (reading nothing) for any other value.
+/// Walks the plain pairs at the start of `rest` (`left` of them at most): a String or
+/// StringName key, compared with `s`, and a fixed-size or string value. Stops at the first
+/// pair that is not plain (or is cut short), or at the key equal to `s`: returns the bytes
+/// taken (whole pairs, and the matching key), the pairs left (the matching one not counted),
+/// and whether a key matched. Depths and errors are the caller's: nothing here fails.
 #[inline(always)]
-fn string_key<'a>(r: &mut Reader<'a>, opts: &crate::ReadOptions) -> Option<Result<&'a [u8]>> {
-    let header = r.peek_u32()?;
-    let ty = opts.dialect.type_of(header & 0xFF)?;
-    if !matches!(ty, VariantType::String | VariantType::StringName) {
-        return None;
+fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (usize, u32, bool) {
+    let all = rest.len();
+    let mut rest = rest;
+    while left > 0 {
+        let Some((h, after)) = rest.split_first_chunk::<4>() else {
+            break;
+        };
+        // A String key (id 4 in both dialects, no flags) without the table.
+        let header = u32::from_le_bytes(*h);
+        if header != 4 && table[layout_index(header)].shape != Shape::Str {
+            break;
+        }
+        let Some((raw, after)) = plain_string::<false>(after) else {
+            break;
+        };
+        if key_eq(raw, s) {
+            return (all - after.len(), left - 1, true);
+        }
+        let Some(after) = skip_plain::<false>(after, table) else {
+            break;
+        };
+        rest = after;
+        left -= 1;
     }
-    Some(
-        r.skip(4)
-            .and_then(|()| r.read_string_raw())
-            .map(|(raw, _)| raw),
-    )
+    (all - rest.len(), left, false)
+}
+
+/// Whether the engine text of the string bytes `raw` is `s` (no NUL, no leading BOM): equal
+/// bytes; or `s` and a NUL (the engine cuts the text there); or either after a BOM.
+#[inline(always)]
+fn key_eq(raw: &[u8], s: &[u8]) -> bool {
+    let n = s.len();
+    match raw.len().cmp(&n) {
+        core::cmp::Ordering::Equal => bytes_eq(raw, s),
+        core::cmp::Ordering::Less => false,
+        // Longer: only text cut at a NUL right after `s`, or after a BOM, can be `s`.
+        core::cmp::Ordering::Greater => {
+            if raw.first() == BOM.first() {
+                key_eq_engine(raw, s)
+            } else {
+                raw.get(n) == Some(&0) && raw.get(..n).is_some_and(|p| bytes_eq(p, s))
+            }
+        }
+    }
+}
+
+#[inline(never)]
+fn key_eq_engine(raw: &[u8], s: &[u8]) -> bool {
+    engine_text(raw).0 == s
+}
+
+/// `a == b`, without a call for the short slices keys are: two overlapping word compares up
+/// to 16 bytes.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |x: &[u8], from: usize| {
+        x.get(from..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map(|c| u64::from_le_bytes(*c))
+    };
+    let w4 = |x: &[u8], from: usize| {
+        x.get(from..)
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map(|c| u32::from_le_bytes(*c))
+    };
+    match n {
+        0 => true,
+        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
+        4..=8 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        9..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 impl<'a> IntoIterator for DictionaryRef<'a> {
@@ -473,5 +613,71 @@ mod tests {
         assert!(d.get(u64::MAX).unwrap().is_none());
         assert!(d.get("po").unwrap().is_none());
         let _ = ReadOptions::new();
+    }
+
+    /// A Godot 4 string value (id 4, or 21 for a StringName) of raw bytes `b`.
+    fn string(id: u8, b: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = alloc::vec![id, 0, 0, 0];
+        v.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        v.extend_from_slice(b);
+        v.resize(v.len().next_multiple_of(4), 0);
+        v
+    }
+
+    #[test]
+    fn string_keys_compare_as_the_engine_reads_them() {
+        // Keys the engine reads as "key" (a BOM stripped, text cut at a NUL, a StringName),
+        // keys it does not ("keys", "ke", "xey", "\u{FEFF}\u{FEFF}key"), a non-string key,
+        // a container value: each paired with its index as an int value.
+        let keys: [&[u8]; 9] = [
+            b"ke",
+            b"keys",
+            b"xey",
+            b"\xEF\xBB\xBF\xEF\xBB\xBFkey",
+            b"key\0zz",
+            b"\xEF\xBB\xBFkey",
+            b"key",
+            b"\xEF\xBB\xBFk\0",
+            b"key",
+        ];
+        let mut bytes = alloc::vec![27, 0, 0, 0, 11, 0, 0, 0];
+        // 7: [] (a container value, skipped the exact way)
+        bytes.extend_from_slice(&[2, 0, 0, 0, 7, 0, 0, 0, 28, 0, 0, 0, 0, 0, 0, 0]);
+        for (i, k) in keys.iter().enumerate() {
+            let id = if i == 6 { 21 } else { 4 };
+            bytes.extend_from_slice(&string(id, k));
+            bytes.extend_from_slice(&[2, 0, 0, 0, i as u8, 0, 0, 0]);
+        }
+        // A value that is not plain after a key that does not match.
+        bytes.extend_from_slice(&string(4, b"arr"));
+        bytes.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0]);
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        let at = |k: &str| d.get_first(k).unwrap().map(|v| v.as_i64().unwrap());
+        // `get` finds the value the engine keeps: the last pair's.
+        let last = |k: &str| d.get(k).unwrap().map(|v| v.as_i64().unwrap());
+        assert_eq!(at("key"), Some(4));
+        assert_eq!(last("key"), Some(8));
+        assert_eq!(at("ke"), Some(0));
+        assert_eq!(at("keys"), Some(1));
+        assert_eq!(at("\u{FEFF}key"), Some(3));
+        assert_eq!(at("k"), Some(7));
+        assert_eq!(at("ey"), None);
+        assert_eq!(at("y"), None);
+        assert_eq!(at(""), None);
+        assert_eq!(d.get(7).unwrap().unwrap().ty(), crate::VariantType::Array);
+        assert_eq!(
+            d.get("arr").unwrap().unwrap().ty(),
+            crate::VariantType::Array
+        );
+        // Cut short inside the last value: found before, an error after.
+        let cut = &bytes[..bytes.len() - 2];
+        let d = parse(cut).unwrap().as_dictionary().unwrap();
+        assert_eq!(d.get_first("key").unwrap().unwrap().as_i64().unwrap(), 4);
+        // The last "key" is before the cut, but `get` must read on to know it is the last.
+        assert!(d.get("key").is_err());
+        let e = d.get("nope").unwrap_err();
+        // The int's payload starts 2 bytes before the cut: 2 of its 4 bytes are missing.
+        assert_eq!(e.kind(), crate::ErrorKind::UnexpectedEof { needed: 2 });
+        assert_eq!(e.offset(), cut.len() - 2);
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{layout_index, Dialect, Layout, ReadOptions, Shape, VariantType, FLAG_64};
 
 /// What still has to be walked after a value's head: the body of a container or of a
 /// PackedStringArray, whose size is not known from its header.
@@ -36,22 +36,42 @@ pub(crate) struct Head<'a> {
     pub(crate) header: u32,
     /// The type the header names in the dialect.
     pub(crate) ty: VariantType,
-    /// Whether `data` is exactly the value (false while a body remains to be walked).
-    pub(crate) sized: bool,
+    /// The body still to walk after the head (`None`: `data` is exactly the value).
+    body: Option<Body>,
     /// Where the elements (or the object's properties, or the strings) start, within `data`.
     pub(crate) body_at: u32,
     /// The element / pair / property / string count of a container or PackedStringArray.
     pub(crate) count: u32,
 }
 
+#[cfg(feature = "bytes")]
+impl Head<'static> {
+    /// The head of a Nil value whose header is at absolute `offset` (a view of a value that is
+    /// not read from an input).
+    pub(crate) const fn nil(offset: usize) -> Head<'static> {
+        Head {
+            data: &[0; 4],
+            offset,
+            header: 0,
+            ty: VariantType::Nil,
+            body: None,
+            body_at: 4,
+            count: 0,
+        }
+    }
+}
+
 impl<'a> Head<'a> {
     /// The body still to walk, if the size is not yet known.
     #[inline(always)]
     pub(crate) fn body(&self) -> Option<Body> {
-        if self.sized {
-            return None;
-        }
-        Body::of(self.ty)
+        self.body
+    }
+
+    /// Whether `data` is exactly the value (false while a body remains to be walked).
+    #[inline(always)]
+    pub(crate) fn sized(&self) -> bool {
+        self.body.is_none()
     }
 
     /// A cursor at the first element / property / string of the body.
@@ -66,23 +86,9 @@ impl<'a> Head<'a> {
     pub(crate) fn sized_to(self, len: usize) -> Head<'a> {
         Head {
             data: self.data.get(..len).unwrap_or(self.data),
-            sized: true,
+            body: None,
             ..self
         }
-    }
-}
-
-impl Body {
-    /// The body a value of type `ty` has after its head, if any.
-    #[inline(always)]
-    pub(crate) fn of(ty: VariantType) -> Option<Body> {
-        Some(match ty {
-            VariantType::Array => Body::Array,
-            VariantType::Dictionary => Body::Dictionary,
-            VariantType::Object => Body::Object,
-            VariantType::PackedStringArray => Body::Strings,
-            _ => return None,
-        })
     }
 }
 
@@ -98,6 +104,13 @@ pub(crate) fn skip_strings(
         skip_string(r, dialect, check)?;
     }
     Ok(())
+}
+
+/// Whether a property named `name` (engine text) is the Godot 4 `script` property, whose value
+/// [`check_script`] checks.
+#[inline(always)]
+pub(crate) fn is_script(name: &[u8], dialect: Dialect) -> bool {
+    dialect == Dialect::Godot4 && name == b"script"
 }
 
 /// The one place of the Godot 4 rule on a full object's `script` property: it must be Nil or
@@ -121,25 +134,9 @@ pub(crate) fn check_script(h: Head<'_>) -> Result<()> {
 
 /// Whether the 64-bit flag changes the payload of `ty` in `dialect`.
 pub(crate) fn flag_applies(ty: VariantType, dialect: Dialect) -> bool {
-    use VariantType as T;
-    match ty {
-        T::Int | T::Float => true,
-        T::Vector2
-        | T::Rect2
-        | T::Vector3
-        | T::Transform2D
-        | T::Vector4
-        | T::Plane
-        | T::Quaternion
-        | T::Aabb
-        | T::Basis
-        | T::Transform3D
-        | T::Projection
-        | T::PackedVector2Array
-        | T::PackedVector3Array
-        | T::PackedVector4Array => dialect == Dialect::Godot4,
-        _ => false,
-    }
+    dialect
+        .id_of(ty)
+        .is_some_and(|id| dialect.layout(id).flag_applies())
 }
 
 /// Reads a §5 string at the cursor and returns its text checked by the dialect's rules.
@@ -159,49 +156,42 @@ pub(crate) fn read_string<'a>(
     dialect: Dialect,
     check: bool,
 ) -> Result<&'a [u8]> {
-    let (raw, at) = r.read_string_raw()?;
-    let (t, skipped) = text::engine_text(raw);
-    if check {
-        text::check(t, dialect, at + skipped)?;
+    let (raw, padded) = r.read_string_padded()?;
+    if check && !text::ascii_padded(padded) {
+        return check_slow(raw, r.offset() - padded.len(), dialect);
     }
-    Ok(t)
+    Ok(text::engine_text(raw).0)
 }
 
 /// Skips a §5 string whose text is not needed; with `check`, checks it by the dialect's rules.
-/// An all-ASCII string is valid whatever its NUL bytes, so it needs no NUL scan.
+/// An all-ASCII string is valid whatever its NUL bytes, so it needs no NUL scan: the fast path
+/// tests the bytes with their padding a word at a time (padding that is not ASCII only sends
+/// the string to the exact check).
 #[cfg_attr(debug_assertions, inline)]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn skip_string(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> Result<()> {
-    let (raw, at) = r.read_string_raw()?;
-    if check && !raw.is_ascii() {
-        let (t, skipped) = text::engine_text(raw);
-        text::check(t, dialect, at + skipped)?;
+    let (raw, padded) = r.read_string_padded()?;
+    if check && !text::ascii_padded(padded) {
+        check_slow(raw, r.offset() - padded.len(), dialect)?;
     }
     Ok(())
 }
 
-/// The number of real components of a math type, or `None` for other types.
-fn real_components(ty: VariantType) -> Option<usize> {
-    use VariantType as T;
-    Some(match ty {
-        T::Vector2 => 2,
-        T::Rect2 | T::Vector4 | T::Plane | T::Quaternion => 4,
-        T::Vector3 => 3,
-        T::Transform2D | T::Aabb => 6,
-        T::Basis => 9,
-        T::Transform3D => 12,
-        T::Projection => 16,
-        _ => return None,
-    })
+/// The exact check of string bytes `raw` at absolute offset `at` that are not all ASCII:
+/// returns their engine text.
+#[inline(never)]
+fn check_slow(raw: &[u8], at: usize, dialect: Dialect) -> Result<&[u8]> {
+    let (t, skipped) = text::engine_text(raw);
+    text::check(t, dialect, at + skipped)?;
+    Ok(t)
 }
 
 /// Reads the head of the value at the cursor: its header and every part whose size is known
 /// from it and its length words (all of a scalar, string, math type, NodePath or fixed-size
 /// packed array; the type info and count of a container). Leaves the cursor after the value, or
 /// at the first element of a container / PackedStringArray, whose [`Body`] remains to be walked.
-/// With `check`, strings read here are checked by the dialect's UTF-8 rules.
-// Inlined into the walks in optimised builds: returning the view through memory cost ~30%
-// of validate's time (store-forwarding stalls). Debug builds keep the smaller walk frame.
+/// With `check`, strings read here are checked by the dialect's UTF-8 rules. A value at a depth
+/// greater than the limit is an error at its header.
 #[cfg_attr(debug_assertions, inline)]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn head<'a>(
@@ -210,137 +200,240 @@ pub(crate) fn head<'a>(
     opts: &ReadOptions,
     check: bool,
 ) -> Result<Head<'a>> {
-    use VariantType as T;
-    let start = r.pos();
-    let offset = r.offset();
     if depth > opts.max_depth {
-        return Err(Error::new(
-            ErrorKind::DepthExceeded {
-                limit: opts.max_depth,
-            },
-            offset,
-        ));
+        return Err(too_deep(r.offset(), opts));
     }
+    head_at(r, opts, check)
+}
+
+/// The depth error for a value at absolute offset `at`.
+#[cold]
+#[inline(never)]
+pub(crate) fn too_deep(at: usize, opts: &ReadOptions) -> Error {
+    Error::new(
+        ErrorKind::DepthExceeded {
+            limit: opts.max_depth,
+        },
+        at,
+    )
+}
+
+/// [`head`] without the depth check: for walks that check the depth of a container's values
+/// once, before the first.
+// Inlined into the walks in optimised builds: returning the view through memory cost ~30%
+// of validate's time (store-forwarding stalls). Debug builds keep the smaller walk frame.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -> Result<Head<'a>> {
+    let at = r.rest();
     let header = r.read_u32()?;
-    let id = header & 0xFF;
     let dialect = opts.dialect;
-    let Some(ty) = dialect.type_of(id) else {
-        return Err(Error::new(ErrorKind::UnknownType { id }, offset));
-    };
-    let wide = header & FLAG_64 != 0;
+    // One table load tells the type and what follows its header.
+    let l = dialect.layout(header);
     let mut count = 0u32;
-    let mut has_body = false;
-    match ty {
-        T::Nil | T::Callable => {}
-        T::Bool => r.skip(4)?,
-        T::Int | T::Float => r.skip(if wide { 8 } else { 4 })?,
-        T::String | T::StringName => skip_string(r, dialect, check)?,
-        T::Vector2i => r.skip(8)?,
-        T::Vector3i => r.skip(12)?,
-        T::Rect2i | T::Vector4i | T::Color => r.skip(16)?,
-        T::NodePath => {
-            NodePathRef::skip(r, dialect, check)?;
-        }
-        T::Rid => {
-            if dialect == Dialect::Godot4 {
-                r.skip(8)?;
-            }
-        }
-        T::Object => {
-            if wide {
-                r.skip(8)?;
-            } else {
-                if !opts.allow_objects {
-                    return Err(Error::new(ErrorKind::ObjectsNotAllowed, offset));
-                }
-                let class = read_string(r, dialect, check)?;
-                if !class.is_empty() {
-                    // A negative property count reads as none, as in the engine.
-                    count = r.read_i32()?.max(0) as u32;
-                    has_body = true;
-                }
-            }
-        }
-        T::Signal => {
-            skip_string(r, dialect, check)?;
-            r.skip(8)?;
-        }
-        T::Array | T::Dictionary => {
-            if dialect == Dialect::Godot4 {
-                let kinds = if ty == T::Array { 1 } else { 2 };
-                for k in 0..kinds {
-                    let kind = (header >> (16 + 2 * k)) & 3;
-                    if kind != 0 {
-                        read_container_type(r, kind, opts, check)?;
-                    }
-                }
+    let mut body = None;
+    match l.shape {
+        Shape::Str => skip_string(r, dialect, check)?,
+        Shape::Array | Shape::Dictionary => {
+            // Godot 4 typed containers: a type-info entry per non-zero 2-bit kind.
+            let kinds = if l.shape == Shape::Array { 0x3 } else { 0xF };
+            if header >> 16 & kinds != 0 && dialect == Dialect::Godot4 {
+                out_of_line(r, |r| skip_container_types(r, header, l.shape, opts, check))?;
             }
             count = r.read_count()?;
-            has_body = true;
+            body = Some(if l.shape == Shape::Array {
+                Body::Array
+            } else {
+                Body::Dictionary
+            });
         }
-        T::PackedByteArray => {
+        Shape::Packed => {
+            let n = r.read_len()?;
+            r.read_elements(n, l.size(header))?;
+        }
+        Shape::Strings => {
+            // A negative count reads as an empty array, as in the engine.
+            count = r.read_i32()?.max(0) as u32;
+            body = Some(Body::Strings);
+        }
+        Shape::Object => {
+            if let Some(n) = out_of_line(r, |r| object_head(r, header, opts, check))? {
+                count = n;
+                body = Some(Body::Object);
+            }
+        }
+        Shape::Bytes => {
             let n = r.read_len()?;
             r.skip(n)?;
             // The engine does not require the padding of the last value in a buffer.
             let pad = (pad4(n) - n).min(r.remaining());
             r.skip(pad)?;
         }
-        T::PackedInt32Array | T::PackedFloat32Array => skip_elements(r, 4)?,
-        T::PackedInt64Array | T::PackedFloat64Array => skip_elements(r, 8)?,
-        T::PackedVector2Array => skip_elements(
-            r,
-            if wide && dialect == Dialect::Godot4 {
-                16
-            } else {
-                8
-            },
-        )?,
-        T::PackedVector3Array => skip_elements(
-            r,
-            if wide && dialect == Dialect::Godot4 {
-                24
-            } else {
-                12
-            },
-        )?,
-        T::PackedVector4Array => skip_elements(r, if wide { 32 } else { 16 })?,
-        T::PackedColorArray => skip_elements(r, 16)?,
-        T::PackedStringArray => {
-            // A negative count reads as an empty array, as in the engine.
-            count = r.read_i32()?.max(0) as u32;
-            has_body = true;
+        Shape::NodePath => out_of_line(r, |r| NodePathRef::skip(r, dialect, check))?,
+        Shape::Signal => {
+            skip_string(r, dialect, check)?;
+            r.skip(8)?;
         }
-        _ => {
-            // Real-valued math types.
-            let n = real_components(ty).unwrap_or(0);
-            let size = if wide && dialect == Dialect::Godot4 {
-                8
-            } else {
-                4
-            };
-            r.skip(n * size)?;
-        }
+        Shape::Unknown => return Err(unknown_type(r.offset() - 4, header)),
+        fixed => skip_fixed(r, fixed)?,
     }
-    let body_at = r.pos() - start;
-    let data = if has_body {
-        r.data().get(start..).unwrap_or(&[])
-    } else {
-        r.since(start)
-    };
+    let data = if body.is_some() { at } else { r.since(at) };
     Ok(Head {
         data,
-        offset,
+        offset: r.offset() - (at.len() - r.remaining()),
         header,
-        ty,
-        sized: !has_body,
-        body_at: body_at as u32,
+        ty: l.ty,
+        body,
+        body_at: (at.len() - r.remaining()) as u32,
         count,
     })
 }
 
-fn skip_elements(r: &mut Reader<'_>, size: usize) -> Result<()> {
-    let n = r.read_len()?;
-    r.read_elements(n, size).map(drop)
+/// Skips the payload of a fixed-size shape: by a constant in each branch, so that the next read
+/// does not wait for the size. Other shapes skip nothing.
+#[inline(always)]
+pub(crate) fn skip_fixed(r: &mut Reader<'_>, shape: Shape) -> Result<()> {
+    match shape {
+        Shape::F4 => r.skip(4),
+        Shape::F8 => r.skip(8),
+        Shape::F12 => r.skip(12),
+        Shape::F16 => r.skip(16),
+        Shape::F24 => r.skip(24),
+        Shape::F32 => r.skip(32),
+        Shape::F36 => r.skip(36),
+        Shape::F48 => r.skip(48),
+        Shape::F64 => r.skip(64),
+        Shape::F72 => r.skip(72),
+        Shape::F96 => r.skip(96),
+        Shape::F128 => r.skip(128),
+        _ => Ok(()),
+    }
+}
+
+/// The plain cases of skipping one value, on a slice: a fixed payload, or a string whose text
+/// is plain ASCII when `CHECK`. `None` for anything else, input too short included: the caller
+/// then reads that value the exact way, which reports any error. (Reading nothing through a
+/// cursor, it counts nothing: the caller moves its cursor past what it took.)
+#[inline(always)]
+pub(crate) fn skip_plain<'a, const CHECK: bool>(
+    rest: &'a [u8],
+    table: &[Layout; 512],
+) -> Option<&'a [u8]> {
+    let (h, after) = rest.split_first_chunk::<4>()?;
+    let header = u32::from_le_bytes(*h);
+    // Strings (dictionary keys, mostly: id 4 in both dialects, no flags) without the table.
+    if header == 4 {
+        return plain_string::<CHECK>(after).map(|(_, rest)| rest);
+    }
+    match table[layout_index(header)].shape {
+        Shape::Str => plain_string::<CHECK>(after).map(|(_, rest)| rest),
+        Shape::F0 => Some(after),
+        Shape::F4 => after.get(4..),
+        Shape::F8 => after.get(8..),
+        Shape::F12 => after.get(12..),
+        Shape::F16 => after.get(16..),
+        Shape::F24 => after.get(24..),
+        Shape::F32 => after.get(32..),
+        Shape::F36 => after.get(36..),
+        Shape::F48 => after.get(48..),
+        Shape::F64 => after.get(64..),
+        Shape::F72 => after.get(72..),
+        Shape::F96 => after.get(96..),
+        Shape::F128 => after.get(128..),
+        _ => None,
+    }
+}
+
+/// The plain case of a §5 string at the start of `b` (its length word, bytes and padding): its
+/// bytes and what follows, or `None` (short input, a negative length, text that is not plain
+/// ASCII when `CHECK`). The padded size of a short string is a constant of the branch its
+/// length predicts.
+#[inline(always)]
+pub(crate) fn plain_string<const CHECK: bool>(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (l, after) = b.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*l) as usize;
+    let (padded, rest) = match len {
+        0 => after.split_at_checked(0)?,
+        1..=4 => after.split_at_checked(4)?,
+        5..=8 => after.split_at_checked(8)?,
+        9..=12 => after.split_at_checked(12)?,
+        13..=16 => after.split_at_checked(16)?,
+        _ if len <= i32::MAX as usize => after.split_at_checked(pad4(len))?,
+        _ => return None,
+    };
+    if CHECK && !text::ascii_padded(padded) {
+        return None;
+    }
+    Some((padded.get(..len)?, rest))
+}
+
+/// Whether `shape` is a fixed-size payload.
+#[inline(always)]
+pub(crate) fn is_fixed(shape: Shape) -> bool {
+    (shape as u8) <= (Shape::F128 as u8)
+}
+
+/// Runs `f`, a function that is not inlined, on a copy of the cursor: the cursor's own address
+/// does not escape, so that the walks keep it in registers.
+#[inline(always)]
+pub(crate) fn out_of_line<'a, T>(
+    r: &mut Reader<'a>,
+    f: impl FnOnce(&mut Reader<'a>) -> Result<T>,
+) -> Result<T> {
+    let mut copy = *r;
+    let res = f(&mut copy);
+    *r = copy;
+    res
+}
+
+/// The error for the unknown type id of `header`, at absolute offset `at`.
+#[cold]
+#[inline(never)]
+fn unknown_type(at: usize, header: u32) -> Error {
+    Error::new(ErrorKind::UnknownType { id: header & 0xFF }, at)
+}
+
+/// The rest of an Object's head after its `header`: nothing for an instance id, else (objects
+/// allowed) the class name and, unless it is empty (a null object), the property count.
+#[inline(never)]
+fn object_head(
+    r: &mut Reader<'_>,
+    header: u32,
+    opts: &ReadOptions,
+    check: bool,
+) -> Result<Option<u32>> {
+    if header & FLAG_64 != 0 {
+        r.skip(8)?;
+        return Ok(None);
+    }
+    if !opts.allow_objects {
+        return Err(Error::new(ErrorKind::ObjectsNotAllowed, r.offset() - 4));
+    }
+    let class = read_string(r, opts.dialect, check)?;
+    if class.is_empty() {
+        return Ok(None);
+    }
+    // A negative property count reads as none, as in the engine.
+    Ok(Some(r.read_i32()?.max(0) as u32))
+}
+
+/// Skips the type info of a Godot 4 typed Array or Dictionary.
+#[inline(never)]
+fn skip_container_types(
+    r: &mut Reader<'_>,
+    header: u32,
+    shape: Shape,
+    opts: &ReadOptions,
+    check: bool,
+) -> Result<()> {
+    let kinds = if shape == Shape::Array { 1 } else { 2 };
+    for k in 0..kinds {
+        let kind = (header >> (16 + 2 * k)) & 3;
+        if kind != 0 {
+            read_container_type(r, kind, opts, check)?;
+        }
+    }
+    Ok(())
 }
 
 /// Reads one container type-info entry of the given kind (bits of the header), checking the

@@ -2,77 +2,30 @@
 //! the value in place, and the NodePath text form.
 
 use std::string::{String, ToString};
-use std::vec::Vec;
 
 use crate::owned::{Dictionary, NodePath, Variant};
+use crate::types::Dialect;
 
-/// A Dictionary being read: a repeated key replaces the value in place (the first key's
-/// position, the last value), as [`Dictionary::insert`] and the engine's `str_to_var` do, but
-/// found through a hash of the key instead of a scan, so reading `n` entries costs O(n).
-#[derive(Default)]
+/// A Dictionary being read: a repeated key replaces the value in place (the first key and its
+/// position, the last value), as the engine's `str_to_var` and `bytes_to_var` do, by the one key
+/// identity of the crate ([`Dictionary::insert_with`], `owned::key`) under the text's dialect.
+/// Reading `n` entries costs O(n) expected (large dictionaries keep a keyed hash index).
 pub(crate) struct Entries {
     d: Dictionary,
-    /// Key hash → the last entry with that hash; `chain[i]` is the previous one (or MAX).
-    heads: std::collections::HashMap<u64, usize>,
-    chain: Vec<usize>,
-    /// Randomly keyed, so crafted keys cannot all collide.
-    state: std::collections::hash_map::RandomState,
-}
-
-/// Hashes a key consistently with Variant's `==`: equal keys hash alike (floats by their bits;
-/// containers and rarer types only by their kind and size, which equal values share).
-struct KeyHash<'a>(&'a Variant);
-
-impl core::hash::Hash for KeyHash<'_> {
-    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
-        fn bits<const N: usize>(x: [f64; N], h: &mut impl core::hash::Hasher) {
-            for c in x {
-                h.write_u64(c.to_bits());
-            }
-        }
-        let v = self.0;
-        core::hash::Hash::hash(&core::mem::discriminant(v), h);
-        match v {
-            Variant::Bool(b) => b.hash(h),
-            Variant::Int(i) => i.hash(h),
-            Variant::Float(x) => h.write_u64(x.to_bits()),
-            Variant::String(t) | Variant::StringName(t) => t.hash(h),
-            Variant::Vector2(x) => bits(x.to_array(), h),
-            Variant::Vector3(x) => bits(x.to_array(), h),
-            Variant::Vector4(x) => bits(x.to_array(), h),
-            Variant::Vector2i(x) => x.to_array().hash(h),
-            Variant::Vector3i(x) => x.to_array().hash(h),
-            Variant::Vector4i(x) => x.to_array().hash(h),
-            Variant::Rid(x) => x.hash(h),
-            Variant::Array(a) => {
-                a.items.len().hash(h);
-                for x in a.items.iter().take(4) {
-                    KeyHash(x).hash(h);
-                }
-            }
-            _ => {}
-        }
-    }
+    dialect: Dialect,
 }
 
 impl Entries {
-    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
-        use core::hash::BuildHasher;
-        let h = self.state.hash_one(KeyHash(&key));
-        let mut at = self.heads.get(&h).copied().unwrap_or(usize::MAX);
-        while at != usize::MAX {
-            let e = &mut self.d.entries[at];
-            // Variant's `==` (floats by their bits), as `Dictionary::insert` compares.
-            if e.0 == key {
-                e.1 = value;
-                return;
-            }
-            at = self.chain[at];
+    /// An empty dictionary whose keys are merged by `dialect`'s rule.
+    pub(crate) fn new(dialect: Dialect) -> Entries {
+        Entries {
+            d: Dictionary::new(),
+            dialect,
         }
-        let i = self.d.entries.len();
-        self.chain
-            .push(self.heads.insert(h, i).unwrap_or(usize::MAX));
-        self.d.entries.push((key, value));
+    }
+
+    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
+        self.d.insert_with(self.dialect, key, value);
     }
 
     pub(crate) fn finish(self) -> Dictionary {

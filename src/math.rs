@@ -95,14 +95,25 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 macro_rules! flat {
     ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, [$($f:ident),+]) => {
+        flat!($(#[$m])* $name, $t, $n, [$($f),+], Self { $($f: <$t>::default()),+ });
+    };
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, [$($f:ident),+], $default:expr) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable, FromBytes, IntoBytes, Immutable, KnownLayout)]
+        #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable, FromBytes, IntoBytes, Immutable, KnownLayout)]
         #[repr(C)]
         pub struct $name {
             $(
                 #[allow(missing_docs)]
                 pub $f: $t,
             )+
+        }
+
+        impl Default for $name {
+            /// As the engine's default constructor.
+            #[inline]
+            fn default() -> Self {
+                $default
+            }
         }
 
         impl $name {
@@ -166,12 +177,30 @@ flat!(
 );
 flat!(
     /// A rotation quaternion (`Quaternion`; `Quat` in Godot 3).
-    Quaternion, f64, 4, [x, y, z, w]
+    ///
+    /// [`Default`] is the identity `(0, 0, 0, 1)`, as `Quaternion()` in Godot.
+    Quaternion, f64, 4, [x, y, z, w], Quaternion::IDENTITY
 );
 flat!(
     /// A color: always four `f32` on the wire, whatever the precision flag says.
-    Color, f32, 4, [r, g, b, a]
+    ///
+    /// [`Default`] is opaque black `(0, 0, 0, 1)`, as `Color()` in Godot.
+    Color, f32, 4, [r, g, b, a], Color::BLACK
 );
+
+impl Quaternion {
+    /// The identity rotation `(0, 0, 0, 1)` (`Quaternion.IDENTITY`).
+    pub const IDENTITY: Quaternion = Quaternion::new(0.0, 0.0, 0.0, 1.0);
+}
+
+impl Color {
+    /// Opaque black `(0, 0, 0, 1)` (`Color.BLACK`).
+    pub const BLACK: Color = Color::new(0.0, 0.0, 0.0, 1.0);
+    /// Opaque white `(1, 1, 1, 1)` (`Color.WHITE`).
+    pub const WHITE: Color = Color::new(1.0, 1.0, 1.0, 1.0);
+    /// Transparent white `(1, 1, 1, 0)` (`Color.TRANSPARENT`).
+    pub const TRANSPARENT: Color = Color::new(1.0, 1.0, 1.0, 0.0);
+}
 
 macro_rules! nested {
     ($name:ident, $n:literal, |$a:ident| $from:expr, |$s:ident| $to:expr) => {
@@ -538,6 +567,14 @@ mod tests {
         assert_eq!(Transform3D::default().origin, Vector3::default());
         let p = Projection::default().to_array();
         assert!((0..16).all(|i| p[i] == if i % 5 == 0 { 1.0 } else { 0.0 }));
+        // Godot 4.6.3 and 3.2.3: `Quaternion()` / `Quat()` is (0, 0, 0, 1), `Color()` is
+        // (0, 0, 0, 1); the vectors are zero.
+        assert_eq!(Quaternion::default().to_array(), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(Color::default().to_array(), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(Vector4::default().to_array(), [0.0; 4]);
+        assert_eq!(Vector3i::default().to_array(), [0; 3]);
+        assert_eq!(Color::WHITE.to_array(), [1.0; 4]);
+        assert_eq!(Color::TRANSPARENT.to_array(), [1.0, 1.0, 1.0, 0.0]);
     }
 
     #[test]

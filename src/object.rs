@@ -3,7 +3,7 @@
 use core::iter::FusedIterator;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::head::{check_script, read_text, skip_string};
+use crate::head::{check_script, is_script, read_text, skip_string};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::Text;
@@ -315,7 +315,7 @@ impl<'a> Properties<'a> {
     fn property(s: &mut Seq<'a>) -> Result<(Text<'a>, VariantRef<'a>)> {
         let name = s.text()?;
         let value = s.value()?;
-        if s.options().dialect == Dialect::Godot4 && name.as_bytes() == b"script" {
+        if is_script(name.as_bytes(), s.options().dialect) {
             check_script(value.h)?;
         }
         Ok((name, value))

@@ -259,15 +259,7 @@ impl Packet {
 
 /// A Nil head at `offset`.
 fn nil_head(offset: usize) -> Head<'static> {
-    Head {
-        data: &[0; 4],
-        offset,
-        header: 0,
-        ty: VariantType::Nil,
-        sized: true,
-        body_at: 4,
-        count: 0,
-    }
+    Head::nil(offset)
 }
 
 impl fmt::Debug for Packet {

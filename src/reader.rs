@@ -3,9 +3,6 @@
 //! Every read is bounds-checked and returns an [`Error`] carrying the absolute offset of the
 //! field that could not be read; nothing here can panic.
 
-use zerocopy::little_endian::{F32, F64, I32, I64, U32, U64};
-use zerocopy::FromBytes;
-
 use crate::error::{Error, ErrorKind, Result};
 
 /// A per-thread count of the input bytes every cursor has consumed (feature `__count-reads`,
@@ -37,10 +34,17 @@ fn counted(_n: usize) {
 }
 
 /// A forward-only cursor over a byte slice whose first byte sits at absolute offset `base`.
+///
+/// It keeps the bytes not read yet as a slice (`rest`), so that every read is one length
+/// comparison; offsets are computed from the absolute offset of the slice's end, only when
+/// asked for (errors, views).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+    /// The bytes not read yet.
+    rest: &'a [u8],
+    /// The absolute offset just past the last byte.
+    end: usize,
+    /// The absolute offset of the first byte.
     base: usize,
 }
 
@@ -48,45 +52,54 @@ impl<'a> Reader<'a> {
     /// A cursor at the start of `data`, which begins at absolute offset `base`.
     #[inline]
     pub(crate) fn new(data: &'a [u8], base: usize) -> Reader<'a> {
-        Reader { data, pos: 0, base }
+        Reader {
+            rest: data,
+            // Saturating: `offset` (end - unread) never underflows, whatever `base`.
+            end: base.saturating_add(data.len()),
+            base,
+        }
     }
 
     /// The absolute offset of the next byte.
     #[inline]
     pub(crate) fn offset(&self) -> usize {
-        self.base + self.pos
+        self.end - self.rest.len()
     }
 
     /// The position relative to the start of this cursor's slice.
     #[inline]
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.offset() - self.base
     }
 
-    /// The whole slice this cursor walks.
-    #[inline]
-    pub(crate) fn data(&self) -> &'a [u8] {
-        self.data
+    /// The bytes not read yet.
+    #[inline(always)]
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.rest
     }
 
     /// How many bytes are left.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.rest.len()
     }
 
-    /// The bytes from `start` (relative) up to the current position.
-    #[inline]
-    pub(crate) fn since(&self, start: usize) -> &'a [u8] {
-        self.data.get(start..self.pos).unwrap_or(&[])
+    /// The bytes read since the cursor's `rest` was `from` (an earlier [`rest`](Reader::rest)
+    /// of this cursor).
+    #[inline(always)]
+    pub(crate) fn since(&self, from: &'a [u8]) -> &'a [u8] {
+        let n = from.len() - self.rest.len();
+        from.get(..n).unwrap_or(from)
     }
 
-    #[cold]
+    /// The error for `needed` bytes at the cursor, fewer being left. (The offset is passed by
+    /// value: a cursor whose address never escapes stays in registers.)
+    #[inline(always)]
     pub(crate) fn eof(&self, needed: usize) -> Error {
-        Error::eof(self.offset(), needed.saturating_sub(self.remaining()))
+        eof_at(self.offset(), needed, self.remaining())
     }
 
-    #[cold]
+    #[inline(always)]
     pub(crate) fn error_here(&self, kind: ErrorKind) -> Error {
         Error::new(kind, self.offset())
     }
@@ -94,13 +107,9 @@ impl<'a> Reader<'a> {
     /// Takes the next `n` bytes.
     #[inline(always)]
     pub(crate) fn read_bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        match self
-            .pos
-            .checked_add(n)
-            .and_then(|end| self.data.get(self.pos..end))
-        {
-            Some(bytes) => {
-                self.pos += n;
+        match self.rest.split_at_checked(n) {
+            Some((bytes, rest)) => {
+                self.rest = rest;
                 counted(n);
                 Ok(bytes)
             }
@@ -108,76 +117,91 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Moves past the next `n` bytes, which the caller read from [`rest`](Reader::rest)
+    /// (`n` is at most what is left).
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or(&[]);
+        counted(n);
+    }
+
     /// Moves to the absolute offset `to`, ahead of the cursor, whose bytes another cursor has
     /// already walked (not counted as read); `false`, not moving, if it is not ahead or past
     /// the end.
     pub(crate) fn jump_to(&mut self, to: usize) -> bool {
-        match to.checked_sub(self.offset()) {
-            Some(n) if n <= self.remaining() => {
-                self.pos += n;
+        match to
+            .checked_sub(self.offset())
+            .and_then(|n| self.rest.get(n..))
+        {
+            Some(rest) => {
+                self.rest = rest;
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
     /// Skips `n` bytes.
     #[inline(always)]
     pub(crate) fn skip(&mut self, n: usize) -> Result<()> {
-        if n > self.remaining() {
-            return Err(self.eof(n));
+        match self.rest.get(n..) {
+            Some(rest) => {
+                self.rest = rest;
+                counted(n);
+                Ok(())
+            }
+            None => Err(self.eof(n)),
         }
-        self.pos += n;
-        counted(n);
-        Ok(())
     }
 
-    /// Reads one little-endian value of a zerocopy type.
+    /// Takes the next `N` bytes as an array.
     #[inline(always)]
-    fn read_le<T: FromBytes + zerocopy::Unaligned + zerocopy::Immutable + zerocopy::KnownLayout>(
-        &mut self,
-    ) -> Result<T> {
-        let size = core::mem::size_of::<T>();
-        let bytes = self.read_bytes(size)?;
-        // Cannot fail: the slice has exactly `size` bytes and `T` has alignment 1.
-        T::read_from_bytes(bytes).map_err(|_| Error::eof(self.offset(), size))
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        match self.rest.split_first_chunk::<N>() {
+            Some((bytes, rest)) => {
+                self.rest = rest;
+                counted(N);
+                Ok(*bytes)
+            }
+            None => Err(self.eof(N)),
+        }
     }
 
     /// The next `u32` without moving, `None` if fewer than 4 bytes are left.
     #[inline(always)]
     pub(crate) fn peek_u32(&self) -> Option<u32> {
-        let b = self.data.get(self.pos..)?.first_chunk::<4>()?;
+        let b = self.rest.first_chunk::<4>()?;
         Some(u32::from_le_bytes(*b))
     }
 
     #[inline(always)]
     pub(crate) fn read_u32(&mut self) -> Result<u32> {
-        self.read_le::<U32>().map(U32::get)
+        self.read_array().map(u32::from_le_bytes)
     }
 
     #[inline(always)]
     pub(crate) fn read_i32(&mut self) -> Result<i32> {
-        self.read_le::<I32>().map(I32::get)
+        self.read_array().map(i32::from_le_bytes)
     }
 
     #[inline]
     pub(crate) fn read_u64(&mut self) -> Result<u64> {
-        self.read_le::<U64>().map(U64::get)
+        self.read_array().map(u64::from_le_bytes)
     }
 
     #[inline]
     pub(crate) fn read_i64(&mut self) -> Result<i64> {
-        self.read_le::<I64>().map(I64::get)
+        self.read_array().map(i64::from_le_bytes)
     }
 
     #[inline]
     pub(crate) fn read_f32(&mut self) -> Result<f32> {
-        self.read_le::<F32>().map(F32::get)
+        self.read_array().map(f32::from_le_bytes)
     }
 
     #[inline]
     pub(crate) fn read_f64(&mut self) -> Result<f64> {
-        self.read_le::<F64>().map(F64::get)
+        self.read_array().map(f64::from_le_bytes)
     }
 
     /// Reads a real number: f64 when `wide`, else f32 widened.
@@ -193,12 +217,17 @@ impl<'a> Reader<'a> {
     /// Reads an `i32` length or count; negative is an error reported at the field's offset.
     #[inline(always)]
     pub(crate) fn read_len(&mut self) -> Result<usize> {
-        let at = self.offset();
         let v = self.read_i32()?;
         if v < 0 {
-            return Err(Error::new(ErrorKind::NegativeLength { value: v }, at));
+            return Err(self.negative(v));
         }
         Ok(v as usize)
+    }
+
+    /// The error for the negative length `v` just read.
+    #[inline(always)]
+    fn negative(&self, v: i32) -> Error {
+        Error::new(ErrorKind::NegativeLength { value: v }, self.offset() - 4)
     }
 
     /// Reads a container count: a `u32` with bit 31 (the historical "shared" flag) masked off.
@@ -212,16 +241,43 @@ impl<'a> Reader<'a> {
     /// offset. The content is not inspected.
     #[inline(always)]
     pub(crate) fn read_string_raw(&mut self) -> Result<(&'a [u8], usize)> {
+        let (bytes, _) = self.read_string_padded()?;
+        Ok((bytes, self.offset() - pad4(bytes.len())))
+    }
+
+    /// Reads a length-prefixed string (§5) and returns its `len` bytes and the same bytes with
+    /// their padding to a multiple of 4 (required to be present, and skipped).
+    #[inline(always)]
+    pub(crate) fn read_string_padded(&mut self) -> Result<(&'a [u8], &'a [u8])> {
         let len = self.read_len()?;
-        let at = self.offset();
-        let padded = pad4(len);
-        if padded > self.remaining() {
-            return Err(self.eof(padded));
+        // Short strings (keys, names) take the padded size as a constant of the branch their
+        // length predicts, so that the next read does not wait for the length loaded from
+        // memory (the lengths of a packet's keys repeat from packet to packet).
+        match len {
+            0 => self.take_padded::<0>(len),
+            1..=4 => self.take_padded::<4>(len),
+            5..=8 => self.take_padded::<8>(len),
+            9..=12 => self.take_padded::<12>(len),
+            13..=16 => self.take_padded::<16>(len),
+            _ => self.take_padded_n(len, pad4(len)),
         }
-        let bytes = &self.data[self.pos..self.pos + len];
-        self.pos += padded;
-        counted(padded);
-        Ok((bytes, at))
+    }
+
+    #[inline(always)]
+    fn take_padded<const P: usize>(&mut self, len: usize) -> Result<(&'a [u8], &'a [u8])> {
+        self.take_padded_n(len, P)
+    }
+
+    #[inline(always)]
+    fn take_padded_n(&mut self, len: usize, padded: usize) -> Result<(&'a [u8], &'a [u8])> {
+        match self.rest.split_at_checked(padded) {
+            Some((bytes, rest)) => {
+                self.rest = rest;
+                counted(padded);
+                Ok((bytes.get(..len).unwrap_or(bytes), bytes))
+            }
+            None => Err(self.eof(padded)),
+        }
     }
 
     /// Takes `count` elements of `size` bytes each, reporting overflow and shortfall.
@@ -233,6 +289,12 @@ impl<'a> Reader<'a> {
             None => Err(self.error_here(ErrorKind::LengthOverflow)),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn eof_at(at: usize, needed: usize, left: usize) -> Error {
+    Error::eof(at, needed.saturating_sub(left))
 }
 
 /// `n` rounded up to a multiple of 4 (no overflow for `n` < 2^31, all a length field can hold).

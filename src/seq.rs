@@ -106,7 +106,7 @@ impl<'a> Seq<'a> {
     #[inline(always)]
     pub(crate) fn value(&mut self) -> Result<VariantRef<'a>> {
         let h = head(&mut self.r, self.depth, &self.opts, false)?;
-        if !h.sized {
+        if !h.sized() {
             self.pending = Some(h);
         }
         Ok(VariantRef::new(h, self.depth, self.opts))
@@ -116,7 +116,7 @@ impl<'a> Seq<'a> {
     #[inline(always)]
     pub(crate) fn sized_value(&mut self) -> Result<VariantRef<'a>> {
         let h = head(&mut self.r, self.depth, &self.opts, false)?;
-        if h.sized {
+        if h.sized() {
             return Ok(VariantRef::new(h, self.depth, self.opts));
         }
         skip_body(&mut self.r, &h, self.depth, &self.opts, false)?;

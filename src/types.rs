@@ -161,6 +161,184 @@ const fn ids_of<const N: usize>(table: &[VariantType; N]) -> [u8; 39] {
     ids
 }
 
+/// How the bytes after a value's header are laid out: what reading its head does. One
+/// [`Layout`] per type id, 64-bit flag and dialect, in [`LAYOUTS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A payload of a fixed number of bytes (Nil, bool, int, float, the math types, Color,
+    /// RID, Callable): one variant per size, so that walks skip it by a constant in the branch
+    /// the dispatch predicts, and the next read does not wait for a size loaded from memory.
+    F0,
+    F4,
+    F8,
+    F12,
+    F16,
+    F24,
+    F32,
+    F36,
+    F48,
+    F64,
+    F72,
+    F96,
+    F128,
+    /// A §5 string (String, StringName).
+    Str,
+    /// An Array: (Godot 4) type info selected by header bits 16–17, a count, the elements.
+    Array,
+    /// A Dictionary: (Godot 4) type info selected by header bits 16–19, a count, the pairs.
+    Dictionary,
+    /// An Object: an instance id (64-bit flag), or a class name and its properties.
+    Object,
+    /// A count and as many elements of [`Layout::size`] bytes.
+    Packed,
+    /// A PackedByteArray: a length, the bytes, padding (optional at the end of the input).
+    Bytes,
+    /// A PackedStringArray: a count and as many strings.
+    Strings,
+    /// A NodePath.
+    NodePath,
+    /// A Signal: a name and an object id.
+    Signal,
+    /// A type id the dialect does not have.
+    Unknown,
+}
+
+impl Shape {
+    /// The shape of a fixed payload of `n` bytes.
+    const fn fixed(n: u8) -> Shape {
+        match n {
+            0 => Shape::F0,
+            4 => Shape::F4,
+            8 => Shape::F8,
+            12 => Shape::F12,
+            16 => Shape::F16,
+            24 => Shape::F24,
+            32 => Shape::F32,
+            36 => Shape::F36,
+            48 => Shape::F48,
+            64 => Shape::F64,
+            72 => Shape::F72,
+            96 => Shape::F96,
+            128 => Shape::F128,
+            // Not a size of any type (checked at compile time by the tables below).
+            _ => panic!("no fixed shape of this size"),
+        }
+    }
+}
+
+/// What the header of one type id (with or without the 64-bit flag) means in one dialect: its
+/// type, the [`Shape`] of what follows, and the payload (or element) size without and with
+/// the flag.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(4))]
+pub(crate) struct Layout {
+    pub(crate) ty: VariantType,
+    pub(crate) shape: Shape,
+    /// Bytes of a fixed payload or of one [`Packed`](Shape::Packed) element, indexed by the
+    /// header's 64-bit flag: the two differ exactly when the flag applies.
+    pub(crate) size: [u8; 2],
+}
+
+impl Layout {
+    const UNKNOWN: Layout = Layout {
+        ty: T::Nil,
+        shape: Shape::Unknown,
+        size: [0, 0],
+    };
+
+    /// The layout of `ty` in `dialect`, with the 64-bit flag set when `wide`.
+    const fn of(ty: VariantType, dialect: Dialect, wide: bool) -> Layout {
+        let g4 = matches!(dialect, Dialect::Godot4);
+        // Real components: f32, or f64 under the 64-bit flag in Godot 4 only.
+        const fn reals(n: u8, g4: bool) -> [u8; 2] {
+            if g4 {
+                [4 * n, 8 * n]
+            } else {
+                [4 * n, 4 * n]
+            }
+        }
+        const F: Shape = Shape::F0; // any fixed shape: resolved from the size below
+        let (shape, size) = match ty {
+            T::Nil | T::Callable => (F, [0, 0]),
+            T::Bool => (F, [4, 4]),
+            T::Int | T::Float => (F, [4, 8]),
+            T::String | T::StringName => (Shape::Str, [0, 0]),
+            T::Vector2 => (F, reals(2, g4)),
+            T::Vector2i => (F, [8, 8]),
+            T::Rect2 | T::Vector4 | T::Plane | T::Quaternion => (F, reals(4, g4)),
+            T::Rect2i | T::Vector4i | T::Color => (F, [16, 16]),
+            T::Vector3 => (F, reals(3, g4)),
+            T::Vector3i => (F, [12, 12]),
+            T::Transform2D | T::Aabb => (F, reals(6, g4)),
+            T::Basis => (F, reals(9, g4)),
+            T::Transform3D => (F, reals(12, g4)),
+            T::Projection => (F, reals(16, g4)),
+            // A Godot 3 RID carries no payload.
+            T::Rid => (F, if g4 { [8, 8] } else { [0, 0] }),
+            T::NodePath => (Shape::NodePath, [0, 0]),
+            T::Object => (Shape::Object, [0, 0]),
+            T::Signal => (Shape::Signal, [0, 0]),
+            T::Dictionary => (Shape::Dictionary, [0, 0]),
+            T::Array => (Shape::Array, [0, 0]),
+            T::PackedByteArray => (Shape::Bytes, [1, 1]),
+            T::PackedInt32Array | T::PackedFloat32Array => (Shape::Packed, [4, 4]),
+            T::PackedInt64Array | T::PackedFloat64Array => (Shape::Packed, [8, 8]),
+            T::PackedStringArray => (Shape::Strings, [0, 0]),
+            T::PackedVector2Array => (Shape::Packed, reals(2, g4)),
+            T::PackedVector3Array => (Shape::Packed, reals(3, g4)),
+            T::PackedColorArray => (Shape::Packed, [16, 16]),
+            T::PackedVector4Array => (Shape::Packed, [16, 32]),
+        };
+        let shape = if matches!(shape, Shape::F0) {
+            Shape::fixed(size[wide as usize])
+        } else {
+            shape
+        };
+        Layout { ty, shape, size }
+    }
+
+    /// The payload (or element) size for this `header`, by its 64-bit flag.
+    #[inline(always)]
+    pub(crate) fn size(&self, header: u32) -> usize {
+        // Without a load through memory: the two sizes as one word, shifted by 8 * flag.
+        let both = u16::from_le_bytes(self.size);
+        usize::from((both >> ((header >> 13) & 8)) as u8)
+    }
+
+    /// Whether the 64-bit flag changes the payload of this type.
+    #[inline]
+    pub(crate) fn flag_applies(&self) -> bool {
+        self.size[0] != self.size[1]
+    }
+}
+
+/// The layouts of one dialect's id table, indexed by a header's low byte plus 256 when its
+/// 64-bit flag is set.
+const fn layouts<const N: usize>(table: &[VariantType; N], dialect: Dialect) -> [Layout; 512] {
+    let mut out = [Layout::UNKNOWN; 512];
+    let mut id = 0;
+    while id < N {
+        out[id] = Layout::of(table[id], dialect, false);
+        out[256 + id] = Layout::of(table[id], dialect, true);
+        id += 1;
+    }
+    out
+}
+
+/// Where the layout of `header` is in a dialect's table: its low byte, plus 256 with the 64-bit
+/// flag.
+#[inline(always)]
+pub(crate) fn layout_index(header: u32) -> usize {
+    ((header & 0xFF) | ((header >> 8) & 0x100)) as usize
+}
+
+/// The layouts of every header byte and 64-bit flag, per dialect (indexed by
+/// `Dialect as usize`): one load per header, no bounds check.
+static LAYOUTS: [[Layout; 512]; 2] = [
+    layouts(&GODOT4, Dialect::Godot4),
+    layouts(&GODOT3, Dialect::Godot3),
+];
+
 static GODOT4_IDS: [u8; 39] = ids_of(&GODOT4);
 static GODOT3_IDS: [u8; 39] = ids_of(&GODOT3);
 
@@ -171,6 +349,19 @@ impl Dialect {
             Dialect::Godot4 => &GODOT4,
             Dialect::Godot3 => &GODOT3,
         }
+    }
+
+    /// The layout of the type whose id is the low byte of `header`, with its 64-bit flag
+    /// (unknown ids included).
+    #[inline(always)]
+    pub(crate) fn layout(self, header: u32) -> Layout {
+        self.layouts()[layout_index(header)]
+    }
+
+    /// This dialect's layouts, indexed by [`layout_index`].
+    #[inline(always)]
+    pub(crate) fn layouts(self) -> &'static [Layout; 512] {
+        &LAYOUTS[self as usize]
     }
 
     /// The type a wire type id (the low byte of a header) stands for in this dialect.

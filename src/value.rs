@@ -5,7 +5,7 @@ use core::fmt;
 use crate::array::ArrayRef;
 use crate::dict::DictionaryRef;
 use crate::error::{Error, ErrorKind, Expected, Result};
-use crate::head::{flag_applies, read_text, Body, Head};
+use crate::head::{flag_applies, plain_string, read_text, Body, Head};
 use crate::math::*;
 use crate::object::{CallableRef, NodePathRef, ObjectRef, SignalRef};
 use crate::packed::{Element, PackedArrayRef, PackedElement, PackedStringArrayRef};
@@ -91,6 +91,12 @@ impl<'a> VariantRef<'a> {
         self.opts
     }
 
+    /// The options the value was read with, by reference.
+    #[inline(always)]
+    pub(crate) fn options_ref(&self) -> &ReadOptions {
+        &self.opts
+    }
+
     /// The dialect the value was read with.
     #[inline]
     pub fn dialect(&self) -> Dialect {
@@ -107,7 +113,7 @@ impl<'a> VariantRef<'a> {
     /// sub-tree unchanged with these. For a container whose end is not yet known this walks it
     /// (without allocating) and reports the first structural error.
     pub fn raw(&self) -> Result<&'a [u8]> {
-        if self.h.sized {
+        if self.h.sized() {
             return Ok(self.h.data);
         }
         let mut r = self.h.body_reader();
@@ -239,12 +245,23 @@ impl<'a> VariantRef<'a> {
         if !matches!(self.h.ty, VariantType::String | VariantType::StringName) {
             return Err(self.wrong(Expected::StringLike));
         }
-        let (raw, at) = self.payload().read_string_raw()?;
+        let raw = self.string_bytes()?;
         let (t, skipped) = crate::text::engine_text(raw);
-        // One UTF-8 pass; the dialect's own check only to name an error.
+        // One UTF-8 pass; the dialect's own check only to name an error (the bytes start after
+        // the header and the length).
         match core::str::from_utf8(t) {
             Ok(s) => Ok(s),
-            Err(_) => Err(self.str_error(t, at + skipped)),
+            Err(_) => Err(self.str_error(t, self.h.offset + 8 + skipped)),
+        }
+    }
+
+    /// The raw bytes of a String or StringName (before the engine's BOM strip and NUL cut).
+    #[inline(always)]
+    fn string_bytes(&self) -> Result<&'a [u8]> {
+        match self.h.data.get(4..).and_then(plain_string::<false>) {
+            Some((raw, _)) => Ok(raw),
+            // Not plain (a view cut short): read the exact way, for the error.
+            None => self.payload().read_string_raw().map(|(raw, _)| raw),
         }
     }
 
@@ -252,8 +269,7 @@ impl<'a> VariantRef<'a> {
     /// callers whose walk has checked it.
     #[cfg(feature = "serde")]
     pub(crate) fn text_bytes(&self) -> Result<&'a [u8]> {
-        let (raw, _) = self.payload().read_string_raw()?;
-        Ok(crate::text::engine_text(raw).0)
+        Ok(crate::text::engine_text(self.string_bytes()?).0)
     }
 
     /// Why the text `t` at `at` is not a `&str`: invalid by the dialect's rules, or valid for

@@ -4,11 +4,15 @@
 //! beginning of a container (with its count and type info), the name of an object's property,
 //! every other value (sized, exactly its bytes), and the end of a container. It checks
 //! everything [`validate`](crate::validate()) checks — bounds, strings, type ids, depth, the
-//! object policy and the `script` property rule — because `validate` *is* a walker that
-//! ignores its events. It never recurses on the native stack and, within the engine's depth
-//! limit, never allocates: the open containers are kept in an inline stack of
-//! [`ENGINE_MAX_DEPTH`] frames (only a depth limit raised beyond the engine's spills the frames
-//! below onto the heap, 8 bytes a level).
+//! object policy and the `script` property rule — because `validate` runs the same walk and
+//! ignores its events. It never recurses on the native stack. A walker is small (256 bytes:
+//! cheap to make and to move) and keeps the open containers of the first
+//! [`INLINE_DEPTH`](Walker::INLINE_DEPTH) levels inline; deeper ones spill to the heap, about 4
+//! bytes a level, reserved at once up to the engine's depth limit. The walks that produce no
+//! events —
+//! [`validate`](crate::validate()), [`Walker::next_value`], [`Walker::skip_container`],
+//! [`Walker::finish`] and every sizing walk of the lazy views — keep their frames on the native
+//! stack and never allocate within the engine's depth limit ([`ENGINE_MAX_DEPTH`]).
 //!
 //! [`validate`](crate::validate()), [`VariantRef::to_owned`], the text, JSON and tree
 //! printers, `stats` and the serde deserializer all run on it, each in one linear pass:
@@ -41,10 +45,13 @@ use core::iter::FusedIterator;
 use arrayvec::ArrayVec;
 
 use crate::error::Result;
-use crate::head::{check_script, head, skip_strings, Body, Head};
+use crate::head::{
+    check_script, head, head_at, is_fixed, is_script, out_of_line, read_string, skip_fixed,
+    skip_plain, skip_strings, too_deep, Body, Head,
+};
 use crate::reader::Reader;
 use crate::text::{self, Text};
-use crate::types::{Dialect, ReadOptions, ENGINE_MAX_DEPTH};
+use crate::types::{Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
 /// One step of a walk; see [`Walker::next_event`].
@@ -92,7 +99,7 @@ impl Frame {
         kind: Kind::Array,
     };
 
-    /// The frame of the container whose head `h` was just read (`None` for other values).
+    /// The frame of a container with `count` elements / pairs / properties.
     #[inline(always)]
     fn of(count: u32, body: Body) -> Frame {
         match body {
@@ -113,36 +120,135 @@ impl Frame {
     }
 }
 
-/// The frames below the innermost one: inline up to the engine's depth limit, on the heap
-/// beyond it (only reachable with a depth limit raised past the engine's).
-#[derive(Clone, Debug, Default)]
-struct Stack {
-    remaining: ArrayVec<u32, { ENGINE_MAX_DEPTH as usize }>,
-    kinds: ArrayVec<Kind, { ENGINE_MAX_DEPTH as usize }>,
+/// The frames of the event-free walks: on the native stack, `N` of them inline, the rest on
+/// the heap (only past `N` levels, with a depth limit raised beyond the engine's).
+struct Frames<const N: usize> {
+    inline: ArrayVec<Frame, N>,
     spill: Vec<Frame>,
 }
 
-impl Stack {
-    #[inline]
-    fn push(&mut self, f: Frame) {
-        if self.spill.is_empty() && !self.remaining.is_full() {
-            self.remaining.push(f.remaining);
-            self.kinds.push(f.kind);
-        } else {
-            self.spill.push(f);
+impl<const N: usize> Frames<N> {
+    #[inline(always)]
+    fn new() -> Self {
+        Frames {
+            inline: ArrayVec::new_const(),
+            spill: Vec::new(),
         }
     }
 
-    #[inline]
+    #[inline(always)]
+    fn push(&mut self, f: Frame) {
+        if self.spill.is_empty() && !self.inline.is_full() {
+            self.inline.push(f);
+        } else {
+            self.push_spill(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_spill(&mut self, f: Frame) {
+        self.spill.push(f);
+    }
+
+    /// The frame pushed last; `None` when empty.
+    #[inline(always)]
+    fn pop(&mut self) -> Option<Frame> {
+        if self.spill.is_empty() {
+            self.inline.pop()
+        } else {
+            self.spill.pop()
+        }
+    }
+}
+
+/// A walker's frames below the innermost: each frame's remaining count (a `u32`: at most
+/// 2^32 - 2, a dictionary counting keys and values) and, in a bitset beside, whether it is an
+/// object's. The first [`Walker::INLINE_DEPTH`] frames are inline; deeper ones spill to the
+/// heap, which is reserved up to the depth limit (at most the engine's) at the first spill:
+/// about 4 KiB for any input the engine reads.
+#[derive(Clone, Debug)]
+struct Stack {
+    inline: ArrayVec<u32, { Walker::INLINE_DEPTH }>,
+    /// Bit `i`: inline frame `i` is an object's.
+    inline_objects: u32,
+    spill: Vec<u32>,
+    /// Bit `i % 32` of word `i / 32`: spilled frame `i` is an object's.
+    spill_objects: Vec<u32>,
+}
+
+// One bit for each inline frame.
+const _: () = assert!(Walker::INLINE_DEPTH == 32);
+
+impl Stack {
+    #[inline(always)]
+    fn new() -> Stack {
+        Stack {
+            inline: ArrayVec::new_const(),
+            inline_objects: 0,
+            spill: Vec::new(),
+            spill_objects: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, f: Frame, max_depth: u32) {
+        let object = f.kind == Kind::Object;
+        if self.spill.is_empty() && !self.inline.is_full() {
+            let bit = 1 << self.inline.len();
+            if object {
+                self.inline_objects |= bit;
+            } else {
+                self.inline_objects &= !bit;
+            }
+            self.inline.push(f.remaining);
+        } else {
+            self.push_spill(f.remaining, object, max_depth);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_spill(&mut self, remaining: u32, object: bool, max_depth: u32) {
+        if self.spill.capacity() == 0 {
+            let limit = max_depth.min(ENGINE_MAX_DEPTH) as usize + 1;
+            let frames = limit.saturating_sub(Walker::INLINE_DEPTH).max(1);
+            self.spill.reserve_exact(frames);
+            self.spill_objects.reserve_exact(frames.div_ceil(32));
+        }
+        let i = self.spill.len();
+        if i % 32 == 0 && self.spill_objects.len() == i / 32 {
+            self.spill_objects.push(0);
+        }
+        if let Some(bits) = self.spill_objects.get_mut(i / 32) {
+            let bit = 1 << (i % 32);
+            if object {
+                *bits |= bit;
+            } else {
+                *bits &= !bit;
+            }
+        }
+        self.spill.push(remaining);
+    }
+
+    /// The frame pushed last (the walker pops only what it pushed).
+    #[inline(always)]
     fn pop(&mut self) -> Frame {
-        if let Some(f) = self.spill.pop() {
-            return f;
-        }
-        match (self.remaining.pop(), self.kinds.pop()) {
-            (Some(remaining), Some(kind)) => Frame { remaining, kind },
-            // Unreachable: pops match pushes (the walker counts its open containers).
-            _ => Frame::NONE,
-        }
+        let (remaining, object) = match self.spill.pop() {
+            Some(r) => {
+                let i = self.spill.len();
+                let bits = self.spill_objects.get(i / 32).copied().unwrap_or(0);
+                (r, bits >> (i % 32) & 1 != 0)
+            }
+            None => {
+                let r = self.inline.pop().unwrap_or(0);
+                (r, self.inline_objects >> self.inline.len() & 1 != 0)
+            }
+        };
+        // An object or an array: dictionaries walk as arrays (the walker tells them apart
+        // only by objects' property names).
+        let kind = if object { Kind::Object } else { Kind::Array };
+        Frame { remaining, kind }
     }
 }
 
@@ -164,57 +270,60 @@ enum State {
 pub struct Walker<'a> {
     r: Reader<'a>,
     opts: ReadOptions,
-    /// Whether strings and the script rule are checked (always, but for crate-internal sizing
-    /// walks whose strings are checked when they are read).
-    check: bool,
     /// The depth of the walk's top value.
     base: u32,
     state: State,
-    /// How many containers are open.
-    open: u32,
-    /// The innermost open container (meaningful while `open > 0`).
-    top: Frame,
     /// Whether the name of the innermost object's next property has been read.
     named: bool,
     /// Whether the next value is a Godot 4 `script` property.
     script: bool,
+    /// How many containers are open.
+    open: u32,
+    /// The innermost open container (meaningful while `open > 0`).
+    top: Frame,
     /// The absolute offset of the last property name's bytes.
     name_at: usize,
+    /// The open containers below the innermost one.
     stack: Stack,
 }
 
+// Cheap to make and to move (serde's deserializer holds one by value): a few cache lines.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Walker<'static>>() <= 256);
+
 impl<'a> Walker<'a> {
+    /// How many levels of open containers a walker keeps inline (besides the innermost); the
+    /// first container opened deeper reserves about 4 bytes a level on the heap up to the
+    /// engine's depth limit (the event-free walks never allocate within that limit).
+    pub const INLINE_DEPTH: usize = 32;
+
     /// A walker over the one value at the start of `bytes` (bytes after it are not read; see
-    /// [`offset`](Walker::offset) for where it ended).
+    /// [`offset`](Walker::offset) for where it ended). O(1): nothing is read until stepped.
+    #[inline]
     pub fn new(bytes: &'a [u8], opts: &ReadOptions) -> Walker<'a> {
-        Walker::at(Reader::new(bytes, 0), 0, *opts, true)
+        Walker::at(Reader::new(bytes, 0), 0, *opts)
     }
 
     /// A walker over the value `v` (re-reading its head, so that everything in it is checked),
     /// with its depth and options. Offsets stay those of the whole input.
+    #[inline]
     pub fn from_value(v: VariantRef<'a>) -> Walker<'a> {
-        Walker::at(
-            Reader::new(v.h.data, v.h.offset),
-            v.depth(),
-            v.options(),
-            true,
-        )
+        Walker::at(Reader::new(v.h.data, v.h.offset), v.depth(), v.options())
     }
 
-    #[inline]
-    fn at(r: Reader<'a>, base: u32, opts: ReadOptions, check: bool) -> Walker<'a> {
+    #[inline(always)]
+    fn at(r: Reader<'a>, base: u32, opts: ReadOptions) -> Walker<'a> {
         Walker {
             r,
             opts,
-            check,
             base,
             state: State::Start,
-            open: 0,
-            top: Frame::NONE,
             named: false,
             script: false,
+            open: 0,
+            top: Frame::NONE,
             name_at: 0,
-            stack: Stack::default(),
+            stack: Stack::new(),
         }
     }
 
@@ -352,8 +461,6 @@ impl<'a> Walker<'a> {
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn leaf_slot(&self) -> Option<Reader<'a>> {
-        // Serde walkers check everything (`Walker::new`, `Walker::from_value`).
-        debug_assert!(self.check);
         let depth = if self.state == State::Running
             && self.top.remaining > 0
             && (self.top.kind != Kind::Object || (self.named && !self.script))
@@ -364,7 +471,7 @@ impl<'a> Walker<'a> {
         } else {
             return None;
         };
-        (self.check && depth <= self.opts.max_depth).then_some(self.r)
+        (depth <= self.opts.max_depth).then_some(self.r)
     }
 
     /// The input from the next value on, when it may be read by a fast path (as
@@ -372,7 +479,7 @@ impl<'a> Walker<'a> {
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn leaf_bytes(&self) -> Option<&'a [u8]> {
-        self.leaf_slot()?.data().get(self.r.pos()..)
+        self.leaf_slot().map(|r| r.rest())
     }
 
     /// Commits a value of `n` bytes that a fast path read whole from the bytes that
@@ -397,11 +504,10 @@ impl<'a> Walker<'a> {
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
-        debug_assert!(self.check);
         if self.state == State::Running && self.top.remaining > 0 {
             debug_assert!(self.top.kind != Kind::Object);
             debug_assert!(self.base + self.open <= self.opts.max_depth);
-            self.r.data().get(self.r.pos()..)
+            Some(self.r.rest())
         } else {
             None
         }
@@ -488,43 +594,27 @@ impl<'a> Walker<'a> {
 
     // ----- the steps -----
 
-    /// Walks on without events until only `target` containers are open (`target < open`).
-    ///
-    /// The same walk as [`step`](Walker::step), with the cursor and the innermost frame in
-    /// locals: what `validate` and every sizing walk run, one value per iteration.
+    /// Walks on without events until only `target` containers are open (`target < open`):
+    /// each open container is finished by the event-free walk ([`skip_rest`]), then popped.
     fn skip_until(&mut self, target: u32) -> Result<()> {
-        // One copy of the loop per checking mode, so that the check is decided at compile time.
-        if self.check {
-            self.skip_until_with::<true>(target)
-        } else {
-            self.skip_until_with::<false>(target)
-        }
-    }
-
-    #[inline(always)]
-    fn skip_until_with<const CHECK: bool>(&mut self, target: u32) -> Result<()> {
-        let mut r = self.r;
-        let mut top = self.top;
-        let mut open = self.open;
-        let res = run::<CHECK>(
-            &mut r,
-            &mut top,
-            &mut open,
-            &mut self.stack,
-            Pending {
-                named: self.named,
-                script: self.script,
-            },
-            self.base,
-            &self.opts,
-            target,
-        );
-        self.r = r;
-        self.top = top;
-        self.open = open;
+        let mut pending = Pending {
+            named: self.named,
+            script: self.script,
+        };
         self.named = false;
         self.script = false;
-        if res.is_err() || open == 0 {
+        let res = loop {
+            let depth = self.base + self.open;
+            if let Err(e) = skip_rest::<true>(&mut self.r, self.top, pending, depth, &self.opts) {
+                break Err(e);
+            }
+            pending = Pending::NONE;
+            self.pop();
+            if self.open == target {
+                break Ok(());
+            }
+        };
+        if res.is_err() {
             self.state = State::Done;
         }
         res
@@ -532,14 +622,13 @@ impl<'a> Walker<'a> {
 
     #[inline(always)]
     fn step(&mut self) -> Result<Option<Event<'a>>> {
-        match self.state {
-            State::Running => {}
-            State::Start => {
-                self.state = State::Done;
-                let h = head(&mut self.r, self.base, &self.opts, self.check)?;
-                return self.value(h, self.base).map(Some);
+        if self.state != State::Running {
+            if self.state == State::Done {
+                return Ok(None);
             }
-            State::Done => return Ok(None),
+            self.state = State::Done;
+            let h = head(&mut self.r, self.base, &self.opts, true)?;
+            return self.value(h, self.base).map(Some);
         }
         if self.top.remaining == 0 {
             self.pop();
@@ -548,10 +637,8 @@ impl<'a> Walker<'a> {
         if self.top.kind == Kind::Object && !self.named {
             let (raw, at) = self.r.read_string_raw()?;
             let (t, skipped) = text::engine_text(raw);
-            if self.check {
-                text::check(t, self.opts.dialect, at + skipped)?;
-            }
-            self.script = is_script(t, &self.opts);
+            text::check(t, self.opts.dialect, at + skipped)?;
+            self.script = is_script(t, self.opts.dialect);
             self.named = true;
             self.name_at = at;
             return Ok(Some(Event::Property(Text::new(t))));
@@ -559,7 +646,7 @@ impl<'a> Walker<'a> {
         self.top.remaining -= 1;
         self.named = false;
         let depth = self.base + self.open;
-        let h = head(&mut self.r, depth, &self.opts, self.check)?;
+        let h = head(&mut self.r, depth, &self.opts, true)?;
         if self.script {
             self.script = false;
             check_script(h)?;
@@ -573,7 +660,7 @@ impl<'a> Walker<'a> {
         match h.body() {
             None => Ok(Event::Value(VariantRef::new(h, depth, self.opts))),
             Some(Body::Strings) => {
-                skip_strings(&mut self.r, h.count, self.opts.dialect, self.check)?;
+                skip_strings(&mut self.r, h.count, self.opts.dialect, true)?;
                 let len = self.r.offset() - h.offset;
                 Ok(Event::Value(VariantRef::new(
                     h.sized_to(len),
@@ -591,7 +678,7 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     fn push(&mut self, f: Frame) {
         if self.open > 0 {
-            self.stack.push(self.top);
+            self.stack.push(self.top, self.opts.max_depth);
         }
         self.top = f;
         self.open += 1;
@@ -628,73 +715,141 @@ struct Pending {
     script: bool,
 }
 
-/// The loop of [`Walker::skip_until`], on locals: walks on until only `target` containers are
-/// open. Each pass of the outer loop reads the values of the innermost container until it
-/// ends or a nested container opens.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn run<const CHECK: bool>(
+impl Pending {
+    const NONE: Pending = Pending {
+        named: false,
+        script: false,
+    };
+}
+
+/// The event-free walk under `validate` and every skip: walks the rest of the open container
+/// `top`, whose values are at `depth`, and returns once it is complete. Nested containers are
+/// kept in frames on the native stack (no allocation within the engine's depth limit). Each
+/// pass of the outer loop reads the values of the innermost container until it ends or a
+/// nested container opens; the depth of a container's values is checked once, before the
+/// first (an object's after each property name, which comes first).
+#[inline(never)]
+fn skip_rest<const CHECK: bool>(
     r: &mut Reader<'_>,
-    top: &mut Frame,
-    open: &mut u32,
-    stack: &mut Stack,
-    mut pending: Pending,
-    base: u32,
+    top: Frame,
+    pending: Pending,
+    depth: u32,
     opts: &ReadOptions,
-    target: u32,
 ) -> Result<()> {
+    // The cursor in a local, so that it lives in registers.
+    let mut local = *r;
+    let res = skip_rest_in::<CHECK>(&mut local, top, pending, depth, opts);
+    *r = local;
+    res
+}
+
+#[inline(always)]
+fn skip_rest_in<const CHECK: bool>(
+    r: &mut Reader<'_>,
+    mut top: Frame,
+    mut pending: Pending,
+    mut depth: u32,
+    opts: &ReadOptions,
+) -> Result<()> {
+    let mut stack: Frames<{ ENGINE_MAX_DEPTH as usize }> = Frames::new();
     'outer: loop {
-        let depth = base + *open;
-        while top.remaining > 0 {
-            top.remaining -= 1;
-            if top.kind == Kind::Object {
-                if !pending.named {
-                    pending.script = read_name(r, opts, CHECK)?;
+        if top.remaining > 0 {
+            if top.kind != Kind::Object {
+                if depth > opts.max_depth {
+                    return Err(too_deep(r.offset(), opts));
                 }
-                pending.named = false;
-            }
-            let h = head(r, depth, opts, CHECK)?;
-            if pending.script {
-                pending.script = false;
-                check_script(h)?;
-            }
-            match h.body() {
-                None => {}
-                Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
-                Some(body) => {
-                    stack.push(*top);
-                    *top = Frame::of(h.count, body);
-                    *open += 1;
-                    continue 'outer;
+                let table = opts.dialect.layouts();
+                loop {
+                    // A run of plain values on the slice; the first other value (or any
+                    // error) the exact way.
+                    let (taken, left) = skip_plain_run::<CHECK>(r.rest(), top.remaining, table);
+                    r.advance(taken);
+                    top.remaining = left;
+                    if left == 0 {
+                        break;
+                    }
+                    top.remaining -= 1;
+                    let h = head_at(r, opts, CHECK)?;
+                    match h.body() {
+                        None => {}
+                        Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
+                        Some(body) => {
+                            stack.push(top);
+                            top = Frame::of(h.count, body);
+                            depth += 1;
+                            continue 'outer;
+                        }
+                    }
+                    if top.remaining == 0 {
+                        break;
+                    }
+                }
+            } else {
+                loop {
+                    top.remaining -= 1;
+                    if !pending.named {
+                        pending.script = out_of_line(r, |r| read_name(r, opts, CHECK))?;
+                    }
+                    pending.named = false;
+                    let h = head(r, depth, opts, CHECK)?;
+                    if pending.script {
+                        pending.script = false;
+                        check_script(h)?;
+                    }
+                    match h.body() {
+                        None => {}
+                        Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, CHECK)?,
+                        Some(body) => {
+                            stack.push(top);
+                            top = Frame::of(h.count, body);
+                            depth += 1;
+                            continue 'outer;
+                        }
+                    }
+                    if top.remaining == 0 {
+                        break;
+                    }
                 }
             }
         }
-        *open -= 1;
-        if *open > 0 {
-            *top = stack.pop();
-        }
-        if *open == target {
-            return Ok(());
+        match stack.pop() {
+            Some(f) => {
+                top = f;
+                depth -= 1;
+            }
+            None => return Ok(()),
         }
     }
 }
 
-/// Whether a property named `t` is the Godot 4 `script` property.
+/// Skips up to `n` plain values (see [`skip_plain`]) at the start of `rest`; returns the bytes
+/// taken and how many of the `n` are left.
 #[inline(always)]
-fn is_script(t: &[u8], opts: &ReadOptions) -> bool {
-    opts.dialect == Dialect::Godot4 && t == b"script"
+fn skip_plain_run<const CHECK: bool>(
+    rest: &[u8],
+    mut n: u32,
+    table: &[Layout; 512],
+) -> (usize, u32) {
+    let all = rest.len();
+    let mut rest = rest;
+    while n > 0 {
+        match skip_plain::<CHECK>(rest, table) {
+            Some(next) => {
+                rest = next;
+                n -= 1;
+            }
+            None => break,
+        }
+    }
+    (all - rest.len(), n)
 }
 
 /// Reads a property name, checking its text with `check`; returns whether it names the Godot 4
 /// `script` property.
-#[inline]
+#[inline(never)]
 fn read_name(r: &mut Reader<'_>, opts: &ReadOptions, check: bool) -> Result<bool> {
-    let (raw, at) = r.read_string_raw()?;
-    let (t, skipped) = text::engine_text(raw);
-    if check {
-        text::check(t, opts.dialect, at + skipped)?;
-    }
-    Ok(is_script(t, opts))
+    let t = read_string(r, opts.dialect, check)?;
+    Ok(is_script(t, opts.dialect))
 }
 
 // ----- crate-internal walks -----
@@ -712,29 +867,42 @@ pub(crate) fn skip_body<'a>(
     match h.body() {
         None => Ok(()),
         Some(Body::Strings) => skip_strings(r, h.count, opts.dialect, check),
-        Some(body) => walk_container(r, h, body, depth, opts, check),
+        Some(body) => {
+            let top = Frame::of(h.count, body);
+            // On a copy of the cursor: the caller's stays in registers.
+            if check {
+                out_of_line(r, |r| skip_container::<true>(r, top, depth + 1, opts))
+            } else {
+                out_of_line(r, |r| skip_container::<false>(r, top, depth + 1, opts))
+            }
+        }
     }
 }
 
-/// The container case of [`skip_body`], out of line: it is the only one that needs a walker
-/// (and its frame stack) on the native stack.
+/// Walks the container `top` (its values at `depth`): an array or dictionary of plain values
+/// (a flat packet) on the slice alone, anything else by [`skip_rest`] from the first value that
+/// is not plain.
 #[inline(never)]
-fn walk_container<'a>(
-    r: &mut Reader<'a>,
-    h: &Head<'a>,
-    body: Body,
+fn skip_container<const CHECK: bool>(
+    r: &mut Reader<'_>,
+    mut top: Frame,
     depth: u32,
     opts: &ReadOptions,
-    check: bool,
 ) -> Result<()> {
-    let mut w = Walker::at(*r, depth, *opts, check);
-    w.push(Frame::of(h.count, body));
-    w.skip_until(0)?;
-    *r = w.r;
-    Ok(())
+    if top.kind != Kind::Object && depth <= opts.max_depth {
+        let table = opts.dialect.layouts();
+        let (taken, left) = skip_plain_run::<CHECK>(r.rest(), top.remaining, table);
+        r.advance(taken);
+        if left == 0 {
+            return Ok(());
+        }
+        top.remaining = left;
+    }
+    skip_rest::<CHECK>(r, top, Pending::NONE, depth, opts)
 }
 
 /// Validates one value at the cursor, leaving the cursor after it.
+#[inline]
 pub(crate) fn validate_at(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
     let h = head(r, depth, opts, true)?;
     skip_body(r, &h, depth, opts, true)
@@ -749,7 +917,7 @@ pub(crate) fn read_value<'a>(
     opts: &ReadOptions,
 ) -> Result<VariantRef<'a>> {
     let h = head(r, depth, opts, false)?;
-    if h.sized {
+    if h.sized() {
         return Ok(VariantRef::new(h, depth, *opts));
     }
     skip_body(r, &h, depth, opts, false)?;
@@ -760,6 +928,109 @@ pub(crate) fn read_value<'a>(
 /// Skips one whole value at the cursor.
 #[inline]
 pub(crate) fn skip_value(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
-    let h = head(r, depth, opts, false)?;
+    if depth > opts.max_depth {
+        return Err(too_deep(r.offset(), opts));
+    }
+    skip_one(r, depth, opts)
+}
+
+/// Skips one whole value at the cursor, at `depth` (which the caller checked), its strings
+/// unchecked. Fixed-size values and strings are skipped inline; anything else out of line, on
+/// a copy of the cursor.
+#[inline(always)]
+pub(crate) fn skip_one(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
+    if let Some(header) = r.peek_u32() {
+        let l = opts.dialect.layout(header);
+        match l.shape {
+            Shape::Str => {
+                r.skip(4)?;
+                return r.read_string_padded().map(drop);
+            }
+            fixed if is_fixed(fixed) => {
+                r.skip(4)?;
+                return skip_fixed(r, fixed);
+            }
+            _ => {}
+        }
+    }
+    out_of_line(r, |r| skip_other(r, depth, opts))
+}
+
+/// The other cases of [`skip_one`].
+#[inline(never)]
+fn skip_other(r: &mut Reader<'_>, depth: u32, opts: &ReadOptions) -> Result<()> {
+    let h = head_at(r, opts, false)?;
     skip_body(r, &h, depth, opts, false)
+}
+
+/// Skips `n` whole values at the cursor, at `depth`, their strings unchecked: the event-free
+/// walk over them as over the elements of an array.
+pub(crate) fn skip_values(
+    r: &mut Reader<'_>,
+    n: u32,
+    depth: u32,
+    opts: &ReadOptions,
+) -> Result<()> {
+    let top = Frame {
+        remaining: n,
+        kind: Kind::Array,
+    };
+    skip_rest::<false>(r, top, Pending::NONE, depth, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Event;
+
+    #[test]
+    fn frames_below_the_innermost_keep_their_count_and_kind() {
+        // {[]: …} declaring 2^31 - 1 pairs, its first key an empty array (2^32 - 3 keys and
+        // values left once it ends), inside as many arrays as the walker keeps inline and more.
+        for outer in [0, Walker::INLINE_DEPTH - 1, Walker::INLINE_DEPTH + 5] {
+            let mut bytes = [28, 0, 0, 0, 1, 0, 0, 0].repeat(outer);
+            bytes.extend_from_slice(&[27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F]);
+            bytes.extend_from_slice(&[28, 0, 0, 0, 0, 0, 0, 0]);
+            let mut w = Walker::new(&bytes, &ReadOptions::new());
+            for _ in 0..outer + 2 {
+                assert!(matches!(w.next_event(), Ok(Some(Event::Begin(_)))));
+            }
+            assert_eq!(w.remaining(), 0);
+            assert!(matches!(w.next_event(), Ok(Some(Event::End))));
+            assert_eq!(w.remaining(), 0xFFFF_FFFD, "outer {outer}");
+            assert_eq!(w.depth(), outer as u32 + 1);
+        }
+    }
+
+    #[test]
+    fn objects_below_the_innermost_stay_objects() {
+        let opts = ReadOptions::new().with_full_objects(true);
+        // Node{"a": [Node{"b": 1}], "c": 2} nested inside enough arrays to spill.
+        for outer in [0, Walker::INLINE_DEPTH + 3] {
+            let mut bytes = [28, 0, 0, 0, 1, 0, 0, 0].repeat(outer);
+            let object = |props: u8| {
+                let mut b = alloc::vec![24, 0, 0, 0, 4, 0, 0, 0, b'N', b'o', b'd', b'e'];
+                b.extend_from_slice(&[props, 0, 0, 0]);
+                b
+            };
+            let name = |c: u8| [1, 0, 0, 0, c, 0, 0, 0];
+            bytes.extend_from_slice(&object(2));
+            bytes.extend_from_slice(&name(b'a'));
+            bytes.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0]);
+            bytes.extend_from_slice(&object(1));
+            bytes.extend_from_slice(&name(b'b'));
+            bytes.extend_from_slice(&[2, 0, 0, 0, 1, 0, 0, 0]);
+            bytes.extend_from_slice(&name(b'c'));
+            bytes.extend_from_slice(&[2, 0, 0, 0, 2, 0, 0, 0]);
+            let mut w = Walker::new(&bytes, &opts);
+            let mut names = alloc::vec::Vec::new();
+            while let Some(e) = w.next_event().unwrap() {
+                if let Event::Property(t) = e {
+                    names.push(t.as_str().unwrap().as_bytes()[0]);
+                }
+            }
+            assert_eq!(names, b"abc", "outer {outer}");
+            assert_eq!(w.offset(), bytes.len());
+        }
+    }
 }

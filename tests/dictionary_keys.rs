@@ -163,6 +163,8 @@ fn godot4_pairs() -> Vec<(&'static str, Variant, Variant, usize)> {
             1,
         ),
         ("null", Variant::Nil, Variant::Nil, 1),
+        ("nil_null_object", Variant::Nil, null_id(), 2),
+        ("null_objects", null_id(), null_full(), 1),
         (
             "typed_untyped",
             Variant::Array(Array::typed(
@@ -254,7 +256,44 @@ fn godot3_pairs() -> Vec<(&'static str, Variant, Variant, usize)> {
             1,
         ),
         ("null", Variant::Nil, Variant::Nil, 1),
+        ("nil_null_object", Variant::Nil, null_id(), 2),
+        ("null_objects", null_id(), null_full(), 1),
     ]
+}
+
+/// The null object in its "as id" form (what `bytes_to_var` makes of an object id 0).
+fn null_id() -> Variant {
+    Variant::from(Object::Id(0))
+}
+
+/// The null object as a full object with an empty class name.
+fn null_full() -> Variant {
+    Variant::from(Object::Full {
+        class: String::new(),
+        properties: vec![],
+    })
+}
+
+/// Writes a key; a null object as the bytes of an object id 0 (the engines decode it as a null
+/// Object, a key apart from Nil, although `var_to_bytes` writes a null object as Nil).
+fn write_key(w: &mut Writer, k: &Variant, dialect: Dialect) {
+    if let Variant::Object(o) = k {
+        if matches!(&**o, Object::Id(0))
+            || matches!(&**o, Object::Full { class, .. } if class.is_empty())
+        {
+            let ty = match dialect {
+                Dialect::Godot4 => 24,
+                _ => 17,
+            };
+            let mut bytes = vec![ty, 0, 1, 0];
+            bytes.extend_from_slice(&0u64.to_le_bytes());
+            let opts = ReadOptions::default().with_dialect(dialect);
+            w.raw(&gdvariant::parse_with(&bytes, &opts).unwrap())
+                .unwrap();
+            return;
+        }
+    }
+    w.value(k).unwrap();
 }
 
 /// Our size for a pair case, by insert (in both orders, and once more through a dictionary
@@ -282,9 +321,9 @@ fn our_size(dialect: Dialect, k1: &Variant, k2: &Variant) -> usize {
             .with_double_precision(true),
     );
     w.begin_dictionary(Some(2)).unwrap();
-    w.value(k1).unwrap();
+    write_key(&mut w, k1, dialect);
     w.int(1).unwrap();
-    w.value(k2).unwrap();
+    write_key(&mut w, k2, dialect);
     w.int(2).unwrap();
     w.end().unwrap();
     let bytes = w.finish().unwrap();
@@ -358,6 +397,24 @@ fn repeated_keys_in_bytes_decode_as_bytes_to_var_does() {
         assert_eq!(d.len(), n, "object id {id}");
         assert_eq!(d.entries()[0].0, Variant::from(Object::Id(id)));
     }
+}
+
+/// Nil and a null object are two keys, but `var_to_bytes` writes a null object as Nil: the
+/// bytes hold two Nil keys and read back as one, with the last value. Checked live (Godot 4.6.3):
+/// `d[null] = 1; d[bytes_to_var(<object id 0>)] = 2` has size 2, `var_to_bytes(d)` is the bytes
+/// below, and `bytes_to_var` of them is `{ null: 2 }`.
+#[test]
+fn a_null_object_key_is_written_as_nil() {
+    let d = Dictionary::from_entries(vec![(Variant::Nil, 1.into()), (null_id(), 2.into())]);
+    let bytes = gdvariant::encode(&Variant::Dictionary(d)).unwrap();
+    let engine = "1b00000002000000000000000200000001000000000000000200000002000000";
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex, engine);
+    let back = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
+    assert_eq!(
+        back.as_dictionary().unwrap().entries(),
+        &[(Variant::Nil, Variant::Int(2))]
+    );
 }
 
 /// 100 000 keys of each hostile kind: all the same key, all distinct, all hashing alike but
@@ -439,9 +496,12 @@ fn lookups_and_removal_keep_the_index_right() {
     );
     assert_eq!(e.len(), 20);
     assert_eq!(e.get(&Variant::Int(3)), Some(&Variant::Int(3)));
-    let m: HashMap<&str, i32> = HashMap::from([("x", 1), ("y", 2)]);
-    let from_map = Dictionary::from(m);
-    assert_eq!(from_map.get_str("y"), Some(&Variant::Int(2)));
+    #[cfg(feature = "std")]
+    {
+        let m: HashMap<&str, i32> = HashMap::from([("x", 1), ("y", 2)]);
+        let from_map = Dictionary::from(m);
+        assert_eq!(from_map.get_str("y"), Some(&Variant::Int(2)));
+    }
 }
 
 fn godot_dir() -> PathBuf {
@@ -509,4 +569,100 @@ fn engines_agree_with_the_recorded_sizes() {
             assert_eq!(sizes.get(name), Some(&expected), "Godot {n}: {name}");
         }
     }
+}
+
+/// The text reader merges repeated keys as the engine's `str_to_var` / `str2var` does, by the
+/// same key identity as `to_owned` of bytes: the first key and its position, the last value.
+/// Recorded live (Godot 4.6.3 and 3.2.3: the size of `str_to_var(text)`).
+#[cfg(feature = "text")]
+#[test]
+fn the_text_reader_merges_keys_as_str_to_var() {
+    use gdvariant::text;
+    let g4: &[(&str, usize)] = &[
+        (r#"{"a": 1, &"a": 2}"#, 1),
+        ("{1: 1, 1.0: 2}", 2),
+        ("{-0.0: 1, 0.0: 2}", 1),
+        ("{nan: 1, nan: 2}", 1),
+        ("{[nan]: 1, [nan]: 2}", 2),
+        ("{[1]: 1, [1.0]: 2}", 2),
+        ("{Vector2(-0.0, 0): 1, Vector2(0, 0): 2}", 1),
+        (r#"{"k": 1, "j": 2, "k": 3}"#, 2),
+        (r#"{{"x": 1}: 1, {"x": 1}: 2}"#, 1),
+        ("{null: 1, null: 2}", 1),
+    ];
+    let g3: &[(&str, usize)] = &[
+        (r#"{"a": 1, "a": 2}"#, 1),
+        ("{1: 1, 1.0: 2}", 2),
+        ("{-0.0: 1, 0.0: 2}", 1),
+        ("{nan: 1, nan: 2}", 1),
+        ("{[nan]: 1, [nan]: 2}", 1),
+        (r#"{{"x": 1}: 1, {"x": 1}: 2}"#, 2),
+        ("{PoolRealArray(-0.0): 1, PoolRealArray(0.0): 2}", 2),
+    ];
+    for (dialect, cases) in [(Dialect::Godot4, g4), (Dialect::Godot3, g3)] {
+        for (input, size) in cases {
+            let v = text::from_str(input, dialect).unwrap();
+            let d = v.as_dictionary().unwrap();
+            assert_eq!(d.len(), *size, "{dialect}: {input}");
+            // Two keys in one: the first key kept, with the last value.
+            if *size == 1 {
+                assert_eq!(d.entries()[0].1, Variant::Int(2), "{dialect}: {input}");
+            }
+        }
+    }
+    // "a" then &"a": the String key is kept.
+    let v = text::from_str(r#"{"a": 1, &"a": 2}"#, Dialect::Godot4).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("a".into(), Variant::Int(2))]
+    );
+    let v = text::from_str(r#"{"k": 1, "j": 2, "k": 3}"#, Dialect::Godot4).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("k".into(), Variant::Int(3)), ("j".into(), Variant::Int(2))]
+    );
+}
+
+/// The JSON reader merges repeated keys by the same rule (Godot 4's), for plain objects and
+/// for `$Dictionary` pairs.
+#[cfg(feature = "json")]
+#[test]
+fn the_json_reader_merges_keys_as_bytes_to_var() {
+    use gdvariant::json;
+    let cases: &[(&str, usize)] = &[
+        (r#"{"k": 1, "j": 2, "k": 3}"#, 2),
+        (
+            r#"{"$Dictionary": [["a", 1], [{"$StringName": "a"}, 2]]}"#,
+            1,
+        ),
+        (r#"{"$Dictionary": [[1, 1], [1.0, 2]]}"#, 2),
+        (r#"{"$Dictionary": [[-0.0, 1], [0.0, 2]]}"#, 1),
+        (
+            r#"{"$Dictionary": [[{"$float": "nan"}, 1], [{"$float": "nan"}, 2]]}"#,
+            1,
+        ),
+        (
+            r#"{"$Dictionary": [[[{"$float": "nan"}], 1], [[{"$float": "nan"}], 2]]}"#,
+            2,
+        ),
+        (
+            r#"{"$Dictionary": [[{"$Vector2": [-0.0, 0.0]}, 1], [{"$Vector2": [0.0, 0.0]}, 2]]}"#,
+            1,
+        ),
+        (r#"{"$Dictionary": [[null, 1], [{"$ObjectId": 0}, 2]]}"#, 2),
+        (
+            r#"{"$Dictionary": [[{"$ObjectId": 0}, 1], [{"$Object": {"class": "", "properties": []}}, 2]]}"#,
+            1,
+        ),
+    ];
+    for (input, size) in cases {
+        let v = json::from_str(input).unwrap();
+        let d = v.as_dictionary().unwrap();
+        assert_eq!(d.len(), *size, "{input}");
+    }
+    let v = json::from_str(r#"{"$Dictionary": [["a", 1], [{"$StringName": "a"}, 2]]}"#).unwrap();
+    assert_eq!(
+        v.as_dictionary().unwrap().entries(),
+        &[("a".into(), Variant::Int(2))]
+    );
 }

@@ -1,8 +1,10 @@
 //! Length-prefixed streams: iteration, writing, the incremental decoder and the io adapters.
 
+#[cfg(feature = "std")]
+use gdvariant::framing::FrameReader;
 use gdvariant::framing::{
-    frames, write_frame, write_raw_frame, Decoded, Endian, FrameDecoder, FrameOptions, FrameReader,
-    FrameWriter, DEFAULT_MAX_FRAME,
+    frames, write_frame, write_raw_frame, Decoded, Endian, FrameDecoder, FrameOptions, FrameWriter,
+    DEFAULT_MAX_FRAME,
 };
 use gdvariant::{encode, EncodeOptions, ErrorKind, ReadOptions, Variant, Vector3};
 
@@ -293,6 +295,8 @@ fn incremental_decoder_errors() {
     );
 }
 
+/// The `std::io` adapters (feature `std`).
+#[cfg(feature = "std")]
 #[test]
 fn io_adapters() {
     let values = sample_values();

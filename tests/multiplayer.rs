@@ -3,7 +3,7 @@
 //! receiving engine's script got (compared as `var_to_str` text), the builders write every packet
 //! byte for byte, and a Session with a Schema names every RPC method and synchronized property as
 //! the engine dispatched them.
-#![cfg(feature = "multiplayer")]
+#![cfg(all(feature = "multiplayer", feature = "text"))]
 
 mod common;
 #[path = "multiplayer_fixture/mod.rs"]
@@ -578,6 +578,57 @@ fn godot3_builders_write_every_packet_byte_for_byte() {
             fixture::hex(&mask3(&p.bytes)),
             "#{}",
             p.seq
+        );
+    }
+}
+
+/// A null Object (what `bytes_to_var` makes of an object id 0) is not Nil: a Dictionary keeps a
+/// Nil key and a null-object key apart. The engine writes a null object as Nil, so such a
+/// dictionary goes out with two Nil keys and the receiver gets one, with the last value.
+/// Recorded live (Godot 4.6.3, `SceneMultiplayer`, `rpc_id(2, "one", d)` with `d[null] = 1` and
+/// `d[bytes_to_var(<object id 0>)] = 2`): the packet below, and the receiving script got
+/// `{ null: 2 }`.
+///
+/// A null object as an argument itself: the engine writes `18 00 00 00` (the Nil encoding with
+/// its first byte replaced by the type, OBJECT), which its own receiver cannot decode (without
+/// object decoding "ERR_UNAUTHORIZED", with it the class name is missing; the engine then calls
+/// the method with null). The builder writes Nil, which the receiver reads as that same null.
+#[test]
+fn null_objects_go_out_as_nil() {
+    let null_obj = Variant::from(gdvariant::Object::Id(0));
+    let d = gdvariant::Dictionary::from_entries(vec![
+        (Variant::Nil, Variant::Int(1)),
+        (null_obj.clone(), Variant::Int(2)),
+    ]);
+    assert_eq!(d.len(), 2, "Nil and a null object are two keys");
+    let built = RemoteCallBuilder::new(Target::Id(1), 5)
+        .arg(&Variant::Dictionary(d))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let engine = "000105011b00000002000000000000000200000001000000000000000200000002000000";
+    assert_eq!(common::hex(&built), engine);
+    let Packet::RemoteCall(c) = multiplayer::parse(&built).unwrap() else {
+        panic!("not an RPC")
+    };
+    let got = owned(c.args());
+    let expected = gdvariant::Dictionary::from_entries(vec![(Variant::Nil, Variant::Int(2))]);
+    assert_eq!(got, [Variant::Dictionary(expected)]);
+
+    // As the argument itself: Nil, not the engine's unreadable `18 00 00 00`.
+    let built = RemoteCallBuilder::new(Target::Id(1), 5)
+        .arg(&null_obj)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(common::hex(&built), "0001050100000000");
+    let engine = [0x00, 0x01, 0x05, 0x01, 0x18, 0x00, 0x00, 0x00];
+    for objects in [false, true] {
+        let opts = multiplayer::PacketOptions::new().with_full_objects(objects);
+        let read = multiplayer::parse_with(&engine, &opts).and_then(|p| p.validate());
+        assert!(
+            read.is_err(),
+            "the engine rejects its own bytes (objects: {objects})"
         );
     }
 }

@@ -292,3 +292,88 @@ fn packed_views_allocate_nothing() {
     assert!(sum.is_finite());
     assert_eq!(allocs, 0);
 }
+
+/// `levels` nested single-element Arrays around an int (Godot 4): the innermost int is at
+/// depth `levels`.
+fn nested_arrays(levels: usize) -> Vec<u8> {
+    let mut b = [28, 0, 0, 0, 1, 0, 0, 0].repeat(levels);
+    b.extend_from_slice(&[2, 0, 0, 0, 7, 0, 0, 0]);
+    b
+}
+
+#[test]
+fn event_free_walks_allocate_nothing_up_to_the_engine_depth_limit() {
+    // The innermost value at depth 1024, the deepest the engine reads.
+    let bytes = nested_arrays(1024);
+    let opts = ReadOptions::new();
+    let (len, allocs) = count_allocs(|| {
+        assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+        let v = gdvariant::parse(&bytes).unwrap();
+        assert_eq!(v.raw().unwrap().len(), bytes.len());
+        assert_eq!(gdvariant::parse_prefix(&bytes).unwrap().1, bytes.len());
+        // Skips and sizing through the Walker run the same event-free walk.
+        let mut w = gdvariant::Walker::new(&bytes, &opts);
+        assert!(w.next_event().unwrap().is_some());
+        let end = w.finish().unwrap();
+        let mut w = gdvariant::Walker::new(&bytes, &opts);
+        let whole = w.next_value().unwrap().unwrap();
+        assert_eq!(whole.raw().unwrap().len(), end);
+        end
+    });
+    assert_eq!(len, bytes.len());
+    assert_eq!(allocs, 0, "allocations in event-free walks");
+}
+
+#[test]
+fn the_walker_keeps_its_first_levels_inline() {
+    let opts = ReadOptions::new();
+    let walk = |bytes: &[u8]| {
+        let mut w = gdvariant::Walker::new(bytes, &opts);
+        let mut values = 0;
+        while let Some(e) = w.next_event().unwrap() {
+            values += matches!(e, gdvariant::Event::Value(_)) as usize;
+        }
+        (values, w.offset())
+    };
+    // Containers open at once up to the inline depth (and the innermost): no allocation.
+    let shallow = nested_arrays(gdvariant::Walker::INLINE_DEPTH + 1);
+    let (r, allocs) = count_allocs(|| walk(&shallow));
+    assert_eq!(r, (1, shallow.len()));
+    assert_eq!(allocs, 0, "allocations within the inline depth");
+    // Deeper: one reservation (counts and kinds) for the levels up to the engine's limit,
+    // whatever the depth.
+    for levels in [gdvariant::Walker::INLINE_DEPTH + 2, 500, 1024] {
+        let deep = nested_arrays(levels);
+        let (r, allocs) = count_allocs(|| walk(&deep));
+        assert_eq!(r, (1, deep.len()));
+        assert_eq!(allocs, 2, "allocations at depth {levels}");
+    }
+    // Huge declared counts change nothing (a count is 4 bytes whatever its value): a
+    // dictionary of 2^31 - 1 pairs whose first key is an array, cut short.
+    let mut huge = vec![27, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F];
+    huge.extend_from_slice(&nested_arrays(3));
+    let (r, allocs) = count_allocs(|| {
+        let mut w = gdvariant::Walker::new(&huge, &opts);
+        let mut ends = 0;
+        let err = loop {
+            match w.next_event() {
+                Ok(Some(gdvariant::Event::End)) => ends += 1,
+                Ok(Some(_)) => {}
+                Ok(None) => break None,
+                Err(e) => break Some(e),
+            }
+        };
+        (ends, err.map(|e| (e.kind(), e.offset())))
+    });
+    assert_eq!(
+        r,
+        (
+            3,
+            Some((
+                gdvariant::ErrorKind::UnexpectedEof { needed: 4 },
+                huge.len()
+            ))
+        )
+    );
+    assert_eq!(allocs, 0, "allocations for a huge count");
+}

@@ -80,7 +80,7 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
-pub use parse::{from_str, from_str_values, JsonError as ParseError};
+pub use parse::{from_str, from_str_values, ParseError};
 
 /// The JSON reader's error type's name before 0.2.
 #[deprecated(

@@ -10,14 +10,14 @@ use crate::types::{Dialect, ENGINE_MAX_DEPTH};
 
 /// A JSON syntax or schema error, with the byte offset in the JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonError {
+pub struct ParseError {
     /// What is wrong.
     pub message: String,
     /// The byte offset in the input.
     pub offset: usize,
 }
 
-impl core::fmt::Display for JsonError {
+impl core::fmt::Display for ParseError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
@@ -27,7 +27,7 @@ impl core::fmt::Display for JsonError {
     }
 }
 
-impl std::error::Error for JsonError {}
+impl std::error::Error for ParseError {}
 
 #[derive(Debug)]
 enum J {
@@ -55,8 +55,8 @@ struct P<'a> {
 }
 
 impl P<'_> {
-    fn err<T>(&self, m: impl Into<String>) -> core::result::Result<T, JsonError> {
-        Err(JsonError {
+    fn err<T>(&self, m: impl Into<String>) -> core::result::Result<T, ParseError> {
+        Err(ParseError {
             message: m.into(),
             offset: self.i,
         })
@@ -78,7 +78,7 @@ impl P<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> core::result::Result<J, JsonError> {
+    fn value(&mut self, depth: usize) -> core::result::Result<J, ParseError> {
         if depth > MAX_JSON_NESTING {
             return self.err(format!("JSON nested deeper than {MAX_JSON_NESTING} levels"));
         }
@@ -232,7 +232,7 @@ impl P<'_> {
         }
     }
 
-    fn hex4(&mut self) -> core::result::Result<u32, JsonError> {
+    fn hex4(&mut self) -> core::result::Result<u32, ParseError> {
         let h = self
             .s
             .get(self.i..self.i + 4)
@@ -254,16 +254,16 @@ impl P<'_> {
 /// use gdvariant::{json, Variant, Vector2i};
 /// assert_eq!(json::from_str("{\"$Vector2i\": [1, -2]}")?, Variant::Vector2i(Vector2i::new(1, -2)));
 /// assert_eq!(json::from_str("[1, 2.0]")?, Variant::from(vec![Variant::Int(1), Variant::Float(2.0)]));
-/// # Ok::<(), gdvariant::json::JsonError>(())
+/// # Ok::<(), gdvariant::json::ParseError>(())
 /// ```
 ///
 /// Stack: the reader recurses once per JSON nesting level (refused past 4100) and once per
 /// Variant level (refused past the encoder's limit, 1025 levels): measured at most 2.0 KiB a
 /// Variant level in release builds (17 KiB in debug builds), for typed Arrays.
-pub fn from_str(input: &str) -> core::result::Result<Variant, JsonError> {
+pub fn from_str(input: &str) -> core::result::Result<Variant, ParseError> {
     let (mut v, _) = from_str_values(input)?;
     if v.len() != 1 {
-        return Err(JsonError {
+        return Err(ParseError {
             message: format!("expected one JSON value, found {}", v.len()),
             offset: 0,
         });
@@ -275,7 +275,7 @@ pub fn from_str(input: &str) -> core::result::Result<Variant, JsonError> {
 /// other), and tells whether any of them carries `"$f64": true` (components written in double
 /// precision): then the values should be encoded in double precision (the components of the
 /// others were read as `f32` and stay exact in `f64`). Stack: as [`from_str`].
-pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool), JsonError> {
+pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool), ParseError> {
     let mut p = P {
         s: input.as_bytes(),
         i: 0,
@@ -293,14 +293,14 @@ pub fn from_str_values(input: &str) -> core::result::Result<(Vec<Variant>, bool)
     }
 }
 
-fn bad<T>(at: usize, m: impl Into<String>) -> core::result::Result<T, JsonError> {
-    Err(JsonError {
+fn bad<T>(at: usize, m: impl Into<String>) -> core::result::Result<T, ParseError> {
+    Err(ParseError {
         message: m.into(),
         offset: at,
     })
 }
 
-fn real(j: &J, at: usize, single: bool) -> core::result::Result<f64, JsonError> {
+fn real(j: &J, at: usize, single: bool) -> core::result::Result<f64, ParseError> {
     match j {
         J::Num(t) => {
             if single {
@@ -319,7 +319,7 @@ fn real(j: &J, at: usize, single: bool) -> core::result::Result<f64, JsonError> 
     }
 }
 
-fn int(j: &J, at: usize) -> core::result::Result<i64, JsonError> {
+fn int(j: &J, at: usize) -> core::result::Result<i64, ParseError> {
     match j {
         J::Num(t) => t.parse::<i64>().or_else(|_| bad(at, "expected an integer")),
         _ => bad(at, "expected an integer"),
@@ -330,7 +330,7 @@ fn reals<const N: usize>(
     j: &J,
     at: usize,
     single: bool,
-) -> core::result::Result<[f64; N], JsonError> {
+) -> core::result::Result<[f64; N], ParseError> {
     let J::Arr(items) = j else {
         return bad(at, format!("expected an array of {N} numbers"));
     };
@@ -344,7 +344,7 @@ fn reals<const N: usize>(
     Ok(out)
 }
 
-fn ints<const N: usize>(j: &J, at: usize) -> core::result::Result<[i32; N], JsonError> {
+fn ints<const N: usize>(j: &J, at: usize) -> core::result::Result<[i32; N], ParseError> {
     let J::Arr(items) = j else {
         return bad(at, format!("expected an array of {N} integers"));
     };
@@ -358,21 +358,21 @@ fn ints<const N: usize>(j: &J, at: usize) -> core::result::Result<[i32; N], Json
     Ok(out)
 }
 
-fn list(j: &J, at: usize) -> core::result::Result<&[(usize, J)], JsonError> {
+fn list(j: &J, at: usize) -> core::result::Result<&[(usize, J)], ParseError> {
     match j {
         J::Arr(items) => Ok(items),
         _ => bad(at, "expected an array"),
     }
 }
 
-fn text(j: &J, at: usize) -> core::result::Result<String, JsonError> {
+fn text(j: &J, at: usize) -> core::result::Result<String, ParseError> {
     match j {
         J::Str(s) => Ok(s.clone()),
         _ => bad(at, "expected a string"),
     }
 }
 
-fn type_of(j: &J, at: usize) -> core::result::Result<TypeInfo, JsonError> {
+fn type_of(j: &J, at: usize) -> core::result::Result<TypeInfo, ParseError> {
     match j {
         J::Str(s) if s == "Variant" => Ok(TypeInfo::None),
         J::Str(s) => match Dialect::Godot4.types().find(|t| t.name() == s) {
@@ -398,7 +398,7 @@ fn to_variant(
     at: usize,
     depth: usize,
     wide: &mut bool,
-) -> core::result::Result<Variant, JsonError> {
+) -> core::result::Result<Variant, ParseError> {
     if depth > MAX_NESTING {
         return bad(at, format!("nested deeper than {MAX_NESTING} levels"));
     }
@@ -425,7 +425,7 @@ fn to_variant(
         J::Obj(fields) => {
             let tagged = fields.first().is_some_and(|(k, _, _)| k.starts_with('$'));
             if !tagged {
-                let mut d = Entries::default();
+                let mut d = Entries::new(Dialect::Godot4);
                 for (k, a, x) in fields {
                     d.insert(
                         Variant::String(k.as_str().into()),
@@ -444,7 +444,7 @@ fn tagged_variant(
     at: usize,
     depth: usize,
     wide: &mut bool,
-) -> core::result::Result<Variant, JsonError> {
+) -> core::result::Result<Variant, ParseError> {
     let (tag, vat, body) = (&fields[0].0[1..], fields[0].1, &fields[0].2);
     let extra = |name: &str| fields[1..].iter().find(|(k, _, _)| k == name);
     for (k, a, _) in &fields[1..] {
@@ -547,7 +547,7 @@ fn tagged_variant(
             Variant::Array(Array::typed(ty, items))
         }
         "Dictionary" => {
-            let mut entries = Entries::default();
+            let mut entries = Entries::new(Dialect::Godot4);
             for (pa, p) in list(body, vat)? {
                 let pair = list(p, *pa)?;
                 if pair.len() != 2 {

@@ -214,9 +214,9 @@ fn read_compressed_with<'a>(
     opts: &ReadOptions,
     check: bool,
 ) -> Result<ValueRef<'a>> {
-    let start = r.pos();
+    let start = r.rest();
     let offset = r.offset();
-    let Some(&meta) = r.data().get(start) else {
+    let Some(&meta) = start.first() else {
         return Err(Error::eof(offset, 1));
     };
     let ty = meta & TYPE_MASK;
@@ -340,7 +340,7 @@ impl<'a> Values<'a> {
 
     /// The bytes not read (yet): after the last value once the iterator is done.
     pub fn rest(&self) -> &'a [u8] {
-        self.r.data().get(self.r.pos()..).unwrap_or(&[])
+        self.r.rest()
     }
 
     /// The absolute offset of the next value (of [`rest`](Values::rest)).
@@ -367,7 +367,7 @@ impl<'a> Values<'a> {
                 Ok(ValueRef::bytes(b, offset))
             }
             Kind::Plain => {
-                let start = self.r.pos();
+                let start = self.r.rest();
                 let v = read_variant(&mut self.r, &self.opts, self.check)?;
                 Ok(ValueRef::variant(v, self.r.since(start)))
             }
@@ -544,6 +544,12 @@ fn write_int(i: i64, out: &mut Vec<u8>) {
 /// in one byte, an int in the fewest bytes that hold it, anything else as
 /// [`encode_into`](crate::encode_into) writes it (in the Godot 4 dialect whatever `opts` says;
 /// `opts` chooses double precision and full objects).
+///
+/// A null object is written as Nil, inside containers as the engine writes it. As the value
+/// itself the engine writes `18 00 00 00` (Nil's encoding with the type byte of an Object),
+/// which its own receiver cannot decode (it reports an error and calls the method with null in
+/// its place); Nil gives the receiver that same null without the error. See
+/// `docs/multiplayer.md`.
 ///
 /// ```
 /// use gdvariant::{multiplayer::write_value, EncodeOptions, Variant};

@@ -29,6 +29,8 @@
 //! container. [`VariantRef`] and [`Variant`] implement `Display` in this form.
 //!
 //! ```
+//! # #[cfg(feature = "text")]
+//! # fn main() -> Result<(), gdvariant::Error> {
 //! use gdvariant::{text, Dialect, Variant};
 //! // var_to_bytes({"b": 1.5, "a": [1, 2]}) in Godot 4
 //! let bytes = [27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'b', 0, 0, 0,
@@ -39,7 +41,10 @@
 //! assert_eq!(v.to_string(), text::to_string(&v)?);          // Display
 //! let back = text::from_str("{\n\"a\": [1, 2],\n\"b\": 1.5\n}", Dialect::Godot4).unwrap();
 //! assert_eq!(back.to_string(), v.to_string());
-//! # Ok::<(), gdvariant::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "text"))]
+//! # fn main() {}
 //! ```
 
 use core::fmt;
@@ -115,7 +120,8 @@ impl fmt::Display for Variant {
     }
 }
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte order mark, which the engine strips from the front of a string.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Applies the engine's framing of string bytes: strips a leading UTF-8 BOM, then ends the text
 /// at the first NUL byte. Returns the text bytes and how many bytes were dropped at the front.
@@ -125,15 +131,69 @@ pub(crate) fn engine_text(raw: &[u8]) -> (&[u8], usize) {
         Some(rest) => (rest, BOM.len()),
         None => (raw, 0),
     };
-    // Most strings are short keys and names: a plain scan beats memchr's call and setup there.
-    let nul = if body.len() <= 16 {
-        body.iter().position(|&b| b == 0)
-    } else {
-        memchr::memchr(0, body)
-    };
+    let nul = nul_at(body);
     match nul {
         Some(nul) => (&body[..nul], skipped),
         None => (body, skipped),
+    }
+}
+
+/// Whether `b` (a string's bytes with their padding, a multiple of 4 long) is all ASCII, in
+/// at most four word loads up to 32 bytes (overlapping, from both ends): the fast path of
+/// string checks, as keys and names are short ASCII.
+#[inline(always)]
+pub(crate) fn ascii_padded(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    let word = |c: Option<&[u8; 8]>| c.map_or(HIGH, |c| u64::from_le_bytes(*c));
+    let half = |c: Option<&[u8; 4]>| c.map_or(HIGH, |c| u64::from(u32::from_le_bytes(*c)));
+    let any = if n > 16 {
+        if n > 32 {
+            return b.is_ascii();
+        }
+        let mid = b.get(8..).and_then(<[u8]>::first_chunk::<8>);
+        let mid2 = b.get(..n - 8).and_then(<[u8]>::last_chunk::<8>);
+        word(b.first_chunk()) | word(mid) | word(mid2) | word(b.last_chunk())
+    } else if n >= 8 {
+        word(b.first_chunk()) | word(b.last_chunk())
+    } else if n >= 4 {
+        half(b.first_chunk()) | half(b.last_chunk())
+    } else {
+        // Never from the reader (padded lengths are multiples of 4).
+        return b.is_ascii();
+    };
+    any & HIGH == 0
+}
+
+/// The position of the first NUL byte of `b`. Most strings are short keys and names without
+/// one: up to 32 bytes, overlapping word tests (no call) tell that there is none.
+#[inline(always)]
+fn nul_at(b: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether a word has a zero byte (exact: no false positives for the first zero byte, and
+    // a false positive only decides to scan the bytes).
+    let zero = |w: u64| w.wrapping_sub(LOW) & !w & HIGH != 0;
+    let word = |c: Option<&[u8; 8]>| c.map_or(0, |c| u64::from_le_bytes(*c));
+    let n = b.len();
+    let any = if n > 32 {
+        return memchr::memchr(0, b);
+    } else if n > 16 {
+        let mid = b.get(8..).and_then(<[u8]>::first_chunk::<8>);
+        let mid2 = b.get(..n - 8).and_then(<[u8]>::last_chunk::<8>);
+        zero(word(b.first_chunk()))
+            || zero(word(mid))
+            || zero(word(mid2))
+            || zero(word(b.last_chunk()))
+    } else if n >= 8 {
+        zero(word(b.first_chunk())) || zero(word(b.last_chunk()))
+    } else {
+        true
+    };
+    if any {
+        b.iter().position(|&c| c == 0)
+    } else {
+        None
     }
 }
 

@@ -404,7 +404,7 @@ impl Parser<'_> {
 
     fn dict_body(&mut self, depth: usize) -> R<Dictionary> {
         self.expect(b'{')?;
-        let mut d = Entries::default();
+        let mut d = Entries::new(self.dialect);
         if self.eat(b'}') {
             return Ok(d.finish());
         }

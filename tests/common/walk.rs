@@ -232,6 +232,10 @@ pub fn agree(name: &str, data: &[u8], opts: &ReadOptions) -> Option<usize> {
     }
     let walker = walker_accept(data, opts).map(|(_, len)| len);
     assert_eq!(walker, val, "{name} {dialect} {opts:?}: walker vs validate");
+    // Lookups agree with the iterators, on malformed input too (errors included).
+    if let Ok(top) = gdvariant::parse_with(data, opts) {
+        check_lookups(name, top, if val.is_ok() { 64 } else { 0 });
+    }
     let n = val.ok()?;
     let (v, used) = gdvariant::parse_prefix_with(data, opts).expect(name);
     assert_eq!(used, n, "{name}: parse_prefix");
@@ -245,4 +249,138 @@ pub fn agree(name: &str, data: &[u8], opts: &ReadOptions) -> Option<usize> {
         );
     }
     Some(n)
+}
+
+/// A lookup's outcome, comparable: the offset of the value found, or the error's kind and
+/// offset.
+type Found = core::result::Result<Option<usize>, (gdvariant::ErrorKind, usize)>;
+
+fn found(r: Result<Option<VariantRef<'_>>>) -> Found {
+    r.map(|v| v.map(|v| v.offset()))
+        .map_err(|e| (e.kind(), e.offset()))
+}
+
+/// `DictionaryRef::get` / `get_first` with a string key and `ArrayRef::get` (which skip what
+/// they pass on their own fast paths) give what the iterators give, for a few keys and indices
+/// of `v` and (down to `levels` more levels) of its containers.
+pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
+    match v.ty() {
+        VariantType::Dictionary => {
+            let Ok(d) = v.as_dictionary() else { return };
+            // The reference: the first (or last) pair whose key's engine text is `s`.
+            // (`get` walks the whole dictionary: the last value's body too, which the
+            // iterator leaves unread when nothing follows it.)
+            let reference = |s: &str, last: bool| -> Found {
+                let mut it = d.iter();
+                let mut hit = None;
+                let mut final_value = None;
+                loop {
+                    match it.try_next() {
+                        Ok(Some((k, val))) => {
+                            final_value = Some(val);
+                            let text =
+                                matches!(k.ty(), VariantType::String | VariantType::StringName)
+                                    .then(|| k.as_text().ok())
+                                    .flatten();
+                            if text.is_some_and(|t| t.as_bytes() == s.as_bytes()) {
+                                hit = Some(val.offset());
+                                if !last {
+                                    return Ok(hit);
+                                }
+                            }
+                        }
+                        Ok(None) => {
+                            if let Some(Err(e)) = final_value.map(|v| v.raw()) {
+                                return Err((e.kind(), e.offset()));
+                            }
+                            return Ok(hit);
+                        }
+                        Err(e) => return Err((e.kind(), e.offset())),
+                    }
+                }
+            };
+            // Keys compare as encoded (the reference's rule) in an untyped Godot 4 dictionary;
+            // typed keys and Godot 3 text are compared as the engine reads them (checked
+            // against to_owned in tests/differential.rs).
+            let as_encoded = v.dialect() == gdvariant::Dialect::Godot4
+                && matches!(d.key_value_types(), Ok((gdvariant::ContainerType::None, _)));
+            let mut keys = 0;
+            let mut it = d.iter();
+            while let Ok(Some((k, val))) = it.try_next() {
+                if let Some(s) = k.as_text().ok().and_then(|t| t.as_str()) {
+                    if keys < 8
+                        && as_encoded
+                        && matches!(k.ty(), VariantType::String | VariantType::StringName)
+                    {
+                        keys += 1;
+                        assert_eq!(found(d.get(s)), reference(s, true), "{name}: get({s:?})");
+                        assert_eq!(
+                            found(d.get_first(s)),
+                            reference(s, false),
+                            "{name}: get_first({s:?})"
+                        );
+                        let longer = format!("{s}x");
+                        assert_eq!(
+                            found(d.get_first(longer.as_str())),
+                            reference(&longer, false),
+                            "{name}: get({longer:?})"
+                        );
+                        if let Some(shorter) = s.get(..s.len().saturating_sub(1)) {
+                            assert_eq!(
+                                found(d.get_first(shorter)),
+                                reference(shorter, false),
+                                "{name}: get({shorter:?})"
+                            );
+                        }
+                    }
+                }
+                if levels > 0 {
+                    check_lookups(name, val, levels - 1);
+                }
+            }
+            if as_encoded {
+                assert_eq!(
+                    found(d.get_first("")),
+                    reference("", false),
+                    "{name}: get_first(\"\")"
+                );
+                assert_eq!(found(d.get("")), reference("", true), "{name}: get(\"\")");
+            }
+        }
+        VariantType::Array => {
+            let Ok(a) = v.as_array() else { return };
+            // The reference: the element the iterator yields at `i` (past the declared length,
+            // none, without reading).
+            let reference = |i: usize| -> Found {
+                if i >= a.len() {
+                    return Ok(None);
+                }
+                let mut it = a.iter();
+                let mut at = 0;
+                loop {
+                    match it.try_next() {
+                        Ok(Some(e)) if at == i => return Ok(Some(e.offset())),
+                        Ok(Some(_)) => at += 1,
+                        Ok(None) => return Ok(None),
+                        Err(e) => return Err((e.kind(), e.offset())),
+                    }
+                }
+            };
+            let n = a.len();
+            for i in [0, 1, n / 2, n.saturating_sub(1), n, n + 1] {
+                assert_eq!(found(a.get(i)), reference(i), "{name}: array get({i})");
+            }
+            if levels > 0 {
+                let mut it = a.iter();
+                let mut seen = 0;
+                while let Ok(Some(e)) = it.try_next() {
+                    if seen < 64 {
+                        check_lookups(name, e, levels - 1);
+                    }
+                    seen += 1;
+                }
+            }
+        }
+        _ => {}
+    }
 }

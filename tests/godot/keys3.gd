@@ -5,6 +5,10 @@ extends SceneTree
 
 func pairs():
 	var z = 0.0
+	# A null Object (not Nil) as bytes2var gives it, from an object id 0 and from a full object
+	# with an empty class name.
+	var null_id = bytes2var(PoolByteArray([17, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]), false)
+	var null_full = bytes2var(PoolByteArray([17, 0, 0, 0, 0, 0, 0, 0]), true)
 	return [
 		["int_float", 1, 1.0],
 		["nan", NAN, -NAN],
@@ -27,6 +31,8 @@ func pairs():
 		["t2d_zero", Transform2D(Vector2(-z, 0), Vector2(0, 1), Vector2()), Transform2D(Vector2(z, 0), Vector2(0, 1), Vector2())],
 		["node_path", NodePath("a/b:c"), NodePath("a/b:c")],
 		["null", null, null],
+		["nil_null_object", null, null_id],
+		["null_objects", null_id, null_full],
 	]
 
 func _init():

@@ -6,6 +6,11 @@ extends SceneTree
 func pairs() -> Array:
 	var z := 0.0
 	var ta: Array[int] = [1]
+	# A null Object (not Nil: GDScript's `null` literal is Nil) as bytes_to_var gives it, from an
+	# object id 0 and from a full object with an empty class name.
+	var null_id = bytes_to_var(PackedByteArray([24, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+	var null_full = bytes_to_var_with_objects(PackedByteArray([24, 0, 0, 0, 0, 0, 0, 0]))
+	assert(typeof(null_id) == TYPE_OBJECT and typeof(null_full) == TYPE_OBJECT)
 	return [
 		["int_float", 1, 1.0],
 		["str_sn", "a", &"a"],
@@ -38,6 +43,8 @@ func pairs() -> Array:
 		["color_nan", Color(NAN, 0, 0), Color(NAN, 0, 0)],
 		["node_path", NodePath("a/b:c"), NodePath("a/b:c")],
 		["null", null, null],
+		["nil_null_object", null, null_id],
+		["null_objects", null_id, null_full],
 		["typed_untyped", ta, [1]],
 		["rid", RID(), RID()],
 	]
