@@ -34,7 +34,13 @@
 //! uses double precision (as `--precision double` does).
 //!
 //! The text is lossless: `gdvariant encode --from json` gives back the original bytes for
-//! everything the engines write (tested on every golden vector of both engines). Tools that
+//! everything the engines write (tested on every golden vector of both engines). So it records
+//! what the bytes say, as the lazy views do, also where crafted bytes say more than the engine
+//! reads: a repeated dictionary key, a typed Array's element of another type, 64-bit math
+//! components, a Godot 3 overlong UTF-8 form. The engine's reading of such bytes (one entry
+//! per key, elements converted or dropped, components narrowed: see
+//! [`VariantRef`]'s docs) is what [`VariantRef::to_owned`] and the
+//! [text form](crate::text) give. Tools that
 //! re-print numbers through `f64` lose that: jq 1.6 prints `100.0` as `100` (which then reads
 //! as an int) and rounds ints beyond 2^53. Use jq to read and select; feed `encode` JSON that
 //! kept its number literals (jq 1.7+ keeps unmodified literals).

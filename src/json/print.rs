@@ -435,7 +435,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         T::Color => reals!(v.as_color()?.to_array().map(f64::from)),
         T::NodePath => {
             let mut path = String::new();
-            let _ = v.as_node_path()?.write_text(&mut path)?;
+            let _ = v.as_node_path()?.write_encoded_text(&mut path)?;
             tag(name, s)?;
             string(&path, s)?;
             ch(s, '}')?;
