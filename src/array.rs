@@ -2,8 +2,10 @@
 
 use core::iter::FusedIterator;
 
+use crate::convert::Fit;
 use crate::error::Result;
 use crate::head::{head, read_container_type};
+use crate::owned::{TypeInfo, Variant};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::Text;
@@ -61,6 +63,18 @@ pub(crate) fn container_types<'a, const N: usize>(
 }
 
 /// A lazy view of an Array.
+///
+/// # As encoded
+///
+/// Like every lazy view, it gives the elements *as encoded*: zero-copy, one after the other,
+/// with the element type the bytes declare. For a typed Array (Godot 4.3+) the engine's
+/// value can differ: `bytes_to_var` converts an element whose type is not the declared one
+/// where the engine's conversion rule allows (`Array[int]` holding `true` reads `1`) and
+/// leaves out the others, reads `Array[Nil]` as untyped, and without full objects types every
+/// class- or script-typed array `EncodedObjectAsID` (see [`convert`](crate::convert)). Read
+/// it as the engine does with [`engine_element_type`](ArrayRef::engine_element_type) and
+/// [`engine_iter`](ArrayRef::engine_iter), or decode it with
+/// [`VariantRef::to_owned`](crate::VariantRef::to_owned).
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayRef<'a> {
     value: VariantRef<'a>,
@@ -90,6 +104,52 @@ impl<'a> ArrayRef<'a> {
     /// The element type of a typed Array (`Array[int]`), or [`ContainerType::None`].
     pub fn element_type(&self) -> Result<ContainerType<'a>> {
         container_types::<1>(&self.value).map(|[t]| t)
+    }
+
+    /// The element type as the engine keeps it when it decodes this array: `Nil` is
+    /// untyped, and without full objects every object type is the class `EncodedObjectAsID`
+    /// ([`convert::engine_type`](crate::convert::engine_type)). Godot 3 arrays are untyped.
+    pub fn engine_element_type(&self) -> Result<TypeInfo> {
+        let t = self.element_type()?;
+        if !t.is_typed() {
+            return Ok(TypeInfo::None);
+        }
+        let t = TypeInfo::from_ref(&t, self.value.offset())?;
+        Ok(crate::convert::engine_type(
+            t,
+            self.value.options().full_objects(),
+        ))
+    }
+
+    /// The elements as the engine reads them (see the [type docs](ArrayRef)): those of the
+    /// engine's element type as encoded (borrowed, lazy), the others converted to it
+    /// ([`convert`](crate::convert)) or left out. For an untyped array, every element as
+    /// encoded.
+    ///
+    /// ```
+    /// use gdvariant::{EngineElement, Variant};
+    /// // Array[int]([1, true, "x"]) as crafted bytes: type info 2 (int), 3 elements
+    /// let bytes = [28, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0,
+    ///              2, 0, 0, 0, 1, 0, 0, 0,                     // 1
+    ///              1, 0, 0, 0, 1, 0, 0, 0,                     // true
+    ///              4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0];     // "x"
+    /// let a = gdvariant::parse(&bytes)?.as_array()?;
+    /// assert_eq!(a.len(), 3);                                  // as encoded
+    /// let engine: Vec<Variant> = a
+    ///     .engine_iter()
+    ///     .map(|e| e.and_then(EngineElement::into_variant))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(engine, [Variant::Int(1), Variant::Int(1)]);   // true converted, "x" dropped
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn engine_iter(&self) -> EngineIter<'a> {
+        let declared = self.engine_element_type();
+        EngineIter {
+            inner: self.iter(),
+            declared: declared.as_ref().ok().cloned().unwrap_or_default(),
+            error: declared.err(),
+            opts: self.value.options(),
+        }
     }
 
     /// An iterator over the elements, in order. It yields `Err` for the first malformed
@@ -122,6 +182,75 @@ impl<'a> ArrayRef<'a> {
         Ok(Some(VariantRef::new(h, depth, opts)))
     }
 }
+
+/// An element of an Array as the engine reads it; see [`ArrayRef::engine_iter`].
+#[derive(Clone, Debug)]
+pub enum EngineElement<'a> {
+    /// The element as encoded: it has the array's engine element type (or the array is
+    /// untyped).
+    AsEncoded(VariantRef<'a>),
+    /// The element converted to the array's element type, as the engine converts it.
+    Converted(Variant),
+}
+
+impl EngineElement<'_> {
+    /// The element decoded: an [`AsEncoded`](EngineElement::AsEncoded) one through
+    /// [`VariantRef::to_owned`].
+    pub fn into_variant(self) -> Result<Variant> {
+        match self {
+            EngineElement::AsEncoded(v) => v.to_owned(),
+            EngineElement::Converted(v) => Ok(v),
+        }
+    }
+}
+
+/// The elements of an Array as the engine reads them; see [`ArrayRef::engine_iter`].
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+#[derive(Clone, Debug)]
+pub struct EngineIter<'a> {
+    inner: ArrayIter<'a>,
+    declared: TypeInfo,
+    error: Option<crate::Error>,
+    opts: crate::ReadOptions,
+}
+
+impl<'a> EngineIter<'a> {
+    /// The next element the engine keeps, `Ok(None)` at the end. After an error it returns
+    /// `Ok(None)`.
+    pub fn try_next(&mut self) -> Result<Option<EngineElement<'a>>> {
+        if let Some(e) = self.error.take() {
+            self.declared = TypeInfo::None;
+            while self.inner.try_next().ok().flatten().is_some() {}
+            return Err(e);
+        }
+        let Some(want) = self.declared.builtin() else {
+            return Ok(self.inner.try_next()?.map(EngineElement::AsEncoded));
+        };
+        while let Some(v) = self.inner.try_next()? {
+            match crate::convert::fit_ref(&self.declared, &v)? {
+                Fit::Keep => return Ok(Some(EngineElement::AsEncoded(v))),
+                Fit::Convert => {
+                    let owned = v.to_owned()?;
+                    if let Some(c) = crate::convert::convert(&owned, want, &self.opts) {
+                        return Ok(Some(EngineElement::Converted(c)));
+                    }
+                }
+                Fit::Drop => {}
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<'a> Iterator for EngineIter<'a> {
+    type Item = Result<EngineElement<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.try_next().transpose()
+    }
+}
+
+impl FusedIterator for EngineIter<'_> {}
 
 impl<'a> IntoIterator for ArrayRef<'a> {
     type Item = Result<VariantRef<'a>>;

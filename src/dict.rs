@@ -9,15 +9,16 @@ use crate::head::{head, head_at, plain_string, skip_plain, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::text::{engine_text, BOM};
-use crate::types::{layout_index, Layout, Shape, VariantType};
+use crate::types::{layout_index, Dialect, Layout, Shape, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{read_value, skip_body, skip_one, skip_value};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
 /// Implemented for `&str`, `String` and `&String` (matches String and StringName keys with that
-/// text), integers (matches int keys of equal value), `bool`, and [`VariantRef`] (matches keys of the same type
-/// and equal value for scalars and strings, equal encoded bytes for other types).
+/// text, as the engine reads it), integers (matches int keys of equal value), `bool`, and
+/// [`VariantRef`] (matches the keys the engine takes for the same key: see
+/// [`Dictionary`](crate::Dictionary) for the rule).
 pub trait Key {
     /// Whether the encoded `key` equals this key.
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool>;
@@ -28,9 +29,21 @@ pub trait Key {
     fn as_str_key(&self) -> Option<&str> {
         None
     }
+
+    /// The key as an owned value, for lookups in a typed Dictionary, where the engine converts
+    /// the key looked up to the key type; `None` (the default) compares with
+    /// [`matches`](Key::matches) instead.
+    #[doc(hidden)]
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        None
+    }
 }
 
 impl Key for &str {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         if !matches!(key.ty(), VariantType::String | VariantType::StringName) {
             return Ok(false);
@@ -40,7 +53,8 @@ impl Key for &str {
         let mut r = Reader::new(key.raw()?, key.offset());
         r.skip(4)?;
         let (raw, _) = r.read_string_raw()?;
-        Ok(engine_text(raw).0 == self.as_bytes())
+        let t = engine_text(raw).0;
+        Ok(t == self.as_bytes() || godot3_same_text(t, self.as_bytes(), key))
     }
 
     fn as_str_key(&self) -> Option<&str> {
@@ -49,6 +63,10 @@ impl Key for &str {
 }
 
 impl Key for String {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Key::matches(&self.as_str(), key)
     }
@@ -59,6 +77,10 @@ impl Key for String {
 }
 
 impl Key for &String {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Key::matches(&self.as_str(), key)
     }
@@ -69,12 +91,22 @@ impl Key for &String {
 }
 
 impl Key for u32 {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::Int(i64::from(*self))))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         i64::from(*self).matches(key)
     }
 }
 
 impl Key for u64 {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        i64::try_from(*self)
+            .ok()
+            .map(|i| Ok(crate::owned::Variant::Int(i)))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         // Godot ints are i64: a u64 above i64::MAX equals no key.
         match i64::try_from(*self) {
@@ -85,41 +117,92 @@ impl Key for u64 {
 }
 
 impl Key for i64 {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::Int(*self)))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Ok(key.ty() == VariantType::Int && key.as_i64()? == *self)
     }
 }
 
 impl Key for i32 {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::Int(i64::from(*self))))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         i64::from(*self).matches(key)
     }
 }
 
 impl Key for bool {
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(Ok(crate::owned::Variant::Bool(*self)))
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
         Ok(key.ty() == VariantType::Bool && key.as_bool()? == *self)
     }
 }
 
+/// Whether the text `t` of the string key `key`, not equal to `s` byte for byte, is `s` as
+/// Godot 3 reads it (an overlong form is the character it encodes).
+#[cold]
+fn godot3_same_text(t: &[u8], s: &[u8], key: &VariantRef<'_>) -> bool {
+    key.dialect() == Dialect::Godot3
+        && core::str::from_utf8(t).is_err()
+        && crate::text::decode_godot3(t).as_bytes() == s
+}
+
 impl Key for VariantRef<'_> {
+    /// The engine's key identity, by the dialect of the key looked up: the same type and
+    /// value, a String and a StringName of the same text (Godot 4), floats with NaN equal to
+    /// NaN and `-0.0` to `0.0`; other types compare their values as the engine reads them
+    /// ([`to_owned`](VariantRef::to_owned)), as [`Dictionary`](crate::Dictionary) does.
+    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+        Some(self.to_owned())
+    }
+
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
-        if key.ty() != self.ty() {
+        use VariantType as T;
+        let dialect = self.dialect();
+        let stringy = |t: T| matches!(t, T::String | T::StringName);
+        let (a, b) = (self.ty(), key.ty());
+        if a != b && !(dialect == Dialect::Godot4 && stringy(a) && stringy(b)) {
             return Ok(false);
         }
-        match self.ty() {
-            VariantType::Int => Ok(key.as_i64()? == self.as_i64()?),
-            VariantType::Float => Ok(key.as_f64()? == self.as_f64()?),
-            VariantType::Bool => Ok(key.as_bool()? == self.as_bool()?),
-            VariantType::String | VariantType::StringName => {
-                Ok(key.as_text()?.as_bytes() == self.as_text()?.as_bytes())
+        match a {
+            T::Nil => Ok(true),
+            T::Int => Ok(key.as_i64()? == self.as_i64()?),
+            T::Float => {
+                let (x, y) = (key.as_f64()?, self.as_f64()?);
+                Ok(x == y || (x.is_nan() && y.is_nan()))
             }
-            _ => Ok(key.raw()? == self.raw()?),
+            T::Bool => Ok(key.as_bool()? == self.as_bool()?),
+            T::String | T::StringName => {
+                let (x, y) = (key.as_text()?, self.as_text()?);
+                Ok(x.as_bytes() == y.as_bytes() || x.to_string_lossy() == y.to_string_lossy())
+            }
+            _ => Ok(crate::owned::key::same_key(
+                &self.to_owned()?,
+                &key.to_owned()?,
+                dialect,
+            )),
         }
     }
 }
 
 /// A lazy view of a Dictionary.
+///
+/// # As encoded
+///
+/// [`len`](DictionaryRef::len) and [`iter`](DictionaryRef::iter) give the pairs as encoded,
+/// in byte order, repeated keys included. The engine keeps one entry per key (the position of
+/// its first occurrence, the value of its last); [`get`](DictionaryRef::get) finds that
+/// value. A typed Dictionary (Godot 4.4+) also converts or drops keys that do not have its key
+/// type ([`convert`](crate::convert)); [`VariantRef::to_owned`] gives the dictionary the
+/// engine makes.
 #[derive(Clone, Copy, Debug)]
 pub struct DictionaryRef<'a> {
     value: VariantRef<'a>,
@@ -160,21 +243,52 @@ impl<'a> DictionaryRef<'a> {
         }
     }
 
-    /// The value of the first pair whose key matches `key`, `Ok(None)` if none does. Keys are
+    /// The value the engine finds under `key`, `Ok(None)` if no key matches. Keys are
     /// compared in place; values of other pairs are skipped, not decoded; the returned value is
-    /// lazy. (Engines never write duplicate keys; for crafted input with duplicates the engine
-    /// keeps the last one, [`get_last`](DictionaryRef::get_last) does the same.)
+    /// lazy.
+    ///
+    /// Engines never write a key twice, but crafted input can: the engine then keeps the value
+    /// of the last pair with that key, and so does `get`. It reads the whole dictionary to be
+    /// sure there is no later pair; [`get_first`](DictionaryRef::get_first) stops at the first
+    /// match. Keys are compared as the engine reads them: by its key identity ([`Key`]), Godot 3
+    /// text decoded as Godot 3 decodes it, and in a typed Dictionary each key converted to the
+    /// key type as the engine converts it (a key it cannot convert, which the engine drops, is
+    /// never found).
+    ///
+    /// ```
+    /// // {"a": 1, "a": 2}: a repeated key, as crafted input may have
+    /// let bytes = [27, 0, 0, 0, 2, 0, 0, 0,
+    ///              4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0,
+    ///              4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0];
+    /// let d = gdvariant::parse(&bytes)?.as_dictionary()?;
+    /// assert_eq!(d.get("a")?.unwrap().as_i64()?, 2);        // what bytes_to_var gives
+    /// assert_eq!(d.get_first("a")?.unwrap().as_i64()?, 1);  // the first as encoded
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
     pub fn get<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
+        self.find(&key, false)
+    }
+
+    /// The value of the first pair whose key matches `key`, as encoded: stops there, without
+    /// reading the rest of the dictionary. Equals [`get`](DictionaryRef::get) unless the
+    /// dictionary repeats the key (which engines never write).
+    pub fn get_first<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
         self.find(&key, true)
     }
 
-    /// Like [`get`](DictionaryRef::get), but the last matching pair wins, as when the engine
-    /// decodes a dictionary with duplicate keys. Walks the whole dictionary.
+    /// The same as [`get`](DictionaryRef::get), which now finds the last matching pair.
+    #[deprecated(
+        since = "0.2.0",
+        note = "`get` finds the value the engine keeps (the last pair's)"
+    )]
     pub fn get_last<K: Key>(&self, key: K) -> Result<Option<VariantRef<'a>>> {
         self.find(&key, false)
     }
 
     fn find<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
+        if self.value.dialect() == Dialect::Godot3 || self.value.header() & (0xF << 16) != 0 {
+            return self.find_as_read(key, first);
+        }
         // A string key without NUL or leading BOM equals an encoded string key exactly when
         // their bytes are equal, or when the encoded text only differs by what the engine
         // strips: compared in place, without making views of the keys passed.
@@ -214,23 +328,36 @@ impl<'a> DictionaryRef<'a> {
         let count = v.h.count;
         let depth = v.depth() + 1;
         let opts = v.options_ref();
-        if first && count > 0 && depth <= opts.max_depth {
-            let mut r = v.body_reader();
-            let (taken, left, hit) = scan_plain(r.rest(), count, s, opts.dialect.layouts());
-            r.advance(taken);
-            if hit {
-                let h = head_at(&mut r, opts, false)?;
-                return Ok(Some(VariantRef::new(h, depth, *opts)));
-            }
-            if left == 0 {
-                return Ok(None);
-            }
-            return self.find_str_from(r, left, s, first);
+        if count == 0 || depth > opts.max_depth {
+            return self.find_str_from(v.body_reader(), count, s, first, None);
         }
-        self.find_str_from(v.body_reader(), count, s, first)
+        let mut r = v.body_reader();
+        let mut left = count;
+        let mut found = None;
+        loop {
+            let (taken, rest, hit) = scan_plain(r.rest(), left, s, opts.dialect.layouts());
+            r.advance(taken);
+            left = rest;
+            if !hit {
+                break;
+            }
+            let h = head_at(&mut r, opts, false)?;
+            let v = VariantRef::new(h, depth, *opts);
+            if first {
+                return Ok(Some(v));
+            }
+            // The engine keeps a repeated key's last value: look on past this one.
+            found = Some(v);
+            skip_body(&mut r, &h, depth, opts, false)?;
+        }
+        if left == 0 {
+            return Ok(found);
+        }
+        self.find_str_from(r, left, s, first, found)
     }
 
-    /// The exact walk of [`find_str`](DictionaryRef::find_str) over the `left` pairs at `r`.
+    /// The exact walk of [`find_str`](DictionaryRef::find_str) over the `left` pairs at `r`,
+    /// `found` the match before them (the last match wins unless `first`).
     #[inline(never)]
     fn find_str_from(
         &self,
@@ -238,13 +365,13 @@ impl<'a> DictionaryRef<'a> {
         left: u32,
         s: &[u8],
         first: bool,
+        mut found: Option<VariantRef<'a>>,
     ) -> Result<Option<VariantRef<'a>>> {
         let depth = self.value.depth() + 1;
         let opts = self.value.options_ref();
         if left > 0 && depth > opts.max_depth {
             return Err(too_deep(r.offset(), opts));
         }
-        let mut found = None;
         for _ in 0..left {
             let hit = match r.peek_u32() {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
@@ -270,6 +397,60 @@ impl<'a> DictionaryRef<'a> {
             }
         }
         Ok(found)
+    }
+}
+
+impl<'a> DictionaryRef<'a> {
+    /// [`find`](DictionaryRef::find) comparing each key as the engine reads it: Godot 3 text
+    /// decoded, and the keys of a typed Dictionary converted (or dropped) as the engine does.
+    #[cold]
+    fn find_as_read<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
+        let checked = crate::convert::checked_type(&self.value)?;
+        let opts = self.value.options();
+        // In a typed Dictionary, the key looked up is converted to the key type too.
+        let lookup = match (&checked, key.to_variant()) {
+            (Some(t), Some(k)) => match as_key_type(k?, t, &opts) {
+                Some(k) => Some(k),
+                None => return Ok(None),
+            },
+            _ => None,
+        };
+        let mut found = None;
+        let mut it = self.iter();
+        while let Some((k, v)) = it.try_next()? {
+            let hit = match (&checked, &lookup) {
+                (None, _) => key.matches(&k)?,
+                (Some(t), None) => match crate::convert::fit_ref(t, &k)? {
+                    crate::convert::Fit::Keep => key.matches(&k)?,
+                    _ => false,
+                },
+                (Some(t), Some(l)) => match as_key_type(k.to_owned()?, t, &opts) {
+                    Some(k) => crate::owned::key::same_key(&k, l, Dialect::Godot4),
+                    None => false,
+                },
+            };
+            if hit {
+                if first {
+                    return Ok(Some(v));
+                }
+                found = Some(v);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// `k` as a typed Dictionary of key type `t` holds it: kept, converted, or `None` (dropped).
+fn as_key_type(
+    k: crate::owned::Variant,
+    t: &crate::owned::TypeInfo,
+    opts: &crate::ReadOptions,
+) -> Option<crate::owned::Variant> {
+    use crate::convert::{convert, fit, Fit};
+    match fit(t, &k) {
+        Fit::Keep => Some(k),
+        Fit::Convert => convert(&k, t.builtin()?, opts),
+        Fit::Drop => None,
     }
 }
 
@@ -471,8 +652,9 @@ mod tests {
         bytes.extend_from_slice(&string(4, b"arr"));
         bytes.extend_from_slice(&[28, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0]);
         let d = parse(&bytes).unwrap().as_dictionary().unwrap();
-        let at = |k: &str| d.get(k).unwrap().map(|v| v.as_i64().unwrap());
-        let last = |k: &str| d.get_last(k).unwrap().map(|v| v.as_i64().unwrap());
+        let at = |k: &str| d.get_first(k).unwrap().map(|v| v.as_i64().unwrap());
+        // `get` finds the value the engine keeps: the last pair's.
+        let last = |k: &str| d.get(k).unwrap().map(|v| v.as_i64().unwrap());
         assert_eq!(at("key"), Some(4));
         assert_eq!(last("key"), Some(8));
         assert_eq!(at("ke"), Some(0));
@@ -490,7 +672,9 @@ mod tests {
         // Cut short inside the last value: found before, an error after.
         let cut = &bytes[..bytes.len() - 2];
         let d = parse(cut).unwrap().as_dictionary().unwrap();
-        assert_eq!(d.get("key").unwrap().unwrap().as_i64().unwrap(), 4);
+        assert_eq!(d.get_first("key").unwrap().unwrap().as_i64().unwrap(), 4);
+        // The last "key" is before the cut, but `get` must read on to know it is the last.
+        assert!(d.get("key").is_err());
         let e = d.get("nope").unwrap_err();
         // The int's payload starts 2 bytes before the cut: 2 of its 4 bytes are missing.
         assert_eq!(e.kind(), crate::ErrorKind::UnexpectedEof { needed: 2 });

@@ -346,7 +346,7 @@ impl Enc<'_> {
             }
         } else {
             for &x in a {
-                self.f32(x as f32);
+                self.f32(crate::math::narrow(x));
             }
         }
     }
@@ -365,7 +365,7 @@ impl Enc<'_> {
             let mut b = [0u8; 32];
             b[..4].copy_from_slice(&id.to_le_bytes());
             for (c, x) in b[4..].chunks_exact_mut(4).zip(a) {
-                c.copy_from_slice(&(x as f32).to_le_bytes());
+                c.copy_from_slice(&crate::math::narrow(x).to_le_bytes());
             }
             self.block(&b, 4 + 4 * N);
         } else {
@@ -561,7 +561,7 @@ impl Enc<'_> {
                 let c: [f64; N] = v.into();
                 let mut buf = [0u8; 32];
                 for (chunk, x) in buf.chunks_exact_mut(4).zip(c) {
-                    chunk.copy_from_slice(&(x as f32).to_le_bytes());
+                    chunk.copy_from_slice(&crate::math::narrow(x).to_le_bytes());
                 }
                 self.out.extend_from_slice(&buf[..4 * N]);
             }

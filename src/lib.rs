@@ -13,6 +13,7 @@ mod build;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod codec;
+pub mod convert;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod de;
@@ -59,7 +60,7 @@ pub mod value;
 pub mod walker;
 pub mod writer;
 
-pub use array::{ArrayIter, ArrayRef, ContainerType};
+pub use array::{ArrayIter, ArrayRef, ContainerType, EngineElement, EngineIter};
 pub use detect::{Detection, Detector, Verdict};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};

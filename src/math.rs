@@ -62,6 +62,35 @@
 //! ```
 
 use bytemuck::{Pod, Zeroable};
+
+/// An `f32` component widened to `f64` exactly, NaN payloads included: the engine keeps math
+/// components as `f32` (its `real_t`), so a signaling NaN there stays one and is written back
+/// unchanged, where `f64::from` would quiet it.
+#[inline]
+pub(crate) fn widen(x: f32) -> f64 {
+    if x.is_nan() {
+        let b = x.to_bits();
+        f64::from_bits(
+            (u64::from(b >> 31) << 63) | 0x7FF0_0000_0000_0000 | (u64::from(b & 0x7F_FFFF) << 29),
+        )
+    } else {
+        f64::from(x)
+    }
+}
+
+/// The inverse of [`widen`]: an `f64` component narrowed to `f32`, a NaN that [`widen`] made
+/// back to its `f32` bits (other values rounded as `as f32` does).
+#[inline]
+pub(crate) fn narrow(x: f64) -> f32 {
+    if x.is_nan() {
+        let b = x.to_bits();
+        let payload = ((b >> 29) & 0x7F_FFFF) as u32;
+        if payload != 0 && b & ((1 << 29) - 1) == 0 {
+            return f32::from_bits((((b >> 63) as u32) << 31) | 0x7F80_0000 | payload);
+        }
+    }
+    x as f32
+}
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 macro_rules! flat {
@@ -498,6 +527,27 @@ macro_rules! identity_default {
     )*};
 }
 identity_default!(Transform2D, Basis, Transform3D, Projection);
+
+#[cfg(test)]
+mod nan_tests {
+    use super::*;
+
+    #[test]
+    fn components_keep_their_nan_payloads() {
+        for bits in [
+            0x7F80_0001u32,
+            0xFF80_0004,
+            0x7FC0_0000,
+            0x7FBF_FFFF,
+            0x3F80_0000,
+        ] {
+            let x = f32::from_bits(bits);
+            assert_eq!(narrow(widen(x)).to_bits(), bits, "{bits:#x}");
+        }
+        assert_eq!(narrow(0.1).to_bits(), 0.1f32.to_bits());
+        assert!(narrow(f64::NAN).is_nan());
+    }
+}
 
 #[cfg(test)]
 mod tests {

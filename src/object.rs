@@ -138,8 +138,14 @@ impl<'a> NodePathRef<'a> {
         Ok(StrIter::new(r, self.subnames, self.dialect))
     }
 
-    /// Writes the path's text form (`/root/a:prop`) into `out`.
-    pub fn write_text(&self, out: &mut impl core::fmt::Write) -> Result<core::fmt::Result> {
+    /// Writes the path as encoded: `/` if absolute, the names joined by `/`, `:` before each
+    /// subname (so every name and subname can be read back from it). For the lossless JSON
+    /// form; [`write_text`](NodePathRef::write_text) is the engine's text.
+    #[cfg(feature = "json")]
+    pub(crate) fn write_encoded_text(
+        &self,
+        out: &mut impl core::fmt::Write,
+    ) -> Result<core::fmt::Result> {
         let mut res = Ok(());
         if self.is_absolute() {
             res = res.and(out.write_char('/'));
@@ -156,6 +162,50 @@ impl<'a> NodePathRef<'a> {
         let mut it = self.subnames()?;
         while let Some(t) = it.try_next()? {
             res = res.and(out.write_char(':')).and(write!(out, "{t}"));
+        }
+        Ok(res)
+    }
+
+    /// Writes the path's text form (`/root/a:prop`) into `out`, as the engine's
+    /// `String(NodePath)` gives it for the path it decodes: names joined by `/` after a `/` if
+    /// absolute; then, in Godot 4, `:` and the subnames joined by `:` unless that text is
+    /// empty (one empty subname prints nothing), in Godot 3 `:` before each subname. A Godot 3
+    /// path without names or subnames is the empty path, absolute or not (3.x builds it from
+    /// empty lists and drops the flag).
+    pub fn write_text(&self, out: &mut impl core::fmt::Write) -> Result<core::fmt::Result> {
+        let mut res = Ok(());
+        let g3 = self.dialect == Dialect::Godot3;
+        if self.is_absolute() && !(g3 && self.names == 0 && self.subnames == 0) {
+            res = res.and(out.write_char('/'));
+        }
+        let mut it = self.names();
+        let mut first = true;
+        while let Some(t) = it.try_next()? {
+            if !first {
+                res = res.and(out.write_char('/'));
+            }
+            first = false;
+            res = res.and(write!(out, "{t}"));
+        }
+        let mut it = self.subnames()?;
+        if g3 {
+            while let Some(t) = it.try_next()? {
+                res = res.and(out.write_char(':')).and(write!(out, "{t}"));
+            }
+        } else {
+            let mut first = true;
+            while let Some(t) = it.try_next()? {
+                if first {
+                    // A lone empty subname joins to the empty text: no `:`.
+                    if !(t.is_empty() && self.subnames == 1) {
+                        res = res.and(out.write_char(':'));
+                    }
+                } else {
+                    res = res.and(out.write_char(':'));
+                }
+                first = false;
+                res = res.and(write!(out, "{t}"));
+            }
         }
         Ok(res)
     }

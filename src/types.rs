@@ -513,9 +513,11 @@ impl fmt::Display for VariantType {
     }
 }
 
-/// How to read: the dialect, the depth limit and the object policy.
+/// How to read: the dialect, the depth limit, the object policy and the precision of the
+/// engine whose reading the decoded values follow.
 ///
-/// The defaults are the engine's: Godot 4, depth limit 1024, full objects refused.
+/// The defaults are the engine's: Godot 4, depth limit 1024, full objects refused, single
+/// precision (as the engines that ship).
 ///
 /// ```
 /// use gdvariant::{Dialect, ReadOptions};
@@ -528,6 +530,7 @@ pub struct ReadOptions {
     pub(crate) dialect: Dialect,
     pub(crate) allow_objects: bool,
     pub(crate) max_depth: u32,
+    pub(crate) double: bool,
 }
 
 impl Default for ReadOptions {
@@ -543,6 +546,7 @@ impl ReadOptions {
             dialect: Dialect::Godot4,
             allow_objects: false,
             max_depth: ENGINE_MAX_DEPTH,
+            double: false,
         }
     }
 
@@ -552,6 +556,7 @@ impl ReadOptions {
             dialect: Dialect::Godot3,
             allow_objects: false,
             max_depth: ENGINE_MAX_DEPTH,
+            double: false,
         }
     }
 
@@ -580,6 +585,46 @@ impl ReadOptions {
     pub const fn with_full_objects(mut self, allow: bool) -> ReadOptions {
         self.allow_objects = allow;
         self
+    }
+
+    /// Reads values as a `precision=double` engine build does (`true`) or as a standard,
+    /// single-precision build does (`false`, the default: the engines that ship).
+    ///
+    /// It matters for Godot 4 math values written with 64-bit components (flag 64: what a
+    /// double-precision build writes): Vector2/3/4, Rect2, Transform2D, Plane, Quaternion, AABB,
+    /// Basis, Transform3D, Projection and PackedVector2/3/4Array. A single-precision engine
+    /// narrows their components to its `real_t`, `f32`; so do the decoded values
+    /// ([`VariantRef::to_owned`](crate::VariantRef::to_owned)) and the text form. A
+    /// double-precision build keeps the `f64`s. `float` values and PackedFloat64Array are
+    /// always 64-bit; `f32` data reads the same either way. The lazy accessors
+    /// ([`VariantRef::as_vector3`](crate::VariantRef::as_vector3) and the like) give the
+    /// components as encoded, whatever this says.
+    ///
+    /// ```
+    /// use gdvariant::ReadOptions;
+    /// // Vector2(16777217, 0.5) with f64 components, as a double-precision build writes it
+    /// let mut bytes = vec![5, 0, 1, 0];
+    /// bytes.extend(16777217f64.to_le_bytes());
+    /// bytes.extend(0.5f64.to_le_bytes());
+    /// let v = gdvariant::parse(&bytes)?;
+    /// assert_eq!(v.as_vector2()?.x, 16777217.0);         // as encoded
+    /// # #[cfg(feature = "text")]
+    /// assert_eq!(v.to_string(), "Vector2(16777216, 0.5)"); // what a standard engine reads
+    /// let double = ReadOptions::new().with_double_precision(true);
+    /// # #[cfg(feature = "text")]
+    /// assert_eq!(gdvariant::parse_with(&bytes, &double)?.to_string(), "Vector2(16777217, 0.5)");
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn with_double_precision(mut self, double: bool) -> ReadOptions {
+        self.double = double;
+        self
+    }
+
+    /// Whether values are read as a double-precision build reads them; see
+    /// [`with_double_precision`](ReadOptions::with_double_precision).
+    pub const fn double_precision(&self) -> bool {
+        self.double
     }
 
     /// The dialect in force.

@@ -24,6 +24,27 @@ use crate::walker;
 /// checked when the view is made. Containers (Array, Dictionary, full Object) and
 /// PackedStringArray are walked only when you iterate them, look something up, or ask for their
 /// [`raw`](VariantRef::raw) bytes.
+///
+/// # As encoded, and as the engine reads it
+///
+/// The lazy views ([`VariantRef`], [`ArrayRef`], [`DictionaryRef`],
+/// [`NodePathRef`], [`ObjectRef`], [`PackedArrayRef`]) give what the bytes say, zero-copy:
+/// every element and pair in byte order, math components at the width they were written,
+/// text as it is encoded. What the engine's `bytes_to_var` makes of the same bytes can differ,
+/// in crafted or unusual input:
+///
+/// - a typed Array or Dictionary converts or drops elements (keys) that do not have its type:
+///   [`ArrayRef::engine_iter`], [`convert`](crate::convert);
+/// - a Dictionary keeps one entry per key (the first key's position, the last value):
+///   [`DictionaryRef::get`](crate::DictionaryRef::get) finds that value;
+/// - a standard (single-precision) engine narrows 64-bit math components to `f32`
+///   ([`ReadOptions::with_double_precision`]);
+/// - Godot 3 reads overlong UTF-8 forms as the characters they encode
+///   ([`Text::to_string_lossy`](crate::Text::to_string_lossy)), and builds a NodePath without
+///   names or subnames as the empty path.
+///
+/// [`to_owned`](VariantRef::to_owned) and the text form ([`text`](crate::text)) give the
+/// engine's value; the lazy accessors stay as encoded.
 #[derive(Clone, Copy)]
 pub struct VariantRef<'a> {
     pub(crate) h: Head<'a>,
@@ -215,8 +236,11 @@ impl<'a> VariantRef<'a> {
 
     /// The text of a String or StringName as `&str`, borrowed from the input: a leading BOM is
     /// stripped and the text ends at the first NUL, as in the engine. Errors if the text is not
-    /// valid UTF-8 ([`ErrorKind::NotRustUtf8`] for Godot 3 text that only Godot 3 accepts; see
-    /// [`as_text`](VariantRef::as_text)).
+    /// valid UTF-8: [`ErrorKind::NotRustUtf8`] for Godot 3 text that only Godot 3 accepts
+    /// (overlong forms, encoded surrogates, 5- and 6-byte forms), which a `&str` cannot borrow
+    /// because the characters the engine reads are not the bytes; get them with
+    /// [`as_text`](VariantRef::as_text)`()?.`[`to_string_lossy`](crate::Text::to_string_lossy)`()`
+    /// or [`to_owned`](VariantRef::to_owned).
     pub fn as_str(&self) -> Result<&'a str> {
         if !matches!(self.h.ty, VariantType::String | VariantType::StringName) {
             return Err(self.wrong(Expected::StringLike));
@@ -289,7 +313,12 @@ impl<'a> VariantRef<'a> {
         let mut p = self.payload();
         let mut out = [0.0; N];
         for v in &mut out {
-            *v = p.read_real(wide)?;
+            // Components are read exactly, NaN payloads included (see `math::widen`).
+            *v = if wide {
+                p.read_real(true)?
+            } else {
+                crate::math::widen(p.read_f32()?)
+            };
         }
         Ok(out)
     }

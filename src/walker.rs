@@ -430,6 +430,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The absolute offset of the last [`Property`](Event::Property) name's bytes.
+    #[cfg(feature = "text")]
     #[inline]
     pub(crate) fn name_at(&self) -> usize {
         self.name_at

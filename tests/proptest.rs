@@ -32,6 +32,7 @@ impl Cfg {
     fn read(&self) -> ReadOptions {
         ReadOptions::new()
             .with_dialect(self.dialect)
+            .with_double_precision(self.double)
             .with_full_objects(self.objects)
     }
 
@@ -159,11 +160,13 @@ fn leaf(cfg: Cfg) -> BoxedStrategy<Variant> {
             prop::collection::vec(text(), 0..3),
             any::<bool>(),
         )
-            .prop_map(|(names, subnames, absolute)| {
+            .prop_map(move |(names, subnames, absolute)| {
+                // Godot 3 reads a path without names or subnames as the empty path.
+                let empty = names.is_empty() && subnames.is_empty();
                 Variant::from(NodePath {
+                    absolute: absolute && (cfg.g4() || !empty),
                     names,
                     subnames,
-                    absolute,
                 })
             })
             .boxed(),
@@ -240,7 +243,15 @@ fn variant(cfg: Cfg) -> BoxedStrategy<Variant> {
         .prop_recursive(4, 48, 5, move |inner| {
             let mut s: Vec<BoxedStrategy<Variant>> = vec![
                 (type_info(cfg), prop::collection::vec(inner.clone(), 0..5))
-                    .prop_map(|(t, items)| Variant::Array(Array::typed(t, items)))
+                    .prop_map(move |(t, mut items)| {
+                        // What the engine holds: the declared type as it keeps it, and only
+                        // elements of that type (others it converts or drops on reading).
+                        let t = convert::engine_type(t, cfg.objects);
+                        if t != TypeInfo::None {
+                            items.retain(|x| convert::fit(&t, x) == convert::Fit::Keep);
+                        }
+                        Variant::Array(Array::typed(t, items))
+                    })
                     .boxed(),
                 (
                     type_info(cfg),
@@ -248,10 +259,14 @@ fn variant(cfg: Cfg) -> BoxedStrategy<Variant> {
                     prop::collection::vec((inner.clone(), inner.clone()), 0..4),
                 )
                     .prop_map(move |(kt, vt, entries)| {
-                        // Repeated keys merged by the dialect's rule, as decoding merges them.
-                        let mut d = Dictionary::typed(kt, vt, vec![]);
+                        // Repeated keys merged by the dialect's rule, as decoding merges them;
+                        // the types as the engine keeps them, and only keys of the key type.
+                        let (kt, vt) = convert::engine_types(kt, vt, cfg.objects);
+                        let mut d = Dictionary::typed(kt.clone(), vt, vec![]);
                         for (k, v) in entries {
-                            d.insert_with(cfg.dialect, k, v);
+                            if kt == TypeInfo::None || convert::fit(&kt, &k) == convert::Fit::Keep {
+                                d.insert_with(cfg.dialect, k, v);
+                            }
                         }
                         Variant::Dictionary(d)
                     })

@@ -132,6 +132,34 @@ fn every_reason_is_named() {
             L::RepeatedKeys,
             false,
         ),
+        // ... and keys that the engine takes for the same key ("a" and &"a" in Godot 4).
+        (
+            dict(vec![
+                ("a".into(), 1.into()),
+                (Variant::StringName("a".into()), 2.into()),
+            ]),
+            L::RepeatedKeys,
+            false,
+        ),
+        // A typed Array's element of another type: the engine converts it (the text prints 1).
+        (
+            Variant::Array(Array::typed(
+                TypeInfo::Builtin(VariantType::Int),
+                vec![Variant::Float(1.5)],
+            )),
+            L::Converted,
+            false,
+        ),
+        // A typed Dictionary's key of another type: the engine converts it to a String.
+        (
+            Variant::Dictionary(Dictionary::typed(
+                TypeInfo::Builtin(VariantType::String),
+                TypeInfo::None,
+                vec![(Variant::StringName("a".into()), 1.into())],
+            )),
+            L::Converted,
+            false,
+        ),
     ];
     for (v, kind, unreadable) in cases {
         assert_eq!(of(&v), Some((kind, unreadable)), "{v:?}");
@@ -140,6 +168,39 @@ fn every_reason_is_named() {
     assert_eq!(
         of_with(&Variant::from(Vector2::new(0.1, 0.2)), true),
         Some((L::Precision, false))
+    );
+    // 64-bit components that a single-precision engine narrows (16777217 to the f32
+    // 16777216), even when written back wide.
+    let wide = encode_with(
+        &Variant::from(Vector2::new(16_777_217.0, 0.5)),
+        &g4().with_double_precision(true),
+    )
+    .unwrap();
+    assert_eq!(
+        loss(
+            &wide,
+            &ReadOptions::new(),
+            &g4().with_double_precision(true)
+        ),
+        Some((L::Precision, false))
+    );
+    assert_eq!(
+        loss(
+            &wide,
+            &ReadOptions::new().with_double_precision(true),
+            &g4().with_double_precision(true)
+        ),
+        None
+    );
+    // A class-typed Array read without objects: the engine types it EncodedObjectAsID.
+    let nodes = encode_with(
+        &Variant::Array(Array::typed(TypeInfo::ClassName("Node".into()), vec![])),
+        &g4(),
+    )
+    .unwrap();
+    assert_eq!(
+        loss(&nodes, &ReadOptions::new(), &EncodeOptions::new()),
+        Some((L::Converted, false))
     );
     // Not the encoder's bytes: an int in 64 bits that fits 32.
     assert_eq!(

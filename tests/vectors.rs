@@ -603,8 +603,9 @@ fn vectors() -> Vec<Vector> {
             "1b000000 02000000 04000000 01000000 61000000 02000000 01000000 04000000 01000000 61000000 02000000 02000000",
             |v| {
                 let d = v.as_dictionary().unwrap();
-                assert_eq!(d.get("a").unwrap().unwrap().as_i64().unwrap(), 1);
-                assert_eq!(d.get_last("a").unwrap().unwrap().as_i64().unwrap(), 2);
+                // The engine keeps the last value; get_first stops at the first pair.
+                assert_eq!(d.get("a").unwrap().unwrap().as_i64().unwrap(), 2);
+                assert_eq!(d.get_first("a").unwrap().unwrap().as_i64().unwrap(), 1);
             }
         ),
         v!(
@@ -1461,6 +1462,10 @@ fn non_canonical(name: &str) -> bool {
 /// or another vector stops.
 const NON_CANONICAL: &[(&str, &str)] = &[
     (
+        "dict_typed_script_key",
+        "a script key type with an untyped value: Godot 4.6's set_typed gives the value type the key's script, which fails for a non-object value type, so the engine (and to_owned) keeps the dictionary untyped",
+    ),
+    (
         "dict_duplicate_keys",
         "a repeated key: the engine's bytes_to_var keeps one entry (first position, last value), and so does to_owned",
     ),
@@ -1585,7 +1590,10 @@ fn every_table_vector_round_trips_through_the_encoder() {
     let mut differ = Vec::new();
     for v in vectors() {
         let b = bytes(v.hex);
-        let value = gdvariant::parse_with(&b, &v.opts).unwrap().to_owned();
+        // 64-bit math read as a precision=double engine reads it (a standard one narrows it).
+        let wide = gdvariant::parse_with(&b, &v.opts).unwrap().is_wide();
+        let ropts = v.opts.with_double_precision(wide);
+        let value = gdvariant::parse_with(&b, &ropts).unwrap().to_owned();
         let Ok(value) = value else {
             differ.push(format!(
                 "{} (to_owned: {:?})",
@@ -1597,7 +1605,7 @@ fn every_table_vector_round_trips_through_the_encoder() {
         let enc = gdvariant::EncodeOptions::new()
             .with_dialect(v.opts.dialect())
             .with_full_objects(v.opts.full_objects())
-            .with_double_precision(gdvariant::parse_with(&b, &v.opts).unwrap().is_wide());
+            .with_double_precision(wide);
         let out = gdvariant::encode_with(&value, &enc);
         let same = match &out {
             Ok(out) => {

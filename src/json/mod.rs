@@ -49,11 +49,12 @@
 //!
 //! # Lossless
 //!
-//! For every value the binary reader accepts, reading its JSON back gives exactly the value the
-//! bytes hold (floats by their bits): [`VariantRef::to_owned`]'s value, but for a key the bytes
-//! repeat, which the JSON keeps and `to_owned` merges as the engine does. So `encode` writes the
-//! same bytes:
-//! `gdvariant decode --format json | gdvariant encode --from json` gives back the original
+//! The JSON records what the bytes say, as the lazy views do, also where crafted bytes say more
+//! than the engine reads: a repeated dictionary key, a typed Array's element of another type,
+//! 64-bit math components. The engine's reading of such bytes (one entry per key, elements
+//! converted or dropped, components narrowed: see [`VariantRef`]'s docs) is what
+//! [`VariantRef::to_owned`] and the [text form](crate::text) give. So `encode` writes the same
+//! bytes: `gdvariant decode --format json | gdvariant encode --from json` gives back the original
 //! bytes whenever they are the encoder's canonical bytes for their value (every engine-written
 //! value is; the `print_round_trip` fuzz target checks this for arbitrary input, both
 //! dialects). Bytes that are not canonical (an int in 64 bits that fits 32, non-zero padding,

@@ -356,7 +356,7 @@ impl Pending {
             Pending::Reals { tag, wide, narrow } => (tag, wide, narrow),
         };
         let x: Vec<f64> = if single {
-            narrow.into_iter().map(f64::from).collect()
+            narrow.into_iter().map(crate::math::widen).collect()
         } else {
             wide
         };
@@ -599,10 +599,10 @@ impl<'a> P<'a> {
             return match (w, n) {
                 // "nan(0x…)" is of one width only: the other reading is its conversion.
                 (Some(w), Some(n)) => Ok((f64::from_bits(w), f32::from_bits(n as u32))),
-                (Some(w), None) => Ok((f64::from_bits(w), f64::from_bits(w) as f32)),
+                (Some(w), None) => Ok((f64::from_bits(w), crate::math::narrow(f64::from_bits(w)))),
                 (None, Some(n)) => {
                     let f = f32::from_bits(n as u32);
-                    Ok((f64::from(f), f))
+                    Ok((crate::math::widen(f), f))
                 }
                 (None, None) => fail(at, format!("bad number '{}'", excerpt(&s))),
             };

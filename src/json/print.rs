@@ -443,7 +443,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if wide {
                     f64_num(x, s)?
                 } else {
-                    f32_num(x as f32, s)?
+                    f32_num(crate::math::narrow(x), s)?
                 }
             }
             ch(s, ']')?;
@@ -525,11 +525,11 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         T::Basis => reals!(v.as_basis()?.to_array()),
         T::Transform3D => reals!(v.as_transform3d()?.to_array()),
         T::Projection => reals!(v.as_projection()?.to_array()),
-        T::Color => reals!(v.as_color()?.to_array().map(f64::from)),
+        T::Color => reals!(v.as_color()?.to_array().map(crate::math::widen)),
         T::NodePath => {
             let np = v.as_node_path()?;
             let mut path = String::new();
-            let _ = np.write_text(&mut path)?;
+            let _ = np.write_encoded_text(&mut path)?;
             let mut names = Vec::new();
             let mut it = np.names();
             while let Some(t) = it.try_next()? {

@@ -6,11 +6,11 @@ use alloc::vec::Vec;
 
 use super::*;
 use crate::array::{container_types, ContainerType};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -40,12 +40,11 @@ impl TypeInfo {
     }
 }
 
+/// The engine's reading of checked text: Godot 3 text that is not UTF-8 (overlong forms and
+/// the like, which Godot 3 reads) is decoded as Godot 3 decodes it.
 #[inline]
-fn text_string(t: &Text<'_>, offset: usize) -> Result<String> {
-    match t.as_str() {
-        Some(s) => Ok(String::from(s)),
-        None => Err(Error::new(ErrorKind::NotRustUtf8, offset)),
-    }
+fn text_string(t: &Text<'_>, _offset: usize) -> Result<String> {
+    Ok(t.to_string_lossy().into_owned())
 }
 
 /// Reads a §5 string at `r` into a `String`; see [`owned_text`].
@@ -56,24 +55,22 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 }
 
 /// The engine's text of the string bytes `raw` (at absolute offset `at`) as a `String`, with
-/// one UTF-8 pass: valid UTF-8 passes every dialect's rules. Otherwise the error is the one
-/// [`VariantRef::as_str`] gives: [`ErrorKind::InvalidUtf8`] if the dialect rejects the text,
-/// else [`ErrorKind::NotRustUtf8`] at `at`.
+/// one UTF-8 pass: valid UTF-8 passes every dialect's rules. Otherwise the text is checked by
+/// the dialect's rules ([`ErrorKind::InvalidUtf8`] if the dialect rejects it), and text that
+/// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
         Ok(s) => Ok(GString::from(s)),
-        Err(_) => Err(not_utf8(t, at, skipped, dialect)),
+        Err(_) => not_utf8(t, at, skipped, dialect),
     }
 }
 
 #[cold]
-fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Error {
-    match check_text(t, dialect, at + skipped) {
-        Err(e) => e,
-        Ok(()) => Error::new(ErrorKind::NotRustUtf8, at),
-    }
+fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Result<GString> {
+    check_text(t, dialect, at + skipped)?;
+    Ok(GString::from(crate::text::decode_godot3(t)))
 }
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.
@@ -187,12 +184,19 @@ impl DictBuilder {
         self.index = Some(index);
     }
 
-    fn finish(mut self) -> Dictionary {
+    fn finish(mut self, opts: &ReadOptions) -> Dictionary {
         if self.pending {
             // Unreachable: a dictionary ends after a value.
             self.entries.pop();
         }
-        Dictionary::from_parts(self.entries, self.types, self.index)
+        match self.types {
+            // A typed dictionary as the engine builds it (keys converted, or dropped).
+            Some(t) => {
+                let (k, v) = *t;
+                crate::convert::engine_dictionary(self.entries, k, v, opts)
+            }
+            None => Dictionary::from_parts(self.entries, None, self.index),
+        }
     }
 }
 
@@ -259,13 +263,17 @@ impl Building {
         matches!(self, Building::Dict(d) if !d.pending)
     }
 
-    fn finish(self) -> Variant {
+    fn finish(self, opts: &ReadOptions) -> Variant {
         match self {
-            Building::Array { items, ty } => Variant::Array(Array {
+            Building::Array { items, ty: None } => Variant::Array(Array {
                 items,
-                element_type: ty,
+                element_type: None,
             }),
-            Building::Dict(d) => Variant::Dictionary(d.finish()),
+            // A typed array as the engine builds it (elements converted, or dropped).
+            Building::Array { items, ty: Some(t) } => {
+                Variant::Array(crate::convert::engine_array(items, *t, opts))
+            }
+            Building::Dict(d) => Variant::Dictionary(d.finish(opts)),
             Building::Object { class, props, .. } => Variant::Object(Box::new(Object::Full {
                 class,
                 properties: props,
@@ -419,11 +427,17 @@ fn quick_leaf<'a>(
     v: &VariantRef<'a>,
     key: bool,
     cache: &mut StrCache<'a>,
+    narrow: bool,
 ) -> Result<Option<Variant>> {
     use VariantType as T;
     // The head read the whole value: header, then the payload.
     let d = v.h.data;
     let flag = v.header() & FLAG_64 != 0;
+    // 64-bit math to narrow takes the slow path.
+    let wide = || {
+        let wide = flag && v.dialect() == Dialect::Godot4;
+        (!(wide && narrow)).then_some(wide)
+    };
     Ok(Some(match v.ty() {
         T::Nil => Variant::Nil,
         T::Bool => match word(d, 4) {
@@ -456,11 +470,11 @@ fn quick_leaf<'a>(
                 Variant::StringName(s)
             }
         }
-        T::Vector2 => match reals::<2>(d, flag && v.dialect() == Dialect::Godot4) {
+        T::Vector2 => match wide().and_then(|wide| reals::<2>(d, wide)) {
             Some(a) => Variant::Vector2(Vector2::from_array(a)),
             None => return Ok(None),
         },
-        T::Vector3 => match reals::<3>(d, flag && v.dialect() == Dialect::Godot4) {
+        T::Vector3 => match wide().and_then(|wide| reals::<3>(d, wide)) {
             Some(a) => Variant::Vector3(Vector3::from_array(a)),
             None => return Ok(None),
         },
@@ -482,7 +496,8 @@ fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
     out
 }
 
-/// `N` reals after the header (f64 when `wide`, else f32 widened), in one bounds check.
+/// `N` reals after the header (f64 when `wide`, else f32 widened exactly), in one bounds
+/// check.
 #[inline(always)]
 fn reals<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
     let mut out = [0.0; N];
@@ -494,7 +509,7 @@ fn reals<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
     } else {
         let b = d.get(4..4 + 4 * N)?;
         for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = f64::from(f32::from_le_bytes(arr(c)));
+            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
         }
     }
     Some(out)
@@ -537,17 +552,23 @@ fn leaf<'a>(
         T::NodePath => {
             let np = v.as_node_path()?;
             let mut names = Vec::with_capacity(np.name_count().min(64));
-            for s in np.names() {
-                names.push(String::from(s?));
+            let mut it = np.names();
+            while let Some(s) = it.try_next()? {
+                names.push(s.to_string_lossy().into_owned());
             }
             let mut subnames = Vec::with_capacity(np.subname_count().min(64));
-            for s in np.subnames()? {
-                subnames.push(String::from(s?));
+            let mut it = np.subnames()?;
+            while let Some(s) = it.try_next()? {
+                subnames.push(s.to_string_lossy().into_owned());
             }
+            // Godot 3 builds a path without names or subnames as the empty path, which is
+            // never absolute.
+            let absolute = np.is_absolute()
+                && !(v.dialect() == Dialect::Godot3 && names.is_empty() && subnames.is_empty());
             *out = Variant::NodePath(Box::new(NodePath {
                 names,
                 subnames,
-                absolute: np.is_absolute(),
+                absolute,
             }))
         }
         T::Rid => *out = Variant::Rid(v.as_rid()?),
@@ -611,18 +632,34 @@ where
     } else {
         v.as_packed::<[f32; N]>()?
             .iter()
-            .map(|a| make(a.map(f64::from)))
+            .map(|a| make(a.map(crate::math::widen)))
             .collect()
     })
 }
 
 impl VariantRef<'_> {
-    /// Decodes the whole value into an owned [`Variant`].
+    /// Decodes the whole value into an owned [`Variant`]: the value the engine's `bytes_to_var`
+    /// gives (checked against the live engines by `tests/differential.rs`), where the lazy views
+    /// ([`VariantRef`], [`ArrayRef`](crate::ArrayRef), [`DictionaryRef`](crate::DictionaryRef))
+    /// show the bytes as encoded:
     ///
-    /// Strings are the engine's text (a leading BOM stripped, cut at the first NUL); Godot 3 text
-    /// that is not valid UTF-8 is an [`ErrorKind::NotRustUtf8`] error. Reals are widened to
-    /// `f64` exactly. One forward pass over the bytes; nesting is kept on a heap stack bounded by
-    /// the reader's depth limit, not on the native stack.
+    /// - Strings are the engine's text (a leading BOM stripped, cut at the first NUL). Godot 3
+    ///   text that is not UTF-8 but that Godot 3 reads (overlong forms, 5- and 6-byte forms) is
+    ///   decoded as Godot 3 decodes it; code points a Rust `char` cannot hold (encoded
+    ///   surrogates, values above U+10FFFF) become U+FFFD.
+    /// - A repeated dictionary key replaces the value of the first in place, by the engine's
+    ///   key identity (see [`Dictionary`]).
+    /// - Typed containers hold what the engine keeps: elements (and dictionary keys) not of the
+    ///   declared type are converted where the engine converts them and left out where it
+    ///   cannot ([`convert`](crate::convert)); a container typed `Nil` is untyped; without full
+    ///   objects every object type reads as `EncodedObjectAsID`.
+    /// - Reals: `f32` components are widened to `f64` exactly (NaN payloads included); Godot 4's
+    ///   64-bit math (vectors, matrices, packed vector arrays) is narrowed to `f32` as a
+    ///   standard single-precision engine holds it, unless
+    ///   [`ReadOptions::with_double_precision`](crate::ReadOptions::with_double_precision).
+    ///
+    /// One forward pass over the bytes; nesting is kept on a heap stack bounded by the reader's
+    /// depth limit, not on the native stack.
     ///
     /// ```
     /// use gdvariant::Variant;
@@ -639,20 +676,23 @@ impl VariantRef<'_> {
         let end = self.offset() + self.h.data.len();
         let mut budget = self.h.data.len() / 4;
         let mut cache = StrCache::new();
+        let opts = self.options();
+        // With single precision (the standard engine's `real_t`), 64-bit math is narrowed.
+        let narrow = (rule == Dialect::Godot4 && !opts.double_precision()).then_some(&opts);
         // The innermost open container is kept in `top`, the others on `stack` (inline for
         // the first 32 levels: no allocation for the stack of nearly every packet).
         let mut top = match w.next_event_inline()? {
             Some(Event::Begin(v)) => {
                 open_container(&v, end.saturating_sub(w.offset()), &mut budget)?
             }
-            Some(Event::Value(v)) => return convert(&v, false, &mut budget, &mut cache),
+            Some(Event::Value(v)) => return convert(&v, false, &mut budget, &mut cache, narrow),
             // Unreachable: a walk starts with its top value's event.
             _ => return Ok(Variant::Nil),
         };
         let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
         while let Some(event) = w.next_event_inline()? {
             let done = match event {
-                Event::Value(v) => convert(&v, top.wants_key(), &mut budget, &mut cache)?,
+                Event::Value(v) => convert(&v, top.wants_key(), &mut budget, &mut cache, narrow)?,
                 Event::Begin(v) => {
                     let remaining = end.saturating_sub(w.offset());
                     let b = open_container(&v, remaining, &mut budget)?;
@@ -660,42 +700,43 @@ impl VariantRef<'_> {
                     continue;
                 }
                 Event::Property(t) => {
-                    let name = match t.as_str() {
-                        Some(s) => String::from(s),
-                        None => return Err(Error::new(ErrorKind::NotRustUtf8, w.name_at())),
-                    };
+                    let name = t.to_string_lossy().into_owned();
                     if let Building::Object { name: slot, .. } = &mut top {
                         *slot = Some(name);
                     }
                     continue;
                 }
                 Event::End => match stack.pop() {
-                    Some(parent) => core::mem::replace(&mut top, parent).finish(),
-                    None => return Ok(top.finish()),
+                    Some(parent) => core::mem::replace(&mut top, parent).finish(&opts),
+                    None => return Ok(top.finish(&opts)),
                 },
             };
             top.push(done, rule);
         }
         // Unreachable: the walk ends with the top container's `End` above.
-        Ok(top.finish())
+        Ok(top.finish(&opts))
     }
 }
 
 /// Converts the value of a [`Value`](Event::Value) event (`key`: at a dictionary key
-/// position).
+/// position); 64-bit math narrowed to `f32` when `narrow` gives the options.
 #[inline(always)]
 fn convert<'a>(
     v: &VariantRef<'a>,
     key: bool,
     budget: &mut usize,
     cache: &mut StrCache<'a>,
+    narrow: Option<&ReadOptions>,
 ) -> Result<Variant> {
-    if let Some(x) = quick_leaf(v, key, cache)? {
+    if let Some(x) = quick_leaf(v, key, cache, narrow.is_some())? {
         return Ok(x);
     }
     let mut out = Variant::Nil;
     leaf(v, &mut v.body_reader(), budget, cache, &mut out)?;
-    Ok(out)
+    match narrow {
+        Some(opts) if v.is_wide() => Ok(crate::convert::narrowed(out, opts)),
+        _ => Ok(out),
+    }
 }
 
 impl TryFrom<VariantRef<'_>> for Variant {

@@ -43,6 +43,8 @@ const OBJECTS: u64 = 2;
 /// Set when the bytes were encoded in double precision (a `Variant`'s rare types): the
 /// serializer writes them unchanged only into a double-precision writer.
 const DOUBLE: u64 = 4;
+/// The read option [`ReadOptions::with_double_precision`]: how 64-bit math reads.
+const READ_DOUBLE: u64 = 8;
 
 pub(crate) fn options_word(opts: &ReadOptions, double: bool) -> u64 {
     let mut w = u64::from(opts.max_depth) << 32;
@@ -54,6 +56,9 @@ pub(crate) fn options_word(opts: &ReadOptions, double: bool) -> u64 {
     }
     if double {
         w |= DOUBLE;
+    }
+    if opts.double_precision() {
+        w |= READ_DOUBLE;
     }
     w
 }
@@ -68,6 +73,7 @@ pub(crate) fn word_options(w: u64) -> (ReadOptions, bool) {
     let opts = ReadOptions::new()
         .with_dialect(dialect)
         .with_full_objects(w & OBJECTS != 0)
+        .with_double_precision(w & READ_DOUBLE != 0)
         .with_max_depth((w >> 32) as u32);
     (opts, w & DOUBLE != 0)
 }
@@ -342,6 +348,7 @@ fn encoded<S: Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
         .with_max_depth(crate::MAX_DEPTH_LIMIT);
     let bytes = encode_with(v, &eopts).map_err(ser::Error::custom)?;
     let opts = ReadOptions::new()
+        .with_double_precision(true)
         .with_full_objects(true)
         .with_max_depth(crate::MAX_DEPTH_LIMIT);
     s.serialize_newtype_struct(

@@ -1,13 +1,12 @@
 //! What the engine's text form cannot carry: [`round_trip`] tells whether the text of a value
 //! reads back to its exact bytes and, if not, names the first reason.
 
-use core::cmp::Ordering;
 use core::fmt;
 use std::collections::HashSet;
 use std::string::String;
 use std::vec::Vec;
 
-use super::print::{godot_sort, order_with};
+use super::print::{godot_sort, sorts_before};
 use crate::array::ContainerType;
 use crate::encode::{Enc, EncodeOptions, IdCache};
 use crate::error::Result;
@@ -34,7 +33,10 @@ pub enum LossKind {
     /// containers without objects (written back as `EncodedObjectAsID`), …
     NotCanonical,
     /// Components or elements are stored in the other precision than the one written back
-    /// (`f64` with the 64-bit flag when writing single precision, or the reverse).
+    /// (`f64` with the 64-bit flag when writing single precision, or the reverse), or 64-bit
+    /// math components that the engine reads narrowed to `f32` (a value read without
+    /// [`ReadOptions::with_double_precision`](crate::ReadOptions::with_double_precision)): the
+    /// text prints what the engine reads.
     Precision,
     /// A float whose printed decimal reads back as another value: `-0.0` (printed `0`), a NaN
     /// other than the canonical one (printed `nan`), Godot 3's 6 significant digits.
@@ -42,6 +44,12 @@ pub enum LossKind {
     /// A Dictionary's keys in another order than the engine's sorted order: the text lists
     /// them sorted.
     KeysSorted,
+    /// A typed container that the engine reads as another one (see [`convert`](crate::convert)):
+    /// a type it changes (`Array[Nil]` is untyped; without full objects every object type is
+    /// `EncodedObjectAsID`; Godot 4.6's script-key rule for Dictionaries), or an element (Array)
+    /// or key (Dictionary) of another type, which it converts or drops. The text prints what the
+    /// engine keeps; the JSON form keeps the bytes.
+    Converted,
     /// Two keys of a Dictionary that are the same key to the engine (`-0.0` and `0.0`, two
     /// strings that differ only after a NUL, …; see [`Dictionary`](crate::Dictionary)): reading
     /// the text merges them.
@@ -64,7 +72,9 @@ pub enum LossKind {
     Objects,
     /// A Godot 3 RID: printed as nothing, as the engine's `var2str` prints it.
     Godot3Rid,
-    /// Godot 3 text that is not UTF-8: printed with replacement characters.
+    /// Godot 3 text that Rust's strings cannot hold (an encoded surrogate, a code point past
+    /// U+10FFFF, which Godot 3 keeps): printed with replacement characters. (Godot 3's overlong
+    /// forms read as the characters they encode: their bytes are not canonical.)
     NotUtf8,
     /// A value nested deeper than the depth limit of the options written with.
     Depth,
@@ -79,6 +89,9 @@ impl LossKind {
             LossKind::Precision => "components in another precision than the one written",
             LossKind::Float => "a float that its text reads back as another value",
             LossKind::KeysSorted => "dictionary keys are printed sorted",
+            LossKind::Converted => {
+                "a typed container the engine reads as another (its type or elements converted)"
+            }
             LossKind::RepeatedKeys => "repeated dictionary keys merge when read back",
             LossKind::Signal => "a Signal prints as Signal()",
             LossKind::NodePath => "a NodePath whose text reads back as another path",
@@ -86,7 +99,7 @@ impl LossKind {
             LossKind::ObjectText => "an object's class or property name that does not read back",
             LossKind::Objects => "a full object while objects are not written",
             LossKind::Godot3Rid => "a Godot 3 RID prints as nothing",
-            LossKind::NotUtf8 => "Godot 3 text that is not UTF-8",
+            LossKind::NotUtf8 => "Godot 3 text that Rust's strings cannot hold",
             LossKind::Depth => "nesting deeper than the depth limit",
             LossKind::Other => "an unlisted reason",
         }
@@ -182,6 +195,11 @@ struct Open<'a> {
     dict: bool,
     /// For an object: whether the next value is its `script` property.
     script: bool,
+    /// For a typed container whose elements (Array) or keys (Dictionary) the engine checks:
+    /// their type, as the engine keeps it; and, for a Dictionary, whether a key comes next.
+    checked: Option<TypeInfo>,
+    is_dict: bool,
+    next_is_key: bool,
 }
 
 /// The first lossy feature of `v` (in byte order) and the offset of the value it is in; with
@@ -226,6 +244,16 @@ fn classify(
             return Ok(Some((LossKind::Depth, at)));
         }
         if let Some(o) = open.last_mut() {
+            let is_key = o.is_dict && o.next_is_key;
+            o.next_is_key ^= o.is_dict;
+            if let Some(t) = &o.checked {
+                if !unreadable
+                    && (is_key || !o.is_dict)
+                    && crate::convert::fit_ref(t, &x)? != crate::convert::Fit::Keep
+                {
+                    return Ok(Some((LossKind::Converted, at)));
+                }
+            }
             if core::mem::take(&mut o.script) && x.ty() == T::String {
                 // Printed as Resource("path"), as it is.
                 if x.as_text()?
@@ -247,7 +275,10 @@ fn classify(
             }
         }
         if let Some(k) = lost(&x, opts, matches!(e, Event::Begin(_)))? {
-            return Ok(Some((k, at)));
+            // What the engine converts reads back (as the engine's value).
+            if !(unreadable && k == LossKind::Converted) {
+                return Ok(Some((k, at)));
+            }
         }
         if let Event::Begin(c) = e {
             open.push(Open {
@@ -256,6 +287,9 @@ fn classify(
                 hashes: HashSet::new(),
                 dict: c.ty() == T::Dictionary && c.count() >= 2,
                 script: false,
+                checked: crate::convert::checked_type(&c)?,
+                is_dict: c.ty() == T::Dictionary,
+                next_is_key: true,
             });
         }
     }
@@ -298,6 +332,31 @@ fn repeats(
     info.matchable && !seen.insert(info.hash)
 }
 
+/// Whether the Godot 3 leaf `x` holds text that is not UTF-8 and that Rust's strings cannot
+/// hold (read as U+FFFD; an overlong form reads as the character it encodes).
+fn unholdable_text(x: &VariantRef<'_>) -> Result<bool> {
+    fn bad(t: crate::text::Text<'_>) -> bool {
+        t.as_str().is_none() && t.to_string_lossy().contains('\u{FFFD}')
+    }
+    fn any(mut it: crate::object::StrIter<'_>) -> Result<bool> {
+        while let Some(t) = it.try_next()? {
+            if bad(t) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+    Ok(match x.ty() {
+        T::String | T::StringName => bad(x.as_text()?),
+        T::NodePath => {
+            let p = x.as_node_path()?;
+            any(p.names())? || any(p.subnames()?)?
+        }
+        T::PackedStringArray => any(x.as_string_array()?.iter())?,
+        _ => false,
+    })
+}
+
 /// Whether a Dictionary's keys come out of the engine's sort in another order.
 fn keys_lost(o: &Open<'_>) -> Option<(LossKind, usize)> {
     if !o.dict || o.keys.len() < 2 {
@@ -307,7 +366,7 @@ fn keys_lost(o: &Open<'_>) -> Option<(LossKind, usize)> {
     let mut idx: Vec<usize> = (0..o.keys.len()).collect();
     godot_sort(&mut idx, |a, b| {
         crate::reader::work(1);
-        order_with(&o.keys[*a], &o.keys[*b], &scratch) == Ordering::Less
+        sorts_before(&o.keys[*a], &o.keys[*b], &scratch)
     });
     let first = idx.iter().enumerate().find(|(i, k)| *i != **k)?;
     Some((
@@ -338,10 +397,16 @@ fn lost(x: &VariantRef<'_>, opts: &EncodeOptions, begin: bool) -> Result<Option<
             Ok(v) => v,
             Err(_) => return Ok(Some(LossKind::NotUtf8)),
         };
+        if d == Dialect::Godot3 && unholdable_text(x)? {
+            return Ok(Some(LossKind::NotUtf8));
+        }
         let wanted = crate::encode_with(&owned, &opts.with_max_depth(crate::MAX_DEPTH_LIMIT));
         if wanted.as_deref().ok() != Some(x.raw()?) {
             let real = crate::head::flag_applies(x.ty(), d) && !matches!(x.ty(), T::Int | T::Float);
-            if real && x.is_wide() != opts.wide() {
+            // Written in the other precision, or narrowed by a single-precision engine.
+            if real
+                && (x.is_wide() != opts.wide() || x.is_wide() && !x.options().double_precision())
+            {
                 return Ok(Some(LossKind::Precision));
             }
             if matches!(&owned, crate::Variant::Object(o) if !matches!(&**o, crate::Object::Id(_)))
@@ -525,6 +590,9 @@ fn head_lost(x: &VariantRef<'_>, opts: &EncodeOptions) -> Result<Option<LossKind
             let Ok(t) = owned(&t) else {
                 return Ok(Some(LossKind::NotUtf8));
             };
+            if crate::convert::engine_type(t.clone(), x.options().full_objects()) != t {
+                return Ok(Some(LossKind::Converted));
+            }
             e.array_head(&t, x.count())
         }
         T::Dictionary => {
@@ -535,6 +603,11 @@ fn head_lost(x: &VariantRef<'_>, opts: &EncodeOptions) -> Result<Option<LossKind
             let (Ok(k), Ok(v)) = (owned(&k), owned(&v)) else {
                 return Ok(Some(LossKind::NotUtf8));
             };
+            let objects = x.options().full_objects();
+            if crate::convert::engine_types(k.clone(), v.clone(), objects) != (k.clone(), v.clone())
+            {
+                return Ok(Some(LossKind::Converted));
+            }
             e.dict_head(&k, &v, x.count())
         }
         _ => {

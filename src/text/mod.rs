@@ -25,9 +25,11 @@
 //! 6-digit floats, Signals (printed `Signal()`), NodePaths whose text reads back as another
 //! path, container types and object names that the text cannot spell (an empty class name
 //! prints as the engine prints it, `Object` or `EncodedObjectAsID`), Godot 3 RIDs (printed as
-//! nothing), components in another precision than the one written, and bytes that are not the
-//! encoder's canonical form. `gdvariant decode` warns when one applies. The
-//! [JSON form](crate::json) carries everything but the last.
+//! nothing), typed containers the engine reads as others (their types or elements converted:
+//! the text prints the engine's value), components in another precision than the one written
+//! (or narrowed by a single-precision engine), Godot 3 text that Rust's strings cannot hold,
+//! and bytes that are not the encoder's canonical form. `gdvariant decode` warns when one
+//! applies. The [JSON form](crate::json) carries everything but the last two.
 //!
 //! # Reading
 //!
@@ -137,7 +139,9 @@ impl fmt::Display for Variant {
             Ok(b) => b,
             Err(e) => return write!(f, "<cannot print: {e}>"),
         };
-        let read = crate::ReadOptions::new().with_full_objects(true);
+        let read = crate::ReadOptions::new()
+            .with_full_objects(true)
+            .with_double_precision(true);
         match crate::parse_with(&bytes, &read) {
             Ok(v) => fmt::Display::fmt(&v, f),
             Err(e) => write!(f, "<cannot print: {e}>"),
@@ -275,12 +279,57 @@ fn check_godot3(text: &[u8], at: usize) -> Result<()> {
     Ok(())
 }
 
+/// Decodes text that Godot 3's `String::parse_utf8` accepts (checked by [`check`]) into the
+/// characters the engine reads: valid UTF-8 as it is, overlong 3- to 6-byte forms as the
+/// character they encode (`E0 81 81` is `A`). Code points a Rust `char` cannot hold — encoded
+/// surrogates and values above U+10FFFF, which Godot 3 keeps in its UTF-32 strings — become
+/// U+FFFD. Bytes the engine would reject (never passed here after a check) also become U+FFFD.
+pub(crate) fn decode_godot3(text: &[u8]) -> alloc::string::String {
+    let mut out = alloc::string::String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        let (extra, lead_bits) = if c & 0x80 == 0 {
+            (0, u32::from(c))
+        } else if c & 0xE0 == 0xC0 {
+            (1, u32::from(c & 0x1F))
+        } else if c & 0xF0 == 0xE0 {
+            (2, u32::from(c & 0x0F))
+        } else if c & 0xF8 == 0xF0 {
+            (3, u32::from(c & 0x07))
+        } else if c & 0xFC == 0xF8 {
+            (4, u32::from(c & 0x03))
+        } else if c & 0xFE == 0xFC {
+            (5, u32::from(c & 0x01))
+        } else {
+            out.push(char::REPLACEMENT_CHARACTER);
+            i += 1;
+            continue;
+        };
+        let cont = text.get(i + 1..i + 1 + extra);
+        match cont {
+            Some(cont) if cont.iter().all(|&b| b & 0xC0 == 0x80) => {
+                let cp = cont
+                    .iter()
+                    .fold(lead_bits, |acc, &b| (acc << 6) | u32::from(b & 0x3F));
+                out.push(char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER));
+                i += 1 + extra;
+            }
+            _ => {
+                out.push(char::REPLACEMENT_CHARACTER);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// A string's text as the engine reads it, checked by the dialect's rules.
 ///
 /// In the Godot 4 dialect it is always valid UTF-8. In the Godot 3 dialect it may hold what
-/// Godot 3 accepts but UTF-8 does not (encoded surrogates, 5- and 6-byte forms): then
-/// [`as_str`](Text::as_str) is `None` and [`to_string_lossy`](Text::to_string_lossy) replaces
-/// those sequences.
+/// Godot 3 accepts but UTF-8 does not (overlong forms, encoded surrogates, 5- and 6-byte
+/// forms): then [`as_str`](Text::as_str) is `None` (a `&str` cannot borrow bytes that are not
+/// UTF-8), and [`to_string_lossy`](Text::to_string_lossy) gives the characters the engine reads.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Text<'a> {
     bytes: &'a [u8],
@@ -301,9 +350,15 @@ impl<'a> Text<'a> {
         core::str::from_utf8(self.bytes).ok()
     }
 
-    /// The text with sequences that are not UTF-8 replaced by U+FFFD.
+    /// The text as the engine reads it: borrowed when it is UTF-8; otherwise (Godot 3 only)
+    /// decoded as Godot 3 decodes it — an overlong form is the character it encodes — with the
+    /// code points a Rust `char` cannot hold (encoded surrogates, values above U+10FFFF)
+    /// replaced by U+FFFD.
     pub fn to_string_lossy(&self) -> alloc::borrow::Cow<'a, str> {
-        alloc::string::String::from_utf8_lossy(self.bytes)
+        match core::str::from_utf8(self.bytes) {
+            Ok(s) => alloc::borrow::Cow::Borrowed(s),
+            Err(_) => alloc::borrow::Cow::Owned(decode_godot3(self.bytes)),
+        }
     }
 
     /// The length of the text in bytes.
@@ -344,15 +399,10 @@ impl fmt::Debug for Text<'_> {
     }
 }
 
+/// The text as [`to_string_lossy`](Text::to_string_lossy) gives it.
 impl fmt::Display for Text<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for chunk in self.bytes.utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
-            }
-        }
-        Ok(())
+        f.write_str(&self.to_string_lossy())
     }
 }
 

@@ -9,6 +9,13 @@
 //! the engine's sort and visits each entry at its key's offset; a value starts where its key
 //! ends, and a dictionary ends where its last entry in byte order ends, so nothing is skipped
 //! or read twice. Only the key comparisons of the sort read keys again.
+//!
+//! A dictionary that repeats a key prints as the engine holds it: one entry per key, at the
+//! first key's place, with the last value. The first pass finds the repeated keys (the
+//! engine's key identity, [`crate::owned::Dictionary`]'s), drops the later ones from the key
+//! offsets and notes where the last value of each repeated key is; the second pass prints that
+//! value after the first key. Values whose typed containers hold elements the engine converts
+//! or drops are printed from the value the engine decodes (`to_owned`).
 
 use core::cell::RefCell;
 use core::cmp::Ordering;
@@ -16,12 +23,14 @@ use core::fmt;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use crate::array::{ArrayIter, ContainerType};
+use crate::array::ArrayIter;
+use crate::convert;
 use crate::error::{Error, ErrorKind, Result};
 use crate::head::{head, read_text, skip_strings};
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
+use crate::owned::TypeInfo;
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType as T};
 use crate::value::VariantRef;
@@ -29,24 +38,101 @@ use crate::walker::{Event, Walker};
 
 /// Prints `v` to `out`; see the [module docs](self).
 pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
+    print_as(v, out, true)
+}
+
+/// Prints `v`; `detect` finds the containers whose engine value differs from their bytes
+/// (printed from their decoded value); off for a value that is already the engine's.
+fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: bool) -> R {
     if u32::try_from(v.h.data.len()).is_ok() {
-        let idx = index::<u32>(v)?;
+        let idx = index::<u32>(v, detect)?;
+        if idx.differs {
+            return print_engine_value(v, out);
+        }
         Printer::new(v, idx, out).run(v)
     } else {
-        let idx = index::<usize>(v)?;
+        let idx = index::<usize>(v, detect)?;
+        if idx.differs {
+            return print_engine_value(v, out);
+        }
         Printer::new(v, idx, out).run(v)
     }
+}
+
+/// Replaces the null objects of `v` by their instance-id form: the engine holds a null object
+/// as an Object (printed `null`, but ordered as an Object among dictionary keys), which the
+/// canonical encoding would write as a bare Nil.
+fn keep_null_objects(v: &mut crate::owned::Variant, dialect: Dialect) {
+    use crate::owned::{Object, RawValue, Variant};
+    let Some(id) = dialect.id_of(T::Object) else {
+        return;
+    };
+    let mut raw = (id | crate::types::FLAG_64).to_le_bytes().to_vec();
+    raw.extend_from_slice(&[0; 8]);
+    let Ok(null) = crate::parse_with(&raw, &ReadOptions::new().with_dialect(dialect))
+        .and_then(|r| RawValue::from_ref(&r))
+    else {
+        return;
+    };
+    let mut stack: Vec<&mut Variant> = alloc::vec![v];
+    while let Some(x) = stack.pop() {
+        let is_null = match &*x {
+            Variant::Object(o) => match &**o {
+                Object::Id(id) => *id == 0,
+                Object::Full { class, .. } => class.is_empty(),
+            },
+            _ => false,
+        };
+        if is_null {
+            *x = Variant::Raw(null.clone());
+            continue;
+        }
+        match x {
+            Variant::Object(o) => {
+                if let Object::Full { properties, .. } = &mut **o {
+                    stack.extend(properties.iter_mut().map(|(_, p)| p));
+                }
+            }
+            Variant::Array(a) => stack.extend(a.items.iter_mut()),
+            Variant::Dictionary(d) => {
+                for (k, val) in d.entries.iter_mut() {
+                    stack.push(k);
+                    stack.push(val);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Prints `v` from the value the engine decodes (typed elements converted or dropped,
+/// repeated keys merged; see [`convert`]), for a value whose bytes say something else.
+fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
+    let opts = v.options();
+    let mut value = v.to_owned()?;
+    keep_null_objects(&mut value, opts.dialect);
+    let enc = crate::EncodeOptions::new()
+        .with_dialect(opts.dialect)
+        .with_full_objects(opts.full_objects())
+        .with_double_precision(opts.double_precision());
+    let bytes = crate::encode_with(&value, &enc)?;
+    let read = opts.with_max_depth(crate::types::MAX_DEPTH_LIMIT);
+    let e = crate::parse_with(&bytes, &read)?;
+    print_as(&e, out, false)
 }
 
 // ----- pass 1: the key offsets -----
 
 /// A key offset, relative to the printed value's start: `u32` below 4 GiB of input.
 trait Off: Copy + Default {
+    /// A slot of a dropped (repeated) key: sorts after every offset.
+    const GONE: Self;
     fn of(x: usize) -> Self;
     fn get(self) -> usize;
 }
 
 impl Off for u32 {
+    const GONE: u32 = u32::MAX;
     #[inline]
     fn of(x: usize) -> u32 {
         // Only used when the whole input fits in a u32 (checked by `print`).
@@ -59,6 +145,7 @@ impl Off for u32 {
 }
 
 impl Off for usize {
+    const GONE: usize = usize::MAX;
     #[inline]
     fn of(x: usize) -> usize {
         x
@@ -69,50 +156,297 @@ impl Off for usize {
     }
 }
 
-/// The key offsets of every dictionary of two or more entries.
+/// The key offsets of every dictionary of two or more entries, and the containers printed
+/// from their decoded value.
 struct Index<O> {
     /// (the dictionary's offset, where its keys start in `keys`), by offset.
     dicts: Vec<(O, O)>,
-    /// Each such dictionary's key offsets, in byte order until the printer sorts them.
+    /// Each such dictionary's key offsets, in byte order until the printer sorts them. In a
+    /// dictionary that repeats a key, the later ones are dropped ([`Off::GONE`], after the
+    /// others) and the first one's offset has its low bit set (offsets are multiples of 4).
     keys: Vec<O>,
+    /// For each key whose low bit is set: (its offset, the offset of the last same key, whose
+    /// value is the one printed), by offset.
+    repeats: Vec<(O, O)>,
+    /// Whether the engine's value is not what the bytes say in a way printed from the decoded
+    /// value: a typed container holding elements the engine converts or drops, or a
+    /// dictionary repeating a key more ways than [`MAX_KEY_CLASSES`] of one hash (see
+    /// [`drop_repeated_keys`]).
+    differs: bool,
 }
 
-/// Pass 1: walks (and so checks) the whole value once and records the key offsets.
-fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
+/// The most keys of one [`key_hash`] that are not the same key, in a dictionary that repeats a
+/// key, that [`drop_repeated_keys`] tells apart; beyond, the value is printed from `to_owned`.
+const MAX_KEY_CLASSES: usize = 64;
+
+/// Finds the keys of a dictionary (at `keys`, offsets relative to `v`, in byte order) that
+/// are the same key for the engine, which keeps one entry for them (the first key, the last
+/// value): drops the later ones ([`Off::GONE`], moved to the end), marks the first one (low
+/// bit) and notes the last one in `repeats`. Returns whether it could: `false` when one hash
+/// holds more than [`MAX_KEY_CLASSES`] different keys.
+///
+/// Sorts the offsets by a hash that the same keys share ([`key_hash`]); only keys sharing a
+/// hash (rare, unless a key repeats) are compared, with the engine's key identity on their
+/// owned values ([`crate::owned::Dictionary`]'s). Then back into byte order. Memory: the
+/// offsets, an entry in `repeats` per repeated key, and the owned keys of one hash at a time.
+fn drop_repeated_keys<O: Off>(
+    keys: &mut [O],
+    v: &VariantRef<'_>,
+    repeats: &mut Vec<(O, O)>,
+) -> Result<bool> {
+    let hash = |k: &O| key_hash(v, k.get());
+    keys.sort_unstable_by_key(|k| (hash(k), k.get()));
+    let mut classes: Vec<(crate::owned::Variant, usize, O)> = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        let h = hash(&keys[i]);
+        let mut j = i + 1;
+        while j < keys.len() && hash(&keys[j]) == h {
+            j += 1;
+        }
+        if j - i > 1 {
+            classes.clear();
+            for at in i..j {
+                let k = owned_key(v, keys[at].get())?;
+                let rule = v.dialect();
+                let full = classes.len() == MAX_KEY_CLASSES;
+                match classes
+                    .iter_mut()
+                    .find(|c| crate::owned::key::same_key(&c.0, &k, rule))
+                {
+                    Some(c) => {
+                        c.2 = keys[at];
+                        keys[at] = O::GONE;
+                    }
+                    None if full => {
+                        keys.sort_unstable_by_key(|k| k.get());
+                        return Ok(false);
+                    }
+                    None => classes.push((k, at, keys[at])),
+                }
+            }
+            for &(_, first, last) in &classes {
+                if last.get() != keys[first].get() {
+                    repeats.push((keys[first], last));
+                    keys[first] = O::of(keys[first].get() | 1);
+                }
+            }
+        }
+        i = j;
+    }
+    keys.sort_unstable_by_key(|k| k.get());
+    Ok(true)
+}
+
+/// The engine's value of the key at `rel` (relative to `v`).
+fn owned_key(v: &VariantRef<'_>, rel: usize) -> Result<crate::owned::Variant> {
+    let opts = v.options();
+    let mut r = Reader::new(v.h.data.get(rel..).unwrap_or(&[]), v.offset() + rel);
+    let h = head(&mut r, 0, &opts, false)?;
+    VariantRef::new(h, 0, opts).to_owned()
+}
+
+/// A hash of the key at `rel` (relative to `v`) that every key the engine takes for the
+/// same key shares, in either dialect: String and StringName hash their (engine) text, floats
+/// and real components are normalised (one NaN, `-0.0` as `0.0`, narrowed to the engine's
+/// `real_t`); containers hash by type only; a non-null object, which equals no other key, by
+/// its offset.
+fn key_hash(v: &VariantRef<'_>, rel: usize) -> u64 {
+    let opts = v.options();
+    let mut r = Reader::new(v.h.data.get(rel..).unwrap_or(&[]), v.offset() + rel);
+    let Ok(h) = head(&mut r, 0, &opts, false) else {
+        return 0;
+    };
+    let k = VariantRef::new(h, 0, opts);
+    let mut hs = KeyHasher::default();
+    let single = !opts.double_precision();
+    let g3 = k.dialect() == Dialect::Godot3;
+    let ty = k.ty();
+    let class = if ty == T::StringName { T::String } else { ty };
+    let mut hs2 = KeyHasher::default();
+    hs2.add(class as u64);
+    let body = (|| -> Result<u64> {
+        Ok(match ty {
+            T::Nil | T::Callable | T::Array => 0,
+            T::Dictionary if g3 => rel as u64,
+            T::Dictionary => 0,
+            T::Bool => u64::from(k.as_bool()?),
+            T::Int => k.as_i64()? as u64,
+            T::Rid => k.as_rid()?,
+            T::Float => {
+                // A float is a double in the engine, whatever its precision.
+                add_real(&mut hs, false, k.as_f64()?);
+                hs.finish()
+            }
+            T::String | T::StringName => text_hash(&k.as_text()?),
+            T::Object => match k.as_object()? {
+                ObjectRef::Id(0) => 0,
+                ObjectRef::Full(f) if f.class_name().is_empty() => 0,
+                _ => (rel as u64) | (1 << 63),
+            },
+            T::NodePath => {
+                let np = k.as_node_path()?;
+                let mut s = String::new();
+                let _ = np.write_text(&mut s)?;
+                text_hash(&crate::text::Text::new(s.as_bytes()))
+            }
+            T::Vector2i | T::Vector3i | T::Vector4i | T::Rect2i => {
+                let raw = k.raw()?;
+                text_hash(&crate::text::Text::new(raw.get(4..).unwrap_or(&[])))
+            }
+            T::Color => {
+                for c in k.as_color()?.to_array() {
+                    add_real(&mut hs, single, f64::from(c));
+                }
+                hs.finish()
+            }
+            T::Signal => {
+                let sig = k.as_signal()?;
+                text_hash(&sig.name) ^ sig.object_id
+            }
+            t if t.is_packed_array() => match t {
+                T::PackedFloat32Array => {
+                    for x in k.as_packed::<f32>()?.iter() {
+                        add_real(&mut hs, single, f64::from(x));
+                    }
+                    hs.finish()
+                }
+                T::PackedFloat64Array => {
+                    for x in k.as_packed::<f64>()?.iter() {
+                        add_real(&mut hs, single, x);
+                    }
+                    hs.finish()
+                }
+                // Real-valued packed vectors and colors: by length only.
+                T::PackedVector2Array
+                | T::PackedVector3Array
+                | T::PackedVector4Array
+                | T::PackedColorArray => k.count() as u64,
+                T::PackedStringArray => {
+                    let mut it = k.as_string_array()?.iter();
+                    let mut acc = 0u64;
+                    while let Some(t) = it.try_next()? {
+                        acc = acc.rotate_left(7) ^ text_hash(&t);
+                    }
+                    acc
+                }
+                _ => {
+                    let raw = k.raw()?;
+                    text_hash(&crate::text::Text::new(raw.get(4..).unwrap_or(&[])))
+                }
+            },
+            // Real-valued math types.
+            _ => {
+                let raw = k.raw()?;
+                let wide = k.is_wide();
+                let mut p = Reader::new(raw.get(4..).unwrap_or(&[]), 0);
+                while p.remaining() >= if wide { 8 } else { 4 } {
+                    add_real(&mut hs, single, p.read_real(wide)?);
+                }
+                hs.finish()
+            }
+        })
+    })();
+    hs2.add(body.unwrap_or(0));
+    hs2.finish()
+}
+
+/// Adds a real component, as the engine's `real_t` holds it, normalised (one NaN, no `-0.0`).
+fn add_real(hs: &mut KeyHasher, single: bool, x: f64) {
+    let x = if single { f64::from(x as f32) } else { x };
+    hs.add(if x.is_nan() { 1 } else { (x + 0.0).to_bits() });
+}
+
+/// The hash of a text as the engine reads it (Godot 3's lenient decoding included).
+fn text_hash(t: &crate::text::Text<'_>) -> u64 {
+    let mut h = KeyHasher::default();
+    for b in t.to_string_lossy().bytes() {
+        h.add(u64::from(b));
+    }
+    h.add(0xFF);
+    h.finish()
+}
+
+/// A small multiplicative hash (FxHash's mixing).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Pass 1: walks (and so checks) the whole value once and records the key offsets, and with
+/// `detect` the containers to print from their engine value.
+fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
     let base = v.offset();
     let end = base + v.h.data.len();
     let mut idx = Index {
         dicts: Vec::new(),
         keys: Vec::new(),
+        repeats: Vec::new(),
+        differs: false,
     };
     /// An open container: for a recorded dictionary, the next key slot and the end of its
-    /// slots; `key` says whether its next element is a key.
-    struct Open {
+    /// slots; `key` says whether its next element is a key; `checked` the engine type its
+    /// elements (keys) are checked against, until one does not fit.
+    struct Open<O> {
         dict: bool,
         key: bool,
-        at: usize,
-        end: usize,
+        from: O,
+        at: O,
+        end: O,
+        /// Where `checked` holds the type its elements are checked against (`u32::MAX`: none).
+        checked: u32,
     }
-    let mut open: Vec<Open> = Vec::new();
+    // The types of the open typed containers still being checked (rare: kept out of `Open`).
+    let mut checked: Vec<TypeInfo> = Vec::new();
+    let mut open: Vec<Open<O>> = Vec::new();
     let mut w = Walker::from_value(*v);
     while let Some(e) = w.next_event()? {
         let x = match e {
             Event::Begin(x) | Event::Value(x) => x,
             Event::Property(_) => continue,
             Event::End => {
-                open.pop();
+                if let Some(o) = open.pop() {
+                    if o.checked != u32::MAX {
+                        checked.pop();
+                    }
+                    let (from, end) = (o.from.get(), o.end.get());
+                    if detect
+                        && !idx.differs
+                        && o.dict
+                        && end - from >= 2
+                        && !drop_repeated_keys(&mut idx.keys[from..end], v, &mut idx.repeats)?
+                    {
+                        idx.differs = true;
+                    }
+                }
                 continue;
             }
         };
         if let Some(o) = open.last_mut() {
+            let is_key = o.dict && o.key;
             if o.dict {
-                if o.key && o.at < o.end {
-                    if let Some(slot) = idx.keys.get_mut(o.at) {
+                if o.key && o.at.get() < o.end.get() {
+                    if let Some(slot) = idx.keys.get_mut(o.at.get()) {
                         *slot = O::of(x.offset() - base);
                     }
-                    o.at += 1;
+                    o.at = O::of(o.at.get() + 1);
                 }
                 o.key = !o.key;
+            }
+            if let Some(t) = checked.get(o.checked as usize) {
+                if !idx.differs
+                    && (is_key || !o.dict)
+                    && convert::fit_ref(t, &x)? != convert::Fit::Keep
+                {
+                    idx.differs = true;
+                }
             }
         }
         if let Event::Begin(c) = e {
@@ -120,21 +454,32 @@ fn index<O: Off>(v: &VariantRef<'_>) -> Result<Index<O>> {
             let mut o = Open {
                 dict,
                 key: true,
-                at: 0,
-                end: 0,
+                from: O::default(),
+                at: O::default(),
+                end: O::default(),
+                checked: u32::MAX,
             };
+            if detect && !idx.differs {
+                if let Some(t) = convert::checked_type(&c)? {
+                    o.checked = checked.len() as u32;
+                    checked.push(t);
+                }
+            }
             if dict && c.count() >= 2 {
                 // Each pair takes at least 8 bytes: a count beyond what the rest of the input
                 // can hold is not believed (the walk fails before it matters).
                 let slots = c.count().min(end.saturating_sub(w.offset()) / 8);
-                o.at = idx.keys.len();
-                o.end = o.at + slots;
-                idx.dicts.push((O::of(c.offset() - base), O::of(o.at)));
-                idx.keys.resize(o.end, O::default());
+                let at = idx.keys.len();
+                o.at = O::of(at);
+                o.from = O::of(at);
+                o.end = O::of(at + slots);
+                idx.dicts.push((O::of(c.offset() - base), O::of(at)));
+                idx.keys.resize(at + slots, O::default());
             }
             open.push(o);
         }
     }
+    idx.repeats.sort_unstable_by_key(|r| r.0.get());
     Ok(idx)
 }
 
@@ -331,7 +676,7 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                             None => *body,
                             Some(f) => {
                                 let k = self.idx.keys.get(f + *i).map_or(0, |k| k.get());
-                                self.at(self.base + k)
+                                self.at(self.base + (k & !1))
                             }
                         };
                         (key, *depth + 1)
@@ -339,6 +684,10 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     Stage::KeyDone => {
                         put(self.out, ": ")?;
                         *stage = Stage::Value;
+                        if let Some(at) = from.and_then(|f| self.last_same_key(f + *i)) {
+                            // A repeated key: the value after the last same key.
+                            *vr = self.after(at, *depth + 1)?;
+                        }
                         (*vr, *depth + 1)
                     }
                     // Waiting for a child that is neither done nor open: cannot happen.
@@ -366,10 +715,10 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         let v = VariantRef::new(h, depth, self.opts);
         match h.ty {
             T::Array => {
-                let ty = v.as_array()?.element_type()?;
-                if ty.is_typed() {
+                let ty = self.engine_types::<1>(&v)?[0].clone();
+                if ty != TypeInfo::None {
                     put(self.out, "Array[")?;
-                    type_name(&ty, self.opts.full_objects(), self.out)?;
+                    type_name(&ty, self.out)?;
                     put(self.out, "](")?;
                 }
                 put(self.out, if self.g3() { "[ " } else { "[" })?;
@@ -378,18 +727,18 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     left: h.count,
                     first: true,
                     depth,
-                    typed: ty.is_typed(),
+                    typed: ty != TypeInfo::None,
                 });
                 Ok(None)
             }
             T::Dictionary => {
-                let (kt, vt) = v.as_dictionary()?.key_value_types()?;
-                let typed = kt.is_typed() || vt.is_typed();
+                let [kt, vt] = self.engine_types::<2>(&v)?;
+                let typed = kt != TypeInfo::None || vt != TypeInfo::None;
                 if typed {
                     put(self.out, "Dictionary[")?;
-                    type_name(&kt, self.opts.full_objects(), self.out)?;
+                    type_name(&kt, self.out)?;
                     put(self.out, ", ")?;
-                    type_name(&vt, self.opts.full_objects(), self.out)?;
+                    type_name(&vt, self.out)?;
                     put(self.out, "](")?;
                 }
                 if h.count == 0 {
@@ -400,15 +749,16 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     return Ok(Some(r));
                 }
                 put(self.out, "{\n")?;
-                let from = if h.count >= 2 {
-                    Some(self.sorted_keys(h.offset, h.count as usize, depth + 1)?)
+                let (from, n) = if h.count >= 2 {
+                    let (from, n) = self.sorted_keys(h.offset, h.count as usize, depth + 1)?;
+                    (Some(from), n)
                 } else {
-                    None
+                    (None, 1)
                 };
                 frames.push(Frame::Dict {
                     from,
                     body: r,
-                    n: h.count as usize,
+                    n,
                     i: 0,
                     stage: Stage::Next,
                     vr: r,
@@ -442,9 +792,49 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         }
     }
 
-    /// Sorts the keys of the dictionary at `offset` in the engine's order; returns where they
-    /// start in the index.
-    fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<usize> {
+    /// The element type (`N` = 1) or key and value types (`N` = 2) of a container as the
+    /// engine keeps them ([`convert::engine_type`], [`convert::engine_types`]).
+    fn engine_types<const N: usize>(&self, v: &VariantRef<'a>) -> R<[TypeInfo; N]> {
+        let types = crate::array::container_types::<N>(v)?;
+        let mut out: [TypeInfo; N] = core::array::from_fn(|_| TypeInfo::None);
+        if v.dialect() != Dialect::Godot4 {
+            return Ok(out);
+        }
+        let objects = self.opts.full_objects();
+        for (slot, t) in out.iter_mut().zip(types.iter()) {
+            *slot = convert::engine_type(TypeInfo::from_ref(t, v.offset())?, objects);
+        }
+        if let [k, v] = &mut out[..] {
+            let (ek, ev) = convert::engine_types(k.clone(), v.clone(), objects);
+            *k = ek;
+            *v = ev;
+        }
+        Ok(out)
+    }
+
+    /// The absolute offset of the last same key as key slot `slot`'s, when its key repeats.
+    fn last_same_key(&self, slot: usize) -> Option<usize> {
+        let k = self.idx.keys.get(slot)?.get();
+        if k & 1 == 0 {
+            return None;
+        }
+        let r = &self.idx.repeats;
+        let at = r.binary_search_by_key(&(k & !1), |r| r.0.get()).ok()?;
+        Some(self.base + r[at].1.get())
+    }
+
+    /// Where the value at absolute offset `at` (at `depth`) ends.
+    fn after(&self, at: usize, depth: u32) -> R<Reader<'a>> {
+        let mut r = self.at(at);
+        let h = head(&mut r, depth, &self.opts, false)?;
+        let mut w = Walker::from_value(VariantRef::new(h, depth, self.opts));
+        while w.next_event()?.is_some() {}
+        Ok(self.at(w.offset()))
+    }
+
+    /// Sorts the keys of the dictionary at `offset` (of `n` entries) in the engine's order;
+    /// returns where they start in the index and how many there are (repeated keys dropped).
+    fn sorted_keys(&mut self, offset: usize, n: usize, depth: u32) -> R<(usize, usize)> {
         let rel = offset - self.base;
         let Ok(i) = self.idx.dicts.binary_search_by_key(&rel, |d| d.0.get()) else {
             // Pass 1 recorded every dictionary of two or more entries.
@@ -455,22 +845,25 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
         };
         let from = self.idx.dicts[i].1.get();
         let mut keys = core::mem::take(&mut self.idx.keys);
+        let mut kept = n;
         if let Some(slice) = keys.get_mut(from..from + n) {
+            kept = slice.partition_point(|k| k.get() != O::GONE.get());
+            let slice = &mut slice[..kept];
             let key = |k: &O| -> Option<VariantRef<'a>> {
-                let mut r = self.at(self.base + k.get());
+                let mut r = self.at(self.base + (k.get() & !1));
                 head(&mut r, depth, &self.opts, false)
                     .ok()
                     .map(|h| VariantRef::new(h, depth, self.opts))
             };
             godot_sort(slice, |a, b| {
                 match (crate::reader::work(1), key(a), key(b)) {
-                    ((), Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
+                    ((), Some(a), Some(b)) => sorts_before(&a, &b, &self.scratch),
                     _ => false,
                 }
             });
         }
         self.idx.keys = keys;
-        Ok(from)
+        Ok((from, kept))
     }
 }
 
@@ -480,6 +873,8 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     let g3 = d == Dialect::Godot3;
     let (open, close) = if g3 { ("( ", " )") } else { ("(", ")") };
     let name = v.ty().name_in(d);
+    // 64-bit components as a single-precision engine reads them: narrowed to its `real_t`.
+    let narrow = !g3 && v.is_wide() && !v.options().double_precision();
     macro_rules! reals {
         ($arr:expr) => {{
             put(s, name)?;
@@ -488,7 +883,9 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                put(s, &num::real(x as f64, d))?;
+                let x = x as f64;
+                let x = if narrow { f64::from(x as f32) } else { x };
+                put(s, &num::real(x, d))?;
             }
             put(s, close)?;
         }};
@@ -548,9 +945,10 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
             if !g3 {
                 match v.as_rid()? {
                     0 => put(s, "RID()")?,
+                    // The engine prints the id as a signed 64-bit int.
                     id => {
                         put(s, "RID(")?;
-                        put(s, &id.to_string())?;
+                        put(s, &(id as i64).to_string())?;
                         ch(s, ')')?;
                     }
                 }
@@ -560,7 +958,8 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
             ObjectRef::Id(0) => put(s, "null")?,
             ObjectRef::Id(id) => {
                 put(s, "Object(EncodedObjectAsID,\"object_id\":")?;
-                put(s, &id.to_string())?;
+                // `object_id` is an int property: signed.
+                put(s, &(id as i64).to_string())?;
                 put(s, ",\"script\":null)\n")?;
             }
             // A full object with elements is a container; here its class is empty: null.
@@ -622,25 +1021,14 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
 }
 
 /// The name of a container's element / key / value type as the engine prints it.
-///
-/// An empty class name prints as the engine prints it (`Object` when it read the bytes with
-/// objects, `EncodedObjectAsID` without), never as `Array[]`, which no reader reads.
-fn type_name<W: fmt::Write + ?Sized>(t: &ContainerType<'_>, objects: bool, s: &mut W) -> R {
+fn type_name<W: fmt::Write + ?Sized>(t: &TypeInfo, s: &mut W) -> R {
     match t {
-        ContainerType::None => put(s, "Variant"),
-        ContainerType::Builtin(ty) => put(s, ty.name()),
-        ContainerType::ClassName(c) if c.is_empty() => put(
-            s,
-            if objects {
-                "Object"
-            } else {
-                "EncodedObjectAsID"
-            },
-        ),
-        ContainerType::ClassName(c) => put(s, &c.to_string_lossy()),
-        ContainerType::Script(p) => {
+        TypeInfo::None => put(s, "Variant"),
+        TypeInfo::Builtin(ty) => put(s, ty.name()),
+        TypeInfo::ClassName(c) => put(s, c),
+        TypeInfo::Script(p) => {
             put(s, "Resource(\"")?;
-            put(s, &p.to_string_lossy())?;
+            put(s, p)?;
             put(s, "\")")
         }
     }
@@ -688,6 +1076,173 @@ fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
 
 // ----- the key order -----
 
+/// Whether the key `a` is printed before the key `b` (of one Dictionary): the engine's key
+/// order of their dialect (Godot 3: [`less3`]; Godot 4: [`order_with`]).
+pub(crate) fn sorts_before<'a>(
+    a: &VariantRef<'a>,
+    b: &VariantRef<'a>,
+    stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+) -> bool {
+    if a.dialect() == Dialect::Godot3 {
+        less3(a, b, stack)
+    } else {
+        order_with(a, b, stack) == Ordering::Less
+    }
+}
+
+/// Godot 3.2's `Variant::operator<` (which its `var2str` sorts dictionary keys with): type id
+/// first; then `<` for bool, int, float, String (by character), Vector2 and Vector3 (by
+/// component); its quirky Array rule (`a < b` unless `b` is shorter, as soon as an element of
+/// `a` is *not* less than `b`'s); for pool arrays, a shorter one first and any difference
+/// between two of the same length counting as less both ways; `false` for everything else.
+/// Arrays nested in keys are compared without recursion.
+fn less3<'a>(
+    a: &VariantRef<'a>,
+    b: &VariantRef<'a>,
+    stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+) -> bool {
+    fn leaf(a: &VariantRef<'_>, b: &VariantRef<'_>) -> bool {
+        let d = a.dialect();
+        let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
+        if ia != ib {
+            return ia < ib;
+        }
+        fn vec_less(x: &[f64], y: &[f64]) -> bool {
+            for (p, q) in x.iter().zip(y) {
+                let (p, q) = (*p as f32, *q as f32);
+                if p != q {
+                    return p < q;
+                }
+            }
+            false
+        }
+        let r = (|| -> Result<bool> {
+            Ok(match a.ty() {
+                T::Bool => !a.as_bool()? && b.as_bool()?,
+                T::Int => a.as_i64()? < b.as_i64()?,
+                T::Float => a.as_f64()? < b.as_f64()?,
+                T::String => text_order(a, b) == Ordering::Less,
+                T::Vector2 => vec_less(&a.as_vector2()?.to_array(), &b.as_vector2()?.to_array()),
+                T::Vector3 => vec_less(&a.as_vector3()?.to_array(), &b.as_vector3()?.to_array()),
+                T::PackedByteArray
+                | T::PackedInt32Array
+                | T::PackedFloat32Array
+                | T::PackedStringArray
+                | T::PackedVector2Array
+                | T::PackedVector3Array
+                | T::PackedColorArray => {
+                    let (la, lb) = (a.count(), b.count());
+                    if la != lb {
+                        la < lb
+                    } else {
+                        pool_differs(a, b)?
+                    }
+                }
+                _ => false,
+            })
+        })();
+        r.unwrap_or(false)
+    }
+    /// Whether two pool arrays of the same length differ in an element (NaN differs from
+    /// itself, as `!=` says).
+    fn pool_differs(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Result<bool> {
+        Ok(match a.ty() {
+            T::PackedFloat32Array => a
+                .as_packed::<f32>()?
+                .iter()
+                .zip(b.as_packed::<f32>()?.iter())
+                .any(|(x, y)| x != y),
+            T::PackedVector2Array | T::PackedVector3Array | T::PackedColorArray => {
+                let (ra, rb) = (a.raw()?, b.raw()?);
+                let (pa, pb) = (ra.get(8..).unwrap_or(&[]), rb.get(8..).unwrap_or(&[]));
+                pa.chunks_exact(4).zip(pb.chunks_exact(4)).any(|(x, y)| {
+                    f32::from_le_bytes(x.try_into().unwrap_or_default())
+                        != f32::from_le_bytes(y.try_into().unwrap_or_default())
+                })
+            }
+            T::PackedStringArray => {
+                let (mut i, mut j) = (a.as_string_array()?.iter(), b.as_string_array()?.iter());
+                let mut differ = false;
+                while let (Some(x), Some(y)) = (i.try_next()?, j.try_next()?) {
+                    differ |= x.to_string_lossy() != y.to_string_lossy();
+                }
+                differ
+            }
+            _ => {
+                let (ra, rb) = (a.raw()?, b.raw()?);
+                ra.get(8..) != rb.get(8..)
+            }
+        })
+    }
+    let arrays = |x: &VariantRef<'_>, y: &VariantRef<'_>| x.ty() == T::Array && y.ty() == T::Array;
+    if !arrays(a, b) {
+        return leaf(a, b);
+    }
+    let mut fresh = Vec::new();
+    let mut borrowed = stack.try_borrow_mut();
+    let stack = match borrowed.as_mut() {
+        Ok(s) => &mut **s,
+        Err(_) => &mut fresh,
+    };
+    stack.clear();
+    // Each frame compares two arrays and returns `less` to its parent: `true` as soon as an
+    // element pair is not less, `false` at the end; a shorter right-hand array is `false`.
+    let res = (|| -> Result<bool> {
+        let open = |x: &VariantRef<'a>,
+                    y: &VariantRef<'a>|
+         -> Result<Option<(ArrayIter<'a>, ArrayIter<'a>)>> {
+            let (xa, ya) = (x.as_array()?, y.as_array()?);
+            Ok((ya.len() >= xa.len()).then(|| (xa.iter(), ya.iter())))
+        };
+        let Some(top) = open(a, b)? else {
+            return Ok(false);
+        };
+        stack.push(top);
+        // The value the innermost finished frame returned, for its parent.
+        let mut ret: Option<bool> = None;
+        loop {
+            let Some((i, j)) = stack.last_mut() else {
+                return Ok(ret.unwrap_or(false));
+            };
+            if let Some(less) = ret.take() {
+                if !less {
+                    // This frame returns true.
+                    let done = stack.pop();
+                    if let (Some((ci, cj)), Some((pi, pj))) = (done, stack.last_mut()) {
+                        let _ = (pi.resume_after(&ci), pj.resume_after(&cj));
+                    }
+                    ret = Some(true);
+                    continue;
+                }
+            }
+            match i.try_next()? {
+                None => {
+                    let done = stack.pop();
+                    if let (Some((ci, cj)), Some((pi, pj))) = (done, stack.last_mut()) {
+                        let _ = (pi.resume_after(&ci), pj.resume_after(&cj));
+                    }
+                    ret = Some(false);
+                }
+                Some(p) => {
+                    let Some(q) = j.try_next()? else {
+                        return Ok(false);
+                    };
+                    if arrays(&p, &q) {
+                        match open(&p, &q)? {
+                            Some(f) => stack.push(f),
+                            None => ret = Some(false),
+                        }
+                    } else {
+                        ret = Some(leaf(&p, &q));
+                    }
+                }
+            }
+        }
+    })();
+    stack.clear();
+    res.unwrap_or(false)
+}
+
 /// The engine's key order for printing dictionaries: Godot 4's `StringLikeVariantOrder`
 /// (String and StringName compare as text) over `Variant::operator<` (type id first, then the
 /// type's `<` operator where it has one; values of types without one are unordered).
@@ -697,7 +1252,7 @@ fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
 /// holds the pairs of open Arrays, each element pair is compared once, and an Array walked
 /// to its end is not read again by its parent ([`ArrayIter::resume_after`]), so comparing two
 /// keys costs time linear in their size, whatever their depth.
-pub(crate) fn order_with<'a>(
+fn order_with<'a>(
     a: &VariantRef<'a>,
     b: &VariantRef<'a>,
     stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
@@ -753,7 +1308,7 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
     let d = a.dialect();
     let string_like = |v: &VariantRef<'_>| matches!(v.ty(), T::String | T::StringName);
     if d == Dialect::Godot4 && string_like(a) && string_like(b) {
-        return text_bytes(a).cmp(text_bytes(b));
+        return text_order(a, b);
     }
     let (ia, ib) = (d.id_of(a.ty()), d.id_of(b.ty()));
     if ia != ib {
@@ -786,7 +1341,7 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
         T::Float => both(a.as_f64(), b.as_f64(), |x, y| {
             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
         }),
-        T::String | T::StringName => Some(text_bytes(a).cmp(text_bytes(b))),
+        T::String | T::StringName => Some(text_order(a, b)),
         T::Vector2 => lex_of!(as_vector2),
         T::Vector3 => lex_of!(as_vector3),
         T::Vector4 => lex_of!(as_vector4),
@@ -804,6 +1359,18 @@ fn order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
 
 fn text_bytes<'a>(v: &VariantRef<'a>) -> &'a [u8] {
     v.as_text().map(|t| t.as_bytes()).unwrap_or(&[])
+}
+
+/// The engine's order of two texts: by code point, which is the order of their UTF-8 bytes;
+/// Godot 3 text that is not UTF-8 (overlong forms) is compared as the characters it decodes
+/// to.
+fn text_order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
+    let (x, y) = (text_bytes(a), text_bytes(b));
+    if core::str::from_utf8(x).is_ok() && core::str::from_utf8(y).is_ok() {
+        return x.cmp(y);
+    }
+    let d = |t: &[u8]| crate::text::Text::new(t).to_string_lossy().into_owned();
+    d(x).cmp(&d(y))
 }
 
 /// The engine's `SortArray::sort` (introsort, then a final insertion sort), ported so that
@@ -1036,8 +1603,10 @@ mod tests {
             .push((nested(40, crate::Variant::Int(1)), crate::Variant::Int(1)));
         d.entries
             .push((nested(40, crate::Variant::Nil), crate::Variant::Int(2)));
-        d.entries
-            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(3)));
+        d.entries.push((
+            nested(40, crate::Variant::Bool(false)),
+            crate::Variant::Int(3),
+        ));
         let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
         let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
         let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
@@ -1046,10 +1615,64 @@ mod tests {
             format!(
                 "{{\n{}: 2,\n{}: 3,\n{}: 1\n}}",
                 key("null"),
-                key("null"),
+                key("false"),
                 key("1")
             )
         );
+    }
+
+    #[test]
+    fn a_repeated_key_prints_once_with_its_last_value() {
+        // {[[null]]: 2, [[1]]: 1, [[null]]: 3}: the engine keeps one [[null]] (first place,
+        // last value).
+        let mut d = crate::owned::Dictionary::new();
+        d.entries
+            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(2)));
+        d.entries
+            .push((nested(2, crate::Variant::Int(1)), crate::Variant::Int(1)));
+        d.entries
+            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(3)));
+        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        assert_eq!(text, "{\n[[null]]: 3,\n[[1]]: 1\n}");
+    }
+
+    #[test]
+    fn repeated_keys_print_as_the_engine_keeps_them_lazily_or_through_to_owned() {
+        use crate::Variant as V;
+        let arr = |v: Vec<V>| V::Array(crate::owned::Array::new(v));
+        // Keys of one hash that are not the same key (`"a"` / `&"a"` are, `1` / `1.0` not),
+        // then more array keys than MAX_KEY_CLASSES tells apart lazily.
+        for arrays in [3, MAX_KEY_CLASSES + 6] {
+            let mut entries = vec![
+                (V::from("a"), V::Int(1)),
+                (V::Int(1), V::Int(2)),
+                (V::Float(1.0), V::Int(3)),
+                (V::StringName("a".into()), V::Int(4)),
+                (V::Float(-0.0), V::Int(5)),
+                (V::Float(0.0), V::Int(6)),
+            ];
+            for i in 0..arrays {
+                entries.push((arr(vec![V::Int(i as i64)]), V::Int(10 + i as i64)));
+            }
+            entries.push((arr(vec![V::Int(0)]), V::from("last")));
+            entries.push((V::from("a"), V::from("z")));
+            let raw = crate::owned::Dictionary::from_entries(entries.clone());
+            let bytes = crate::encode(&V::Dictionary(raw)).unwrap();
+            let v = crate::parse(&bytes).unwrap();
+            let idx = index::<u32>(&v, true).unwrap();
+            assert_eq!(idx.differs, arrays > MAX_KEY_CLASSES, "{arrays}");
+            // The engine's dictionary, printed from its canonical bytes.
+            let merged: crate::owned::Dictionary = entries.into_iter().collect();
+            let canonical = crate::encode(&V::Dictionary(merged)).unwrap();
+            let expected = crate::text::to_string(&crate::parse(&canonical).unwrap()).unwrap();
+            let text = crate::text::to_string(&v).unwrap();
+            assert_eq!(text, expected, "{arrays}");
+            assert!(text.contains("\"a\": \"z\""), "{text}");
+            assert!(text.contains("[0]: \"last\""), "{text}");
+            // The engine prints a zero key without its sign.
+            assert!(text.contains("\n0.0: 6"), "{text}");
+        }
     }
 
     #[test]

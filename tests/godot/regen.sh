@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate the golden data from real headless Godot engines (see tests/godot/README.md):
 #   tests/data/decode_inputs.tsv          (from make_decode_inputs.py, engine-independent)
-#   tests/data/godot4/encode.tsv, decode.tsv, examples/game_state.bin   (Godot 4, gen4.gd / decode4.gd)
+#   tests/data/godot4/encode.tsv, decode.tsv, conversions.tsv, examples/game_state.bin
+#                                                                      (Godot 4, gen4.gd / decode4.gd / conversions4.gd)
 #   tests/data/godot3/encode.tsv, decode.tsv                            (Godot 3, gen3.gd / decode3.gd)
 # Usage: bash tests/godot/regen.sh [4] [3]     (default: both engines)
 # Install the engines first with tests/godot/install.sh. An engine that is not installed is skipped with a
@@ -62,7 +63,18 @@ for n in "${engines[@]}"; do
         continue
     fi
     { printf '# engine\t%s\n' "$version"; cat "$scratch/encode.tsv"; } > "$DATA/godot$n/encode.tsv"
-    if [ "$n" = 4 ]; then cp "$scratch/game_state.bin" "$REPO/examples/game_state.bin"; fi
+    if [ "$n" = 4 ]; then
+        cp "$scratch/game_state.bin" "$REPO/examples/game_state.bin"
+        # The typed-container rule: every golden value in an Array[T] of every type.
+        cp "$HERE/conversions4.gd" "$scratch/"
+        if timeout 600 "$wrapper" "$scratch" conversions4.gd > "$scratch/conversions.log" 2>&1 \
+            && grep -q '^CONVERSIONS-DONE' "$scratch/conversions.log"; then
+            cp "$scratch/conversions.tsv" "$DATA/godot4/conversions.tsv"
+        else
+            echo "WARNING: Godot 4 conversions4.gd failed; tests/data/godot4/conversions.tsv unchanged" >&2
+            status=1
+        fi
+    fi
     run_decode "$n" "$wrapper" "$scratch"
     { printf '# engine\t%s\n' "$version"; cat "$scratch/decode.tsv"; } > "$DATA/godot$n/decode.tsv"
     echo "Godot $n ($version): $(( $(grep -c '' "$DATA/godot$n/encode.tsv") - 1 )) encode cases," \

@@ -348,7 +348,7 @@ fn same(a: &Owned, b: &Owned) -> bool {
         enc(&back)
     };
     let vals = |x: &[Variant], y: &[Variant]| {
-        x.len() == y.len() && x.iter().zip(y).all(|(v, w)| reread(v) == enc(w))
+        x.len() == y.len() && x.iter().zip(y).all(|(v, w)| reread(v) == reread(w))
     };
     let ents = |x: &[(u32, u64, Vec<Variant>)], y: &[(u32, u64, Vec<Variant>)]| {
         let x: Vec<_> = x.iter().filter(|e| !e.2.is_empty()).collect();

@@ -145,6 +145,10 @@ pub struct ReadArgs {
     /// Accept full objects (class name and properties), as bytes_to_var_with_objects does.
     #[arg(long)]
     allow_objects: bool,
+    /// Read 64-bit math components (what a precision=double build writes) as the engines that
+    /// ship do, narrowed to f32 (single), or as a precision=double build does (double).
+    #[arg(long, value_enum, default_value_t = Precision::Single)]
+    precision: Precision,
 }
 
 /// The depth limit.
@@ -354,7 +358,8 @@ impl Read {
     fn options(&self) -> ReadOptions {
         let mut o = ReadOptions::new()
             .with_dialect(self.dialect)
-            .with_full_objects(self.args.allow_objects);
+            .with_full_objects(self.args.allow_objects)
+            .with_double_precision(self.args.precision == Precision::Double);
         if let Some(d) = self.max_depth {
             o = o.with_max_depth(d);
         }
@@ -654,10 +659,14 @@ impl Cx<'_> {
         let opts = EncodeOptions::new().with_dialect(d).with_full_objects(true);
         match gdvariant::text::round_trip(v, &opts) {
             Ok(Some(loss)) => {
-                let json = if loss.kind() == gdvariant::text::LossKind::NotCanonical {
-                    "no form does (they are not the encoder's bytes for the value)"
-                } else {
-                    "--format json does"
+                let json = match loss.kind() {
+                    gdvariant::text::LossKind::NotCanonical => {
+                        "no form does (they are not the encoder's bytes for the value)"
+                    }
+                    gdvariant::text::LossKind::NotUtf8 => {
+                        "no form does (Rust's strings cannot hold that text)"
+                    }
+                    _ => "--format json does",
                 };
                 writeln!(
                     self.err,
