@@ -321,6 +321,34 @@ pub(crate) fn checked_type(c: &VariantRef<'_>) -> crate::error::Result<Option<Ty
     })
 }
 
+/// Whether the engine's value of the container `c` is not what its bytes say at its own level:
+/// a typed Array holding an element, or a typed Dictionary a key, that the engine converts or
+/// drops.
+pub(crate) fn differs(c: &VariantRef<'_>) -> crate::error::Result<bool> {
+    let Some(t) = checked_type(c)? else {
+        return Ok(false);
+    };
+    match c.ty() {
+        T::Array => {
+            let mut it = c.as_array()?.iter();
+            while let Some(x) = it.try_next()? {
+                if fit_ref(&t, &x)? != Fit::Keep {
+                    return Ok(true);
+                }
+            }
+        }
+        _ => {
+            let mut it = c.as_dictionary()?.iter();
+            while let Some((k, _)) = it.try_next()? {
+                if fit_ref(&t, &k)? != Fit::Keep {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
 fn object_kind(v: &Variant) -> Option<ObjectKind<'_>> {
     let Variant::Object(o) = v else {
         return None;

@@ -820,3 +820,94 @@ fn writing_is_bounded_by_serdes_nesting_limit() {
     // The iterative encoder has no such limit below the engine's.
     assert!(gdvariant::encode(&nested(1000)).is_ok());
 }
+
+/// serde reads the value the engine reads, as `to_owned` does: typed containers converted,
+/// Godot 3 text decoded, 64-bit math narrowed unless double precision.
+#[test]
+fn serde_reads_what_the_engine_reads() {
+    use gdvariant::{encode, Array, Dictionary, TypeInfo, Variant, VariantType as T};
+    // Array[int] holding what it does not declare: the engine converts true and 2.5, drops "x".
+    let items = vec![
+        Variant::Int(1),
+        Variant::Bool(true),
+        Variant::from("x"),
+        Variant::Float(2.5),
+    ];
+    let typed = Variant::Array(Array::typed(TypeInfo::Builtin(T::Int), items));
+    let bytes = encode(&typed).unwrap();
+    let engine = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
+    let Variant::Array(a) = &engine else {
+        panic!("{engine:?}")
+    };
+    let ints: Vec<i64> = a.items.iter().map(|x| x.as_i64().unwrap()).collect();
+    assert_eq!(ints, [1, 1, 2]);
+    assert_eq!(gdvariant::from_slice::<Vec<i64>>(&bytes).unwrap(), ints);
+    assert_eq!(gdvariant::from_slice::<Variant>(&bytes).unwrap(), engine);
+    assert_eq!(
+        gdvariant::from_slice::<Vec<Variant>>(&bytes).unwrap(),
+        a.items
+    );
+    // Inside a struct, next to plain values.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Holder {
+        ids: Vec<i64>,
+        name: String,
+    }
+    let mut d = Dictionary::new();
+    d.insert("ids", typed.clone());
+    d.insert("name", "n");
+    let bytes = encode(&Variant::Dictionary(d)).unwrap();
+    assert_eq!(
+        gdvariant::from_slice::<Holder>(&bytes).unwrap(),
+        Holder {
+            ids: ints.clone(),
+            name: "n".into()
+        }
+    );
+    // Dictionary[int, String]: the key 1.0 reads as 1, and replaces the value of the key 1.
+    let entries = vec![
+        (Variant::Int(1), Variant::from("a")),
+        (Variant::Float(1.0), Variant::from("b")),
+        (Variant::Int(2), Variant::from("c")),
+    ];
+    let td = Dictionary::typed(
+        TypeInfo::Builtin(T::Int),
+        TypeInfo::Builtin(T::String),
+        entries,
+    );
+    let bytes = encode(&Variant::Dictionary(td)).unwrap();
+    let map: BTreeMap<i64, String> = gdvariant::from_slice(&bytes).unwrap();
+    assert_eq!(map, BTreeMap::from([(1, "b".into()), (2, "c".into())]));
+    // Godot 3: an overlong form is the character it encodes, in a String and a PoolStringArray.
+    let g3 = ReadOptions::godot3();
+    let overlong = [4, 0, 0, 0, 3, 0, 0, 0, 0xE0, 0x81, 0x81, 0];
+    assert_eq!(
+        gdvariant::from_slice_with::<String>(&overlong, &g3).unwrap(),
+        "A"
+    );
+    let pool = [23, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0xE0, 0x81, 0x81, 0];
+    assert_eq!(
+        gdvariant::from_slice_with::<Vec<String>>(&pool, &g3).unwrap(),
+        ["A"]
+    );
+    // 64-bit math: narrowed to f32 as a standard engine reads it, exact with double precision.
+    let v = Variant::Vector3(Vector3::new(0.1, 0.2, 1e300));
+    let wide = gdvariant::encode_with(
+        &v,
+        &gdvariant::EncodeOptions::new().with_double_precision(true),
+    )
+    .unwrap();
+    let single: Vector3 = gdvariant::from_slice(&wide).unwrap();
+    assert_eq!(
+        single,
+        Vector3::new(f64::from(0.1f32), f64::from(0.2f32), f64::INFINITY)
+    );
+    let double: Vector3 =
+        gdvariant::from_slice_with(&wide, &ReadOptions::new().with_double_precision(true)).unwrap();
+    assert_eq!(double, Vector3::new(0.1, 0.2, 1e300));
+    let as_seq: Vec<f64> = gdvariant::from_slice(&wide).unwrap();
+    assert_eq!(
+        as_seq,
+        [f64::from(0.1f32), f64::from(0.2f32), f64::INFINITY]
+    );
+}
