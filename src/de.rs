@@ -262,6 +262,7 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         ids,
         input: Reader::new(bytes, 0),
         source: core::marker::PhantomData::<FromInput>,
+        checked_until: 0,
     };
     T::deserialize(&mut de)
 }
@@ -278,6 +279,7 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
         ids,
         input: Reader::new(v.h.data, v.h.offset),
         source: core::marker::PhantomData::<FromInput>,
+        checked_until: 0,
     };
     T::deserialize(&mut de)
 }
@@ -297,6 +299,9 @@ pub struct Deserializer<'de, S = FromInput> {
     /// Where the bytes come from ([`FromInput`]; the engine's value of a typed container,
     /// encoded afresh, needs no check of its elements).
     source: core::marker::PhantomData<S>,
+    /// The end of the last typed container found to read as its bytes say, at every depth
+    /// (the typed containers before it are not looked at again).
+    checked_until: usize,
 }
 
 /// The bytes of a [`Deserializer`] are the input (the default).
@@ -324,12 +329,12 @@ mod source {
 use source::Source;
 
 impl Source for FromInput {
-    #[inline(never)]
+    #[inline(always)]
     fn typed<'de, V: Visitor<'de>>(
         de: &mut Deserializer<'de, Self>,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if de.typed_container_due() {
+        if de.typed_container_due() && de.w.offset() >= de.checked_until {
             Ok(typed_container(de, visitor))
         } else {
             Err(visitor)
@@ -781,6 +786,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
             ids,
             input,
             source: core::marker::PhantomData,
+            checked_until: 0,
         }
     }
 
@@ -1153,10 +1159,16 @@ impl<'de, S: Source> Deserializer<'de, S> {
     }
 }
 
-/// A typed container as the engine reads it: when elements (keys) are not of its type, the
-/// engine converts or drops them ([`crate::convert`]), and the visitor reads the value the
-/// engine holds (`to_owned`, encoded afresh); otherwise the bytes as they are.
+/// A typed container as the engine reads it: when an element (a key) in it, at any depth, is
+/// not of its container's type, the engine converts or drops it ([`crate::convert`]), and the
+/// visitor reads the value the engine holds (`to_owned`, encoded afresh); otherwise the bytes
+/// as they are, borrowed, and the typed containers inside are not looked at again.
+///
+/// Linear: one walk of the container decides ([`crate::convert::same_until`]); its errors are
+/// never reported from there but from this deserializer's own walk (`take_value`), which
+/// reports exactly `validate`'s.
 #[cold]
+#[inline(never)]
 fn typed_container<'de, V: Visitor<'de>>(
     this: &mut Deserializer<'de, FromInput>,
     visitor: V,
@@ -1164,22 +1176,16 @@ fn typed_container<'de, V: Visitor<'de>>(
     if let Some(mut r) = this.w.value_due() {
         let opts = *this.w.options();
         let depth = this.w.depth();
-        let differs = head(&mut r, depth, &opts, true)
-            .and_then(|h| crate::convert::differs(&VariantRef::new(h, depth, opts)));
-        let differs = match differs {
-            Ok(d) => d,
-            Err(e) => {
-                // The value is not read: the walk cannot go on past it (even if a caller
-                // swallowed the error).
-                this.w.stop();
-                return Err(e.into());
-            }
-        };
-        if !differs {
+        let same = head(&mut r, depth, &opts, true)
+            .and_then(|h| crate::convert::same_until(VariantRef::new(h, depth, opts)));
+        if let Ok(Some(end)) = same {
+            this.checked_until = end;
             let e = this.next()?;
             return this.event(e, visitor);
         }
     }
+    // On an error, the walk stops in `take_value` (even if a caller swallows the error, it
+    // cannot go on past the value).
     let v = this.take_value()?;
     let offset = v.offset();
     let opts = v.options();
