@@ -1135,3 +1135,32 @@ fn serde_reads_what_to_owned_reads_over_the_golden_values() {
     eprintln!("{checked} values read as to_owned's, {not_fixed} not compared");
     assert!(checked > 9000 && not_fixed < 20, "{checked} {not_fixed}");
 }
+
+/// A dictionary that repeats a key: the engine keeps one entry (the last value). A map target and
+/// `Variant` read that value; a derived struct, which cannot take a field twice, says so with the
+/// field and the offset instead of silently reading the first value.
+#[test]
+fn a_repeated_key_reads_as_the_engine_keeps_it_or_is_an_error() {
+    // {"id": 1, "id": 2} as Godot 4 writes a Dictionary (the engine itself never writes a key twice).
+    let mut b = vec![27, 0, 0, 0, 2, 0, 0, 0];
+    for v in [1u8, 2] {
+        b.extend_from_slice(&[4, 0, 0, 0, 2, 0, 0, 0, b'i', b'd', 0, 0]);
+        b.extend_from_slice(&[2, 0, 0, 0, v, 0, 0, 0]);
+    }
+    let engine = gdvariant::parse(&b).unwrap().to_owned().unwrap();
+    assert_eq!(engine.as_dictionary().unwrap().len(), 1);
+
+    let m: BTreeMap<String, i64> = gdvariant::from_slice(&b).unwrap();
+    assert_eq!(m, BTreeMap::from([("id".to_string(), 2)]));
+    let v: gdvariant::Variant = gdvariant::from_slice(&b).unwrap();
+    assert_eq!(v, engine);
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Only {
+        id: i64,
+    }
+    let e = gdvariant::from_slice::<Only>(&b).unwrap_err();
+    assert!(e.to_string().contains("duplicate field `id`"), "{e}");
+    assert!(e.offset().is_some(), "{e}");
+}
