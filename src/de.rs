@@ -548,10 +548,54 @@ fn has_nul(t: &[u8]) -> bool {
     }
 }
 
-/// Byte equality of short strings (field names) without a `memcmp` call.
+/// Whether the raw key `raw` is the field name `name` as the engine reads it: the same bytes,
+/// no NUL (the engine's text would end there) and no BOM to strip. Short keys (the common
+/// case) are compared a word or two at a time, covering every byte with two overlapping
+/// loads, without a `memcmp` call.
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+fn is_field(name: &[u8], raw: &[u8]) -> bool {
+    /// Whether a word has a zero byte.
+    #[inline(always)]
+    fn zero_in(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    }
+    /// The two overlapping `N`-byte words that cover `b` (`N <= b.len() <= 2 * N`).
+    #[inline(always)]
+    fn ends<const N: usize>(b: &[u8]) -> Option<(&[u8; N], &[u8; N])> {
+        Some((b.first_chunk()?, b.last_chunk()?))
+    }
+    let n = raw.len();
+    if name.len() != n || raw.first() == Some(&0xEF) {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => {
+            let (a, b, c) = (raw[0], raw[n / 2], raw[n - 1]);
+            a == name[0] && b == name[n / 2] && c == name[n - 1] && a != 0 && b != 0 && c != 0
+        }
+        4..=8 => match (ends::<4>(raw), ends::<4>(name)) {
+            (Some((r0, r1)), Some((n0, n1))) => {
+                let r =
+                    u64::from(u32::from_le_bytes(*r0)) | u64::from(u32::from_le_bytes(*r1)) << 32;
+                let m =
+                    u64::from(u32::from_le_bytes(*n0)) | u64::from(u32::from_le_bytes(*n1)) << 32;
+                r == m && !zero_in(r)
+            }
+            _ => false,
+        },
+        9..=16 => match (ends::<8>(raw), ends::<8>(name)) {
+            (Some((r0, r1)), Some((n0, n1))) => {
+                let (r0, r1) = (u64::from_le_bytes(*r0), u64::from_le_bytes(*r1));
+                r0 == u64::from_le_bytes(*n0)
+                    && r1 == u64::from_le_bytes(*n1)
+                    && !zero_in(r0)
+                    && !zero_in(r1)
+            }
+            _ => false,
+        },
+        _ => name == raw && !has_nul(raw),
+    }
 }
 
 /// A string's text when [`read_str`] declined: the engine text, checked by the dialect's rules
@@ -986,19 +1030,26 @@ impl<'de, S: Source> Deserializer<'de, S> {
         Ok(())
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<()> {
         if self.remaining_depth == 0 {
-            // The container is open and left unread: the walk cannot go on.
-            self.w.stop();
-            return Err(Error::new(alloc::format!(
-                "recursion limit of {RECURSION_LIMIT} exceeded"
-            ))
-            .at(self.w.offset()));
+            return Err(self.too_deep());
         }
         self.remaining_depth -= 1;
         Ok(())
     }
 
+    #[cold]
+    fn too_deep(&mut self) -> Error {
+        // The container is open and left unread: the walk cannot go on.
+        self.w.stop();
+        Error::new(alloc::format!(
+            "recursion limit of {RECURSION_LIMIT} exceeded"
+        ))
+        .at(self.w.offset())
+    }
+
+    #[inline(always)]
     fn leave(&mut self) {
         self.remaining_depth += 1;
     }
@@ -1591,12 +1642,10 @@ enum KeyAt<'de> {
 impl<'de, S: Source> Map<'_, 'de, S> {
     /// The fast path of a struct's key: a String or StringName equal to one of the field names
     /// (whose bytes then need no UTF-8 check), consumed; `None` otherwise, nothing consumed.
+    /// The field after the last one found is tried first: keys usually come in field order.
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let fields = self.fields;
-        if fields.is_empty() {
-            return None;
-        }
         let b = self.de.leaf_bytes()?;
         let (h, rest) = b.split_first_chunk::<8>()?;
         let header = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
@@ -1611,25 +1660,17 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         }
         let raw = rest.get(..len)?;
         let n = fields.len();
-        let mut j = if self.next_field < n {
-            self.next_field
-        } else {
-            0
-        };
+        let mut j = self.next_field;
         for _ in 0..n {
-            let name = fields[j];
+            let name = *fields.get(j)?;
             j += 1;
-            if same_bytes(name.as_bytes(), raw) {
-                // The key's engine text is all of it (no BOM, no NUL), as the name's.
-                if raw.first() == Some(&0xEF) || has_nul(raw) {
-                    return None;
-                }
+            if j == n {
+                j = 0;
+            }
+            if is_field(name.as_bytes(), raw) {
                 self.next_field = j;
                 self.de.leaf_consumed(8 + size);
                 return Some(name);
-            }
-            if j == n {
-                j = 0;
             }
         }
         None
@@ -1694,10 +1735,9 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let key = core::mem::replace(&mut self.key, KeyAt::None);
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.path(key, e, self.index - 1)),
+            Err(e) => Err(self.path(self.key, e, self.index - 1)),
         }
     }
 
