@@ -321,6 +321,67 @@ pub(crate) fn checked_type(c: &VariantRef<'_>) -> crate::error::Result<Option<Ty
     })
 }
 
+/// Where the engine's value of `v` is what its bytes say, at every depth: `Some(end)` (the
+/// offset just past `v`) when no typed Array in it holds an element, and no typed Dictionary a
+/// key, that the engine converts or drops; `None` when one does.
+///
+/// One walk of `v` by its events (each byte read once, whatever the nesting); an element is
+/// judged by its head ([`fit_ref`], O(1)), but a full object in a container typed with a script,
+/// whose `script` property would take a second walk of the object to find, counts as
+/// converted (`None`: the caller then reads the engine's value, which is always right). An
+/// error is the walk's (the caller, whose own walk reaches it too, reports that one).
+#[cfg(feature = "serde")]
+pub(crate) fn same_until(v: VariantRef<'_>) -> crate::error::Result<Option<usize>> {
+    use crate::walker::{Event, Walker};
+
+    /// An open container: the type its elements (a Dictionary's keys) must fit, if checked.
+    struct Frame {
+        checked: Option<TypeInfo>,
+        dictionary: bool,
+        /// In a Dictionary: whether the next value is a key.
+        key: bool,
+    }
+    let mut w = Walker::from_value(v);
+    let mut open: Vec<Frame> = Vec::new();
+    while let Some(e) = w.next_event()? {
+        let x = match e {
+            Event::Begin(x) | Event::Value(x) => x,
+            Event::Property(_) => continue,
+            Event::End => {
+                open.pop();
+                continue;
+            }
+        };
+        if let Some(f) = open.last_mut() {
+            let judged = if f.dictionary {
+                f.key = !f.key;
+                !f.key
+            } else {
+                true
+            };
+            if let (true, Some(t)) = (judged, &f.checked) {
+                if matches!(t, TypeInfo::Script(_))
+                    && x.ty() == T::Object
+                    && matches!(x.as_object()?, ObjectRef::Full(_))
+                {
+                    return Ok(None);
+                }
+                if fit_ref(t, &x)? != Fit::Keep {
+                    return Ok(None);
+                }
+            }
+        }
+        if let Event::Begin(x) = e {
+            open.push(Frame {
+                checked: checked_type(&x)?,
+                dictionary: x.ty() == T::Dictionary,
+                key: true,
+            });
+        }
+    }
+    Ok(Some(w.offset()))
+}
+
 fn object_kind(v: &Variant) -> Option<ObjectKind<'_>> {
     let Variant::Object(o) = v else {
         return None;

@@ -136,6 +136,14 @@ impl Error {
         &self.inner.msg
     }
 
+    /// An error from reading the engine's value of the container at `offset` (its own
+    /// bytes, not the input's): the offset is the container's.
+    #[cold]
+    fn in_engine_value(mut self, offset: usize) -> Error {
+        self.inner.offset = Some(offset);
+        self
+    }
+
     #[cold]
     fn at(mut self, offset: usize) -> Error {
         if self.inner.offset.is_none() {
@@ -253,6 +261,8 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         plain: false,
         ids,
         input: Reader::new(bytes, 0),
+        source: core::marker::PhantomData::<FromInput>,
+        checked_until: 0,
     };
     T::deserialize(&mut de)
 }
@@ -268,12 +278,14 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
         plain: false,
         ids,
         input: Reader::new(v.h.data, v.h.offset),
+        source: core::marker::PhantomData::<FromInput>,
+        checked_until: 0,
     };
     T::deserialize(&mut de)
 }
 
 /// The serde `Deserializer` over a [`Walker`].
-pub struct Deserializer<'de> {
+pub struct Deserializer<'de, S = FromInput> {
     w: Walker<'de>,
     remaining_depth: u32,
     /// Whether the innermost open container is an Array or a Dictionary whose values are within
@@ -284,6 +296,60 @@ pub struct Deserializer<'de> {
     /// The walker's cursor when this deserializer took it: every key it reads lies after it
     /// (an error path re-reads a key's text from here).
     input: Reader<'de>,
+    /// Where the bytes come from ([`FromInput`]; the engine's value of a typed container,
+    /// encoded afresh, needs no check of its elements).
+    source: core::marker::PhantomData<S>,
+    /// The end of the last typed container found to read as its bytes say, at every depth
+    /// (the typed containers before it are not looked at again).
+    checked_until: usize,
+}
+
+/// The bytes of a [`Deserializer`] are the input (the default).
+#[doc(hidden)]
+pub enum FromInput {}
+
+/// The bytes are the engine's value of a typed container, encoded afresh.
+#[doc(hidden)]
+pub enum FromEngine {}
+
+mod source {
+    use super::{Deserializer, Result, Visitor};
+
+    /// Where a deserializer's bytes come from: the input, whose typed containers are read as
+    /// the engine reads them, or a value the engine holds.
+    pub trait Source: Sized {
+        /// Reads the next value if it is a typed container that needs the engine's reading;
+        /// gives the visitor back otherwise.
+        fn typed<'de, V: Visitor<'de>>(
+            de: &mut Deserializer<'de, Self>,
+            visitor: V,
+        ) -> core::result::Result<Result<V::Value>, V>;
+    }
+}
+use source::Source;
+
+impl Source for FromInput {
+    #[inline(always)]
+    fn typed<'de, V: Visitor<'de>>(
+        de: &mut Deserializer<'de, Self>,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        if de.typed_container_due() && de.w.offset() >= de.checked_until {
+            Ok(typed_container(de, visitor))
+        } else {
+            Err(visitor)
+        }
+    }
+}
+
+impl Source for FromEngine {
+    #[inline(always)]
+    fn typed<'de, V: Visitor<'de>>(
+        _: &mut Deserializer<'de, Self>,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        Err(visitor)
+    }
 }
 
 // ----- the fast paths: values read straight from the walker's cursor -----
@@ -482,24 +548,83 @@ fn has_nul(t: &[u8]) -> bool {
     }
 }
 
-/// Byte equality of short strings (field names) without a `memcmp` call.
+/// Whether the raw key `raw` is the field name `name` as the engine reads it: the same bytes,
+/// no NUL (the engine's text would end there) and no BOM to strip. Short keys (the common
+/// case) are compared a word or two at a time, covering every byte with two overlapping
+/// loads, without a `memcmp` call.
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+fn is_field(name: &[u8], raw: &[u8]) -> bool {
+    /// Whether a word has a zero byte.
+    #[inline(always)]
+    fn zero_in(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    }
+    /// The two overlapping `N`-byte words that cover `b` (`N <= b.len() <= 2 * N`).
+    #[inline(always)]
+    fn ends<const N: usize>(b: &[u8]) -> Option<(&[u8; N], &[u8; N])> {
+        Some((b.first_chunk()?, b.last_chunk()?))
+    }
+    let n = raw.len();
+    if name.len() != n || raw.first() == Some(&0xEF) {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => {
+            let (a, b, c) = (raw[0], raw[n / 2], raw[n - 1]);
+            a == name[0] && b == name[n / 2] && c == name[n - 1] && a != 0 && b != 0 && c != 0
+        }
+        4..=8 => match (ends::<4>(raw), ends::<4>(name)) {
+            (Some((r0, r1)), Some((n0, n1))) => {
+                let r =
+                    u64::from(u32::from_le_bytes(*r0)) | u64::from(u32::from_le_bytes(*r1)) << 32;
+                let m =
+                    u64::from(u32::from_le_bytes(*n0)) | u64::from(u32::from_le_bytes(*n1)) << 32;
+                r == m && !zero_in(r)
+            }
+            _ => false,
+        },
+        9..=16 => match (ends::<8>(raw), ends::<8>(name)) {
+            (Some((r0, r1)), Some((n0, n1))) => {
+                let (r0, r1) = (u64::from_le_bytes(*r0), u64::from_le_bytes(*r1));
+                r0 == u64::from_le_bytes(*n0)
+                    && r1 == u64::from_le_bytes(*n1)
+                    && !zero_in(r0)
+                    && !zero_in(r1)
+            }
+            _ => false,
+        },
+        _ => name == raw && !has_nul(raw),
+    }
 }
 
-/// A string's text as `&str` when [`read_str`] declined: the engine text, checked by the
-/// dialect's rules (the error `validate` gives), and Rust UTF-8 (`NotRustUtf8` for text only
-/// Godot 3 accepts).
+/// A string's text when [`read_str`] declined: the engine text, checked by the dialect's rules
+/// (the error `validate` gives); borrowed when it is UTF-8, else (text only Godot 3 accepts)
+/// decoded as Godot 3 reads it.
 #[cold]
-fn slow_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<&str> {
+fn slow_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<alloc::borrow::Cow<'_, str>> {
     let (t, skipped) = crate::text::engine_text(raw);
     match core::str::from_utf8(t) {
-        Ok(s) => Ok(s),
+        Ok(s) => Ok(s.into()),
         Err(_) => {
             crate::text::check(t, dialect, at + skipped)?;
-            Err(crate::Error::new(crate::ErrorKind::NotRustUtf8, at + skipped).into())
+            Ok(crate::text::decode_godot3(t).into())
         }
+    }
+}
+
+/// Hands a text to `seed`: borrowed from the input, or a string of its own (Godot 3 text read
+/// as the engine reads it).
+#[inline]
+fn str_seed<'de, T: DeserializeSeed<'de>>(
+    s: alloc::borrow::Cow<'de, str>,
+    seed: T,
+) -> Result<T::Value> {
+    match s {
+        alloc::borrow::Cow::Borrowed(s) => {
+            seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
+        }
+        alloc::borrow::Cow::Owned(s) => seed.deserialize(de::value::StringDeserializer::new(s)),
     }
 }
 
@@ -537,8 +662,10 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
 
 /// A real component stored as f32.
 struct Real32;
-/// A real component stored as f64 (Godot 4's flag-64 form).
+/// A real component stored as f64 (Godot 4's flag-64 form), read by a precision=double engine.
 struct Real64;
+/// A real component stored as f64, narrowed to f32 as a standard engine's `real_t` reads it.
+struct Real64Narrowed;
 /// A Color's f32 component.
 struct Single;
 /// An integer vector's i32 component.
@@ -560,6 +687,15 @@ impl Component for Real64 {
     #[inline(always)]
     fn de<'de>(b: &[u8]) -> Self::De<'de> {
         f64::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+impl Component for Real64Narrowed {
+    const SIZE: usize = 8;
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F64Deserializer<Error>;
+    #[inline(always)]
+    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+        crate::convert::real(f64::from_le_bytes(le(b)), false).into_deserializer()
     }
 }
 impl Component for Single {
@@ -629,11 +765,11 @@ struct Strings<'de> {
 
 impl<'de> Strings<'de> {
     #[inline(always)]
-    fn next_str(&mut self) -> Result<&'de str> {
+    fn next_str(&mut self) -> Result<alloc::borrow::Cow<'de, str>> {
         self.left -= 1;
         let (raw, at) = self.r.read_string_raw()?;
         match plain_text(raw).map(core::str::from_utf8) {
-            Some(Ok(s)) => Ok(s),
+            Some(Ok(s)) => Ok(s.into()),
             _ => slow_str(raw, at, self.dialect),
         }
     }
@@ -660,13 +796,11 @@ impl<'de> de::SeqAccess<'de> for Strings<'de> {
         let s = self.next_str()?;
         let i = self.index;
         self.index += 1;
-        seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
-            .map(Some)
-            .map_err(|e: Error| {
-                e.found(VariantType::String, self.dialect)
-                    .at(at)
-                    .in_index(i)
-            })
+        str_seed(s, seed).map(Some).map_err(|e: Error| {
+            e.found(VariantType::String, self.dialect)
+                .at(at)
+                .in_index(i)
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -680,6 +814,13 @@ impl<'de> Deserializer<'de> {
     // Inlined: the walker (its inline frame stack) is built in place, not copied.
     #[inline(always)]
     pub fn new(w: Walker<'de>) -> Deserializer<'de> {
+        Deserializer::with_source(w)
+    }
+}
+
+impl<'de, S: Source> Deserializer<'de, S> {
+    #[inline(always)]
+    fn with_source(w: Walker<'de>) -> Deserializer<'de, S> {
         let ids = Ids::new(w.options().dialect);
         let input = w.cursor();
         Deserializer {
@@ -688,6 +829,8 @@ impl<'de> Deserializer<'de> {
             plain: false,
             ids,
             input,
+            source: core::marker::PhantomData,
+            checked_until: 0,
         }
     }
 
@@ -822,7 +965,10 @@ impl<'de> Deserializer<'de> {
                 components::<Int32, V>(bytes, at + 4, visitor)
             }
             T::Color => components::<Single, V>(bytes, at + 4, visitor),
-            _ if wide => components::<Real64, V>(bytes, at + 4, visitor),
+            _ if wide && self.w.options().double_precision() => {
+                components::<Real64, V>(bytes, at + 4, visitor)
+            }
+            _ if wide => components::<Real64Narrowed, V>(bytes, at + 4, visitor),
             _ => components::<Real32, V>(bytes, at + 4, visitor),
         };
         Ok(res.map_err(|e| e.value_at(ty, dialect, at)))
@@ -884,19 +1030,26 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<()> {
         if self.remaining_depth == 0 {
-            // The container is open and left unread: the walk cannot go on.
-            self.w.stop();
-            return Err(Error::new(alloc::format!(
-                "recursion limit of {RECURSION_LIMIT} exceeded"
-            ))
-            .at(self.w.offset()));
+            return Err(self.too_deep());
         }
         self.remaining_depth -= 1;
         Ok(())
     }
 
+    #[cold]
+    fn too_deep(&mut self) -> Error {
+        // The container is open and left unread: the walk cannot go on.
+        self.w.stop();
+        Error::new(alloc::format!(
+            "recursion limit of {RECURSION_LIMIT} exceeded"
+        ))
+        .at(self.w.offset())
+    }
+
+    #[inline(always)]
     fn leave(&mut self) {
         self.remaining_depth += 1;
     }
@@ -975,7 +1128,7 @@ impl<'de> Deserializer<'de> {
             T::Float => visitor.visit_f64(v.as_f64()?),
             T::String | T::StringName => match v.as_str() {
                 Ok(s) => visitor.visit_borrowed_str(s),
-                Err(e) => return Err(e.into()),
+                Err(_) => godot3_text(&v, visitor),
             },
             T::NodePath => {
                 let mut s = String::new();
@@ -1057,6 +1210,58 @@ impl<'de> Deserializer<'de> {
     }
 }
 
+/// A typed container as the engine reads it: when an element (a key) in it, at any depth, is
+/// not of its container's type, the engine converts or drops it ([`crate::convert`]), and the
+/// visitor reads the value the engine holds (`to_owned`, encoded afresh); otherwise the bytes
+/// as they are, borrowed, and the typed containers inside are not looked at again.
+///
+/// Linear: one walk of the container decides ([`crate::convert::same_until`]); its errors are
+/// never reported from there but from this deserializer's own walk (`take_value`), which
+/// reports exactly `validate`'s.
+#[cold]
+#[inline(never)]
+fn typed_container<'de, V: Visitor<'de>>(
+    this: &mut Deserializer<'de, FromInput>,
+    visitor: V,
+) -> Result<V::Value> {
+    if let Some(mut r) = this.w.value_due() {
+        let opts = *this.w.options();
+        let depth = this.w.depth();
+        let same = head(&mut r, depth, &opts, true)
+            .and_then(|h| crate::convert::same_until(VariantRef::new(h, depth, opts)));
+        if let Ok(Some(end)) = same {
+            this.checked_until = end;
+            let e = this.next()?;
+            return this.event(e, visitor);
+        }
+    }
+    // On an error, the walk stops in `take_value` (even if a caller swallows the error, it
+    // cannot go on past the value).
+    let v = this.take_value()?;
+    let offset = v.offset();
+    let opts = v.options();
+    let bytes = crate::encode_with(
+        &v.to_owned()?,
+        &crate::EncodeOptions::new()
+            .with_dialect(opts.dialect)
+            .with_full_objects(opts.full_objects())
+            .with_double_precision(opts.double_precision())
+            .with_max_depth(crate::MAX_DEPTH_LIMIT),
+    )?;
+    let ropts = opts.with_max_depth(crate::MAX_DEPTH_LIMIT);
+    let mut de = Deserializer::<FromEngine>::with_source(Walker::new(&bytes, &ropts));
+    de.remaining_depth = this.remaining_depth;
+    de::Deserializer::deserialize_any(crate::serde_impl::owned::Owned::new(&mut de), visitor)
+        .map_err(|e| e.in_engine_value(offset))
+}
+
+/// Text only Godot 3 accepts (not UTF-8): as Godot 3 reads it.
+#[cold]
+#[inline(never)]
+fn godot3_text<'de, V: Visitor<'de>>(v: &VariantRef<'de>, visitor: V) -> Result<V::Value> {
+    visitor.visit_string(v.as_text()?.to_string_lossy().into_owned())
+}
+
 #[cold]
 fn no_value(offset: usize) -> Error {
     Error::new("no value left to read".into()).at(offset)
@@ -1107,7 +1312,7 @@ macro_rules! scalar {
     )*};
 }
 
-impl<'de> Deserializer<'de> {
+impl<'de, S: Source> Deserializer<'de, S> {
     /// The event path of the `deserialize_*` methods of scalars.
     fn scalar_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         match self.next()? {
@@ -1129,8 +1334,26 @@ impl<'de> Deserializer<'de> {
 
     /// The event path of `deserialize_any` and of the containers.
     fn any_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let visitor = match S::typed(self, visitor) {
+            Ok(res) => return res,
+            Err(visitor) => visitor,
+        };
         let e = self.next()?;
         self.event(e, visitor)
+    }
+
+    /// Whether the next value is a Godot 4 typed Array or Dictionary.
+    #[inline(always)]
+    fn typed_container_due(&self) -> bool {
+        let Some(h) = self.peek_header() else {
+            return false;
+        };
+        self.dialect() == Dialect::Godot4
+            && match self.dialect().type_of(h & 0xFF) {
+                Some(VariantType::Array) => h & (0x3 << 16) != 0,
+                Some(VariantType::Dictionary) => h & (0xF << 16) != 0,
+                _ => false,
+            }
     }
 }
 
@@ -1155,7 +1378,7 @@ fn is_sequence_like(ty: VariantType) -> bool {
     )
 }
 
-impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     type Error = Error;
 
     #[inline]
@@ -1218,9 +1441,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             // A unit variant, by its name.
             Event::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {
                 let offset = v.offset();
-                let name = v.as_str()?;
+                let name = v.as_text()?.to_string_lossy();
                 visitor
-                    .visit_enum(name.into_deserializer())
+                    .visit_enum(name.as_ref().into_deserializer())
                     .map_err(|e: Error| e.at(offset))
             }
             // `{name: value}`.
@@ -1362,13 +1585,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 }
 
 /// The elements of an Array.
-struct Seq<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
+struct Seq<'a, 'de, S> {
+    de: &'a mut Deserializer<'de, S>,
     len: usize,
     index: usize,
 }
 
-impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
+impl<'de, S: Source> de::SeqAccess<'de> for Seq<'_, 'de, S> {
     type Error = Error;
 
     #[inline]
@@ -1392,8 +1615,8 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
 }
 
 /// The entries of a Dictionary, or the properties of a full object.
-struct Map<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
+struct Map<'a, 'de, S> {
+    de: &'a mut Deserializer<'de, S>,
     len: usize,
     index: usize,
     /// The current entry's key, for error paths (its text is read only on an error).
@@ -1416,15 +1639,13 @@ enum KeyAt<'de> {
     At(usize),
 }
 
-impl<'de> Map<'_, 'de> {
+impl<'de, S: Source> Map<'_, 'de, S> {
     /// The fast path of a struct's key: a String or StringName equal to one of the field names
     /// (whose bytes then need no UTF-8 check), consumed; `None` otherwise, nothing consumed.
+    /// The field after the last one found is tried first: keys usually come in field order.
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let fields = self.fields;
-        if fields.is_empty() {
-            return None;
-        }
         let b = self.de.leaf_bytes()?;
         let (h, rest) = b.split_first_chunk::<8>()?;
         let header = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
@@ -1439,25 +1660,17 @@ impl<'de> Map<'_, 'de> {
         }
         let raw = rest.get(..len)?;
         let n = fields.len();
-        let mut j = if self.next_field < n {
-            self.next_field
-        } else {
-            0
-        };
+        let mut j = self.next_field;
         for _ in 0..n {
-            let name = fields[j];
+            let name = *fields.get(j)?;
             j += 1;
-            if same_bytes(name.as_bytes(), raw) {
-                // The key's engine text is all of it (no BOM, no NUL), as the name's.
-                if raw.first() == Some(&0xEF) || has_nul(raw) {
-                    return None;
-                }
+            if j == n {
+                j = 0;
+            }
+            if is_field(name.as_bytes(), raw) {
                 self.next_field = j;
                 self.de.leaf_consumed(8 + size);
                 return Some(name);
-            }
-            if j == n {
-                j = 0;
             }
         }
         None
@@ -1477,7 +1690,24 @@ impl<'de> Map<'_, 'de> {
     }
 }
 
-impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
+impl<'de, S: Source> Map<'_, 'de, S> {
+    /// A full object's property name, as the engine reads it.
+    #[cold]
+    #[inline(never)]
+    fn property_name<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let offset = self.de.w.offset();
+        let name = match self.de.next()? {
+            Event::Property(t) => t.to_string_lossy(),
+            _ => return Err(Error::new("expected a property name".into()).at(offset)),
+        };
+        if let alloc::borrow::Cow::Borrowed(name) = name {
+            self.key = KeyAt::Name(name);
+        }
+        str_seed(name, seed).map(Some)
+    }
+}
+
+impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
     type Error = Error;
 
     #[inline]
@@ -1488,18 +1718,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         self.de.check_going()?;
         self.index += 1;
         if self.object {
-            // A property name.
-            let offset = self.de.w.offset();
-            let name = match self.de.next()? {
-                Event::Property(t) => t
-                    .as_str()
-                    .ok_or_else(|| crate::Error::new(crate::ErrorKind::NotRustUtf8, offset))?,
-                _ => return Err(Error::new("expected a property name".into()).at(offset)),
-            };
-            self.key = KeyAt::Name(name);
-            return seed
-                .deserialize(de::value::BorrowedStrDeserializer::new(name))
-                .map(Some);
+            return self.property_name(seed);
         }
         self.key = KeyAt::At(self.de.w.offset());
         if let Some(name) = self.field() {
@@ -1516,10 +1735,9 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let key = core::mem::replace(&mut self.key, KeyAt::None);
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.path(key, e, self.index - 1)),
+            Err(e) => Err(self.path(self.key, e, self.index - 1)),
         }
     }
 
@@ -1530,11 +1748,11 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
 }
 
 /// An externally tagged enum: `{name: value}`.
-struct Enum<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
+struct Enum<'a, 'de, S> {
+    de: &'a mut Deserializer<'de, S>,
 }
 
-impl<'de> de::EnumAccess<'de> for Enum<'_, 'de> {
+impl<'de, S: Source> de::EnumAccess<'de> for Enum<'_, 'de, S> {
     type Error = Error;
     type Variant = Self;
 
@@ -1544,7 +1762,7 @@ impl<'de> de::EnumAccess<'de> for Enum<'_, 'de> {
     }
 }
 
-impl<'de> de::VariantAccess<'de> for Enum<'_, 'de> {
+impl<'de, S: Source> de::VariantAccess<'de> for Enum<'_, 'de, S> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<()> {

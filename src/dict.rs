@@ -286,7 +286,9 @@ impl<'a> DictionaryRef<'a> {
     }
 
     fn find<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
-        if self.value.dialect() == Dialect::Godot3 || self.value.header() & (0xF << 16) != 0 {
+        // Keys compare as the engine reads them in Godot 3 (its text decoding) and when the key
+        // type is declared (conversions); a declared value type changes no key.
+        if self.value.dialect() == Dialect::Godot3 || self.value.header() & (0x3 << 16) != 0 {
             return self.find_as_read(key, first);
         }
         // A string key without NUL or leading BOM equals an encoded string key exactly when
@@ -416,8 +418,10 @@ impl<'a> DictionaryRef<'a> {
             _ => None,
         };
         let mut found = None;
+        let mut last = None;
         let mut it = self.iter();
         while let Some((k, v)) = it.try_next()? {
+            last = Some(v);
             let hit = match (&checked, &lookup) {
                 (None, _) => key.matches(&k)?,
                 (Some(t), None) => match crate::convert::fit_ref(t, &k)? {
@@ -435,6 +439,11 @@ impl<'a> DictionaryRef<'a> {
                 }
                 found = Some(v);
             }
+        }
+        // The iterator leaves the last value unread: whether it is the last match is only known
+        // from a dictionary read whole, as the other lookups read it.
+        if let Some(v) = last {
+            v.raw()?;
         }
         Ok(found)
     }

@@ -155,3 +155,94 @@ fn the_count_sees_a_walk_that_reads_twice() {
     assert!(shallow < 10.0, "{shallow}");
     assert!(deep > 100.0, "{deep}");
 }
+
+/// serde over nested Godot 4 typed containers: `depth` levels of `Array[Array]`, each holding
+/// the next level first, then `width` `Array[int]`s of two elements (an `Array[int]` at the
+/// innermost level holding a float 1.5, which the engine converts, if `convert`).
+#[cfg(feature = "serde")]
+fn nested_typed(depth: usize, width: usize, convert: bool) -> Vec<u8> {
+    fn typed(out: &mut Vec<u8>, element: u32, count: usize) {
+        out.extend_from_slice(&(28u32 | 1 << 16).to_le_bytes());
+        out.extend_from_slice(&element.to_le_bytes());
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+    }
+    let mut out = Vec::new();
+    for d in 0..depth {
+        typed(&mut out, 28, width + usize::from(d + 1 < depth));
+    }
+    for d in (0..depth).rev() {
+        for i in 0..width {
+            typed(&mut out, 2, 2);
+            out.extend_from_slice(&2u32.to_le_bytes());
+            out.extend_from_slice(&(i as u32).to_le_bytes());
+            if convert && d + 1 == depth && i == 0 {
+                out.extend_from_slice(&3u32.to_le_bytes());
+                out.extend_from_slice(&1.5f32.to_le_bytes());
+            } else {
+                out.extend_from_slice(&2u32.to_le_bytes());
+                out.extend_from_slice(&7u32.to_le_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Any value read through `deserialize_any`: how many leaves it holds.
+#[cfg(feature = "serde")]
+struct Leaves(usize);
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Leaves {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Leaves, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Leaves;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("ints, floats and sequences of them")
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Leaves, E> {
+                Ok(Leaves(1))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Leaves, E> {
+                Ok(Leaves(1))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Leaves, A::Error> {
+                let mut n = 0;
+                while let Some(Leaves(k)) = a.next_element()? {
+                    n += k;
+                }
+                Ok(Leaves(n))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_reads_nested_typed_containers_in_linear_work() {
+    // Below serde's nesting limit (128): 40 and 80 levels, the same width (twice the bytes).
+    let width = 16;
+    for convert in [false, true] {
+        let cost = |depth: usize| {
+            let b = nested_typed(depth, width, convert);
+            assert_eq!(gdvariant::validate(&b), Ok(b.len()));
+            let n = bytes_read(|| {
+                let Leaves(leaves) = gdvariant::from_slice(&b).unwrap();
+                assert_eq!(leaves, depth * width * 2);
+            });
+            (b.len(), n)
+        };
+        let ((len1, n1), (len2, n2)) = (cost(40), cost(80));
+        let (per1, per2) = (n1 as f64 / len1 as f64, n2 as f64 / len2 as f64);
+        eprintln!(
+            "typed, convert {convert}: {n1} bytes read for {len1} at depth 40, {n2} for {len2} at 80 ({per1:.2} / {per2:.2} per byte)"
+        );
+        // Twice the bytes, about twice the work: each level is not read once per level above.
+        assert!(
+            n2 as f64 <= 2.5 * n1 as f64,
+            "convert {convert}: {n2} bytes read at depth 80 vs {n1} at depth 40"
+        );
+        assert!(per2 <= 8.0, "convert {convert}: {per2} reads per byte");
+    }
+}

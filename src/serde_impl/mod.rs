@@ -16,7 +16,6 @@
 //! and up.
 
 pub(crate) mod math;
-#[allow(dead_code)] // used by the deserializer's engine-value detour
 pub(crate) mod owned;
 pub(crate) mod sinks;
 pub(crate) mod variant;

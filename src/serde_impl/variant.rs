@@ -435,12 +435,58 @@ impl<'de> Visitor<'de> for VariantVisitor {
         f.write_str("a Godot value")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Variant, A::Error> {
-        from_handoff(seq)?.to_owned().map_err(de::Error::custom)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Variant, A::Error> {
+        // As `from_handoff`, but the bytes may also be lent for the visit only (a value the
+        // deserializer encoded afresh, see `serde_impl::owned`): the Variant is made then.
+        let missing = || de::Error::invalid_length(0, &"(options, depth, offset, bytes)");
+        let word: u64 = seq.next_element()?.ok_or_else(missing)?;
+        let depth: u64 = seq.next_element()?.ok_or_else(missing)?;
+        let offset: u64 = seq.next_element()?.ok_or_else(missing)?;
+        let (opts, _) = word_options(word);
+        let depth = u32::try_from(depth).map_err(|_| de::Error::custom("depth out of range"))?;
+        let offset =
+            usize::try_from(offset).map_err(|_| de::Error::custom("offset out of range"))?;
+        seq.next_element_seed(OwnedBytes {
+            opts,
+            depth,
+            offset,
+        })?
+        .ok_or_else(missing)
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Variant, D::Error> {
         d.deserialize_any(AnyVisitor)
+    }
+}
+
+/// The bytes of a hand-off, borrowed or transient, made into the `Variant` they hold.
+struct OwnedBytes {
+    opts: ReadOptions,
+    depth: u32,
+    offset: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for OwnedBytes {
+    type Value = Variant;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Variant, D::Error> {
+        d.deserialize_bytes(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OwnedBytes {
+    type Value = Variant;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the bytes of a Godot value")
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Variant, E> {
+        let mut r = Reader::new(bytes, self.offset);
+        let h = head(&mut r, self.depth, &self.opts, true).map_err(de::Error::custom)?;
+        VariantRef::new(h, self.depth, self.opts)
+            .sized_to(bytes.len())
+            .to_owned()
+            .map_err(de::Error::custom)
     }
 }
 
