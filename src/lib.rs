@@ -8,6 +8,8 @@
 extern crate alloc;
 
 pub mod array;
+#[cfg(any(feature = "text", feature = "json"))]
+mod build;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod codec;
@@ -89,10 +91,10 @@ pub use {
     ser::{to_vec, to_vec_with, to_writer},
 };
 
+use reader::Reader;
 #[cfg(feature = "__count-reads")]
 #[doc(hidden)]
-pub use reader::read_count;
-use reader::Reader;
+pub use reader::{read_count, work_count};
 
 /// Reads the Godot 4 value at the start of `bytes` with the engine's default limits.
 ///

@@ -1,37 +1,9 @@
-//! What the text and JSON readers share: building a Dictionary whose repeated keys replace
-//! the value in place, and the NodePath text form.
+//! What the text and JSON readers share: the NodePath text form and short excerpts of the input
+//! for error messages.
 
 use std::string::{String, ToString};
 
-use crate::owned::{Dictionary, NodePath, Variant};
-use crate::types::Dialect;
-
-/// A Dictionary being read: a repeated key replaces the value in place (the first key and its
-/// position, the last value), as the engine's `str_to_var` and `bytes_to_var` do, by the one key
-/// identity of the crate ([`Dictionary::insert_with`], `owned::key`) under the text's dialect.
-/// Reading `n` entries costs O(n) expected (large dictionaries keep a keyed hash index).
-pub(crate) struct Entries {
-    d: Dictionary,
-    dialect: Dialect,
-}
-
-impl Entries {
-    /// An empty dictionary whose keys are merged by `dialect`'s rule.
-    pub(crate) fn new(dialect: Dialect) -> Entries {
-        Entries {
-            d: Dictionary::new(),
-            dialect,
-        }
-    }
-
-    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
-        self.d.insert_with(self.dialect, key, value);
-    }
-
-    pub(crate) fn finish(self) -> Dictionary {
-        self.d
-    }
-}
+use crate::owned::NodePath;
 
 /// Splits a NodePath's text form (`/root/a:prop:sub`) into names, subnames and the absolute
 /// flag, as the engine's `NodePath(String)` does.

@@ -27,6 +27,37 @@ pub mod read_count {
     }
 }
 
+/// A per-thread count of the work done outside the cursors (feature `__count-reads`): key
+/// comparisons of dictionaries being read or sorted, bytes scanned by the text and JSON readers,
+/// bytes copied when a reordered output is produced. With [`read_count`] it gives tests a
+/// deterministic measure of the work an entry point does, to check that it grows linearly.
+#[cfg(feature = "__count-reads")]
+#[doc(hidden)]
+pub mod work_count {
+    use std::cell::Cell;
+
+    std::thread_local! {
+        static UNITS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    #[inline]
+    pub(crate) fn add(n: usize) {
+        UNITS.with(|b| b.set(b.get() + n as u64));
+    }
+
+    /// The work units counted on this thread since the last call; resets the count.
+    pub fn take() -> u64 {
+        UNITS.with(|b| b.replace(0))
+    }
+}
+
+/// Counts `n` units of work (see [`work_count`]); nothing without the feature.
+#[inline(always)]
+pub(crate) fn work(_n: usize) {
+    #[cfg(feature = "__count-reads")]
+    work_count::add(_n);
+}
+
 #[inline(always)]
 fn counted(_n: usize) {
     #[cfg(feature = "__count-reads")]

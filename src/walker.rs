@@ -429,6 +429,13 @@ impl<'a> Walker<'a> {
         self.r.remaining()
     }
 
+    /// The absolute offset of the last [`Property`](Event::Property) name's bytes.
+    #[cfg(feature = "text")]
+    #[inline]
+    pub(crate) fn name_at(&self) -> usize {
+        self.name_at
+    }
+
     // ----- the serde deserializer's fast paths -----
     //
     // The deserializer reads the commonest values (scalars, strings, math types, the heads of

@@ -1426,6 +1426,49 @@ fn tree_and_stats_shorten_deep_paths_and_long_keys() {
 }
 
 #[test]
+fn decode_warns_when_text_would_not_give_back_the_bytes() {
+    // [1, "a"]: the text reads back to the same bytes, no warning.
+    let ok = [
+        28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0,
+    ];
+    let o = run(&["decode", "-"], &ok);
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(0), ""));
+    for (bytes, why) in [
+        // -0.0 prints as 0.0
+        (
+            vec![3, 0, 0, 0, 0, 0, 0, 0x80],
+            "a float that its text reads back as another value",
+        ),
+        // an int in 64 bits that fits 32: no form gives these bytes back
+        (
+            vec![2, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0, 0],
+            "the bytes are not the encoder's canonical form",
+        ),
+        // {"b": null, "a": null}: printed sorted
+        (
+            vec![
+                27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'b', 0, 0, 0, 0, 0, 0, 0, 4, 0,
+                0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 0, 0, 0, 0,
+            ],
+            "dictionary keys are printed sorted",
+        ),
+    ] {
+        let o = run(&["decode", "-"], &bytes);
+        assert_eq!(o.status.code(), Some(0));
+        let e = stderr(&o);
+        assert!(
+            e.contains(
+                "warning: `gdvariant encode` of this text would not give back the same bytes"
+            ) && e.contains(why),
+            "{e}"
+        );
+        // JSON: no such warning.
+        let o = run(&["decode", "--format", "json", "-"], &bytes);
+        assert_eq!(stderr(&o), "");
+    }
+}
+
+#[test]
 fn precision_chooses_how_64_bit_math_reads() {
     // Vector2(16777217, 0.5) with f64 components, as a precision=double build writes it: a
     // standard engine narrows 16777217 to the f32 16777216.

@@ -1,6 +1,10 @@
-//! Replays the committed fuzz corpus (and any crash artifacts kept as regressions) on stable,
-//! with the fuzz target's checks (`common::walk::agree`): `validate_with`, the full lazy walk and
-//! the pull-event walk agree, in both dialects with full objects allowed or not.
+//! Replays the committed fuzz corpora on stable, with each fuzz target's own checks: the
+//! minimised corpus of every target in `fuzz/corpus/<target>/`, the inputs of its past
+//! findings kept as regressions in `fuzz/regressions/<target>/`, and any local crash artifacts
+//! in `fuzz/artifacts/<target>/`. `lazy_vs_validate` checks `common::walk::agree` (validate, the
+//! full lazy walk and the pull-event walk agree); `serde_from_slice` checks
+//! `common::serde_check`; the others check `common::checks` (the readers, print → read back,
+//! `to_owned` → `encode`, the framing decoder in chunks, the streaming writer).
 
 mod common;
 
@@ -52,7 +56,8 @@ fn replay() {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let corpus = files_in(&fuzz.join("corpus").join("lazy_vs_validate"));
     assert!(corpus.len() > 100, "only {} corpus files", corpus.len());
-    let artifacts = files_in(&fuzz.join("artifacts").join("lazy_vs_validate"));
+    let mut artifacts = files_in(&fuzz.join("artifacts").join("lazy_vs_validate"));
+    artifacts.extend(files_in(&fuzz.join("regressions").join("lazy_vs_validate")));
     let mut valid = 0;
     for path in corpus.iter().chain(&artifacts) {
         let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -85,4 +90,58 @@ fn serde_fuzz_corpus_replays() {
         }
     }
     assert!(valid > 100, "only {valid} valid (input, options) pairs");
+}
+
+/// Replays the corpus, regressions and artifacts of `target` through `check`; returns (inputs,
+/// how many exercised the target's main path).
+#[cfg(all(feature = "text", feature = "json"))]
+fn replay_target(target: &str, check: fn(&[u8]) -> bool) -> (usize, usize) {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let corpus = files_in(&fuzz.join("corpus").join(target));
+    assert!(
+        corpus.len() > 50,
+        "{target}: only {} corpus files",
+        corpus.len()
+    );
+    let mut inputs = corpus;
+    inputs.extend(files_in(&fuzz.join("regressions").join(target)));
+    inputs.extend(files_in(&fuzz.join("artifacts").join(target)));
+    let mut hit = 0;
+    for path in &inputs {
+        let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let r = std::panic::catch_unwind(|| check(&data));
+        match r {
+            Ok(h) => hit += usize::from(h),
+            Err(e) => std::panic::resume_unwind(Box::new(format!(
+                "{target}: {}: {}",
+                path.display(),
+                e.downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| e.downcast_ref::<&str>().copied())
+                    .unwrap_or("panic")
+            ))),
+        }
+    }
+    (inputs.len(), hit)
+}
+
+#[cfg(all(feature = "text", feature = "json"))]
+macro_rules! replay {
+    ($($name:ident: $target:ident, at least $min:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            let (n, hit) = replay_target(stringify!($target), common::checks::$target);
+            assert!(hit >= $min, "{}: only {hit} of {n} inputs exercised it", stringify!($target));
+        }
+    )*};
+}
+
+#[cfg(all(feature = "text", feature = "json"))]
+replay! {
+    text_reader_corpus_replays: text_reader, at least 50;
+    json_reader_corpus_replays: json_reader, at least 50;
+    print_round_trip_corpus_replays: print_round_trip, at least 50;
+    owned_round_trip_corpus_replays: owned_round_trip, at least 50;
+    framing_chunks_corpus_replays: framing_chunks, at least 20;
+    writer_ops_corpus_replays: writer_ops, at least 20;
 }

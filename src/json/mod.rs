@@ -9,45 +9,79 @@
 //! |---|---|
 //! | Nil, bool | `null`, `true`, `false` |
 //! | int | an integer, exact to 64 bits (`-9223372036854775808`) |
-//! | float | a number that always has a `.` or an exponent (`1.0`, `0.1`, `1e+300`): the shortest decimal that reads back as the same `f64`; the encoder writes 4 bytes iff that is exact, as the engine does. NaN and infinities: `{"$float": "nan"}`, `"inf"`, `"-inf"` |
+//! | float | a number that always has a `.` or an exponent (`1.0`, `0.1`, `1e+300`): the shortest decimal that reads back as the same `f64`; the encoder writes 4 bytes iff that is exact, as the engine does. NaN and infinities: `{"$float": "nan"}`, `"-nan"`, `"nan(0x7ff8000000000001)"`, `"inf"`, `"-inf"` (see below) |
 //! | String | a string |
 //! | Array (untyped) | an array |
 //! | Array (typed) | `{"$Array": [...], "$type": T}` |
-//! | Dictionary whose keys are all Strings, none starting with `$`, untyped | an object, keys in insertion order |
-//! | any other Dictionary | `{"$Dictionary": [[key, value], ...]}`, plus `"$key": T, "$value": T` when typed |
+//! | Dictionary whose keys are all Strings, none starting with `$`, none repeated, untyped | an object, keys in insertion order |
+//! | any other Dictionary | `{"$Dictionary": [[key, value], ...]}`, plus `"$key": T, "$value": T` when typed, plus `"$repeated": true` when two keys are equal as values |
 //! | Vector2, Rect2, Vector3, Transform2D, Vector4, Plane, Quaternion, AABB, Basis, Transform3D, Projection, Color | `{"$Vector3": [x, y, z]}`: components in wire order (Basis row-major) |
 //! | Vector2i, Rect2i, Vector3i, Vector4i | `{"$Vector2i": [1, -2]}` |
-//! | StringName, NodePath | `{"$StringName": "name"}`, `{"$NodePath": "/root/a:prop"}` |
+//! | StringName | `{"$StringName": "name"}` |
+//! | NodePath | `{"$NodePath": "/root/a:prop"}`; a path whose text would read back as another path (empty names, names holding `/` or `:`, …) as its parts: `{"$NodePath": {"names": ["", "a"], "subnames": [], "absolute": false}}` |
 //! | RID | `{"$RID": 81604378624}` |
-//! | Object | `{"$ObjectId": 123}` (instance id), `{"$Object": {"class": "Node", "properties": [["name", value], ...]}}` (full object; class `""` is null) |
+//! | Object | `{"$ObjectId": 123}` (instance id), `{"$Object": {"class": "Node", "properties": [["name", value], ...]}}` (full object, `"class"` first; class `""` is the null object, without properties) |
 //! | Callable, Signal | `{"$Callable": null}`, `{"$Signal": {"name": "pressed", "object": 123}}` |
 //! | Packed arrays | `{"$PackedInt32Array": [1, 2]}`, `{"$PackedByteArray": [1, 2]}`, `{"$PackedStringArray": ["a"]}`, `{"$PackedVector3Array": [[1.0, 2.0, 3.0]]}`, `{"$PackedColorArray": [[r, g, b, a]]}` |
 //!
 //! `T` (a container's element, key or value type) is a builtin type name (`"int"`,
-//! `"Vector2"`), `{"class": "Node"}` or `{"script": "res://thing.gd"}`; an untyped key or value
-//! of a half-typed Dictionary is `"Variant"`.
+//! `"Vector2"`), `{"class": "Node"}` (any class name, the empty one included) or
+//! `{"script": "res://thing.gd"}`; an untyped key or value of a half-typed Dictionary is
+//! `"Variant"`.
 //!
 //! Components of math types and packed arrays stored as `f32` are written as the shortest decimal
-//! that reads back as the same `f32` (`0.1`, not `0.10000000149011612`). Non-finite components
-//! are the strings `"nan"`, `"inf"`, `"-inf"`. A value whose components were written as `f64`
-//! (a double-precision engine build) carries `"$f64": true` next to its tag; encoding such JSON
-//! uses double precision (as `--precision double` does).
+//! that reads back as the same `f32` (`0.1`, not `0.10000000149011612`). Non-finite numbers,
+//! standalone or components, are strings that keep every bit: `"inf"`, `"-inf"`, `"nan"` (the
+//! positive quiet NaN without payload), `"-nan"` (its negative, x86's `0.0 / 0.0`), and any other
+//! NaN as `"nan(0x…)"` with its exact bits in hex (16 digits for an `f64`, 8 for an `f32`
+//! component). A value whose components were written as `f64` (a double-precision engine
+//! build) carries `"$f64": true` next to its tag; encoding such JSON uses double precision (as
+//! `--precision double` does).
 //!
-//! The text is lossless: `gdvariant encode --from json` gives back the original bytes for
-//! everything the engines write (tested on every golden vector of both engines). So it records
-//! what the bytes say, as the lazy views do, also where crafted bytes say more than the engine
-//! reads: a repeated dictionary key, a typed Array's element of another type, 64-bit math
-//! components, a Godot 3 overlong UTF-8 form. The engine's reading of such bytes (one entry
-//! per key, elements converted or dropped, components narrowed: see
-//! [`VariantRef`]'s docs) is what [`VariantRef::to_owned`] and the
-//! [text form](crate::text) give. Tools that
-//! re-print numbers through `f64` lose that: jq 1.6 prints `100.0` as `100` (which then reads
-//! as an int) and rounds ints beyond 2^53. Use jq to read and select; feed `encode` JSON that
-//! kept its number literals (jq 1.7+ keeps unmodified literals).
+//! Dictionaries read from a plain object merge repeated keys as the engine's `str_to_var`
+//! does (the first key and its position, the last value), by the engine's key identity
+//! (Godot 4's rule, whatever the dialect: see [`Dictionary`](crate::Dictionary)), and so do
+//! `$Dictionary` lists, unless they carry `"$repeated": true`: then every pair is kept as
+//! given, as bytes can hold them (the printer marks the Dictionaries whose keys may repeat —
+//! the same key to either engine, such as two strings that differ only after a NUL, which the
+//! engine cuts, or `-0.0` and `0.0` — so that reading the JSON back gives the entries the bytes
+//! hold; [`VariantRef::to_owned`] merges them as the engine's `bytes_to_var` does).
 //!
-//! Printing walks the value twice (once to tell which Dictionaries print as plain objects),
-//! linearly, without native recursion, and writes nothing if the value is malformed. Memory: one
-//! bit per Dictionary and a stack entry per open container.
+//! # Lossless
+//!
+//! The JSON records what the bytes say, as the lazy views do, also where crafted bytes say more
+//! than the engine reads: a repeated dictionary key, a typed Array's element of another type,
+//! 64-bit math components. The engine's reading of such bytes (one entry per key, elements
+//! converted or dropped, components narrowed: see [`VariantRef`]'s docs) is what
+//! [`VariantRef::to_owned`] and the [text form](crate::text) give. So `encode` writes the same
+//! bytes: `gdvariant decode --format json | gdvariant encode --from json` gives back the original
+//! bytes whenever they are the encoder's canonical bytes for their value (every engine-written
+//! value is; the `print_round_trip` fuzz target checks this for arbitrary input, both
+//! dialects). Bytes that are not canonical (an int in 64 bits that fits 32, non-zero padding,
+//! …) come back canonical. Tools that re-print numbers through `f64` lose that: jq 1.6 prints
+//! `100.0` as `100` (which then reads as an int) and rounds ints beyond 2^53. Use jq to read
+//! and select; feed `encode` JSON that kept its number literals (jq 1.7+ keeps unmodified
+//! literals).
+//!
+//! # Reading
+//!
+//! [`from_str_with`] refuses, with an error at the value, whatever
+//! [`validate_with`](crate::validate_with) with the same [`ReadOptions`](crate::ReadOptions) would
+//! refuse in the bytes (depth, dialect, object policy, the `script` property rule); [`from_str`]
+//! reads full objects with the engine's depth limit. The reader is iterative (nesting costs a
+//! few heap bytes a level, never native stack) and finds repeated keys through a hash of the
+//! key identity, so reading `n` entries of any key type is O(n) expected. [`to_bytes`] and [`to_bytes_each`] write the encoding straight from
+//! the text without building a tree: memory is the output plus the keys and a small record per
+//! entry of each open Dictionary (a type given after the elements, or a repeated key, is recorded as an
+//! insertion or a reordering of byte ranges, applied in one final pass: the work stays linear).
+//! Error messages quote at most 32 characters of the input.
+//!
+//! # Printing
+//!
+//! Printing walks the value twice (once to tell which Dictionaries print as plain objects and
+//! which may repeat keys), linearly, without native recursion, and writes nothing if the value
+//! is malformed. Memory: two bits per Dictionary, a stack entry per open container, and the
+//! hashes of the keys of the open Dictionaries of two or more entries.
 //!
 //! # Why not serde_json
 //!
@@ -80,7 +114,10 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
-pub use parse::{from_str, from_str_values, ParseError};
+pub use parse::{
+    from_str, from_str_values, from_str_values_with, from_str_with, to_bytes, to_bytes_each,
+    ParseError,
+};
 
 /// The JSON reader's error type's name before 0.2.
 #[deprecated(

@@ -1,28 +1,81 @@
 //! Printing a lazy [`VariantRef`] in the JSON form, on the [`Walker`]: one pass to tell which
-//! Dictionaries print as plain JSON objects (all keys Strings, none starting with `$`), then
-//! one pass printing, both linear and without native recursion.
+//! Dictionaries print as plain JSON objects (all keys Strings, none starting with `$`, none
+//! repeated) and which may hold repeated keys, then one pass printing, both linear and without
+//! native recursion.
 
 use core::fmt;
-use std::string::ToString;
+use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::array::ContainerType;
 use crate::error::Result;
+use crate::literal::node_path;
 use crate::math::Color;
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, R};
+use crate::owned::key::{self, KeyState};
+use crate::owned::NodePath;
+use crate::types::Dialect;
 use crate::types::VariantType as T;
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
-/// Pass 1: one bit per Dictionary, in the order they begin: whether it prints as a plain JSON
-/// object.
-fn plain_dicts(v: &VariantRef<'_>) -> Result<Vec<u64>> {
-    let mut bits: Vec<u64> = Vec::new();
+/// What pass 1 learns about each Dictionary, in the order they begin.
+struct Dicts {
+    /// Whether it prints as a plain JSON object.
+    plain: Vec<u64>,
+    /// Whether it may hold repeated keys (equal as values): printed with `"$repeated": true`,
+    /// so that reading the JSON back keeps every entry.
+    repeated: Vec<u64>,
+}
+
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+fn set(bits: &mut Vec<u64>, i: usize, on: bool) {
+    if bits.len() <= i / 64 {
+        bits.resize(i / 64 + 1, 0);
+    }
+    if on {
+        bits[i / 64] |= 1 << (i % 64);
+    } else {
+        bits[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+/// A hash of a key consistent with how the reader compares keys (the crate's one key identity,
+/// `owned::key`: keys the reader merges hash alike, under either dialect's rule); `None` when
+/// that cannot be had cheaply (a container key, or text that is not UTF-8): such a key counts
+/// as maybe repeated.
+fn key_hash(state: &KeyState, k: &VariantRef<'_>) -> Option<u64> {
+    match k.ty() {
+        // Most keys: hashed from the bytes, without a copy.
+        T::String | T::StringName => Some(key::str_hash(k.as_text().ok()?.as_str()?, state)),
+        t if t.is_container() => None,
+        _ => Some(key::key_info(&k.to_owned().ok()?, Dialect::Godot4, state).hash),
+    }
+}
+
+/// Pass 1: which Dictionaries print as plain JSON objects (untyped, all keys Strings, none
+/// starting with `$`, none repeated) and which may hold repeated keys.
+fn dicts(v: &VariantRef<'_>) -> Result<Dicts> {
+    let mut d = Dicts {
+        plain: Vec::new(),
+        repeated: Vec::new(),
+    };
+    let state = KeyState::new();
     let mut n = 0usize;
-    // Per open container: the Dictionary's number and whether its next element is a key.
-    let mut open: Vec<(Option<usize>, bool)> = Vec::new();
+    /// An open container: for a Dictionary, its number, whether its next element is a key,
+    /// and the hashes of its keys so far.
+    struct Open {
+        dict: Option<usize>,
+        key: bool,
+        seen: std::collections::HashSet<u64>,
+        single: bool,
+    }
+    let mut open: Vec<Open> = Vec::new();
     let mut w = Walker::from_value(*v);
     while let Some(e) = w.next_event()? {
         let x = match e {
@@ -33,33 +86,44 @@ fn plain_dicts(v: &VariantRef<'_>) -> Result<Vec<u64>> {
                 continue;
             }
         };
-        if let Some((Some(d), key)) = open.last_mut() {
-            if *key && (x.ty() != T::String || x.as_text()?.as_bytes().first() == Some(&b'$')) {
-                if let Some(word) = bits.get_mut(*d / 64) {
-                    *word &= !(1 << (*d % 64));
+        if let Some(Open {
+            dict: Some(i),
+            key,
+            seen,
+            single,
+        }) = open.last_mut()
+        {
+            if *key {
+                if x.ty() != T::String || x.as_text()?.as_bytes().first() == Some(&b'$') {
+                    set(&mut d.plain, *i, false);
+                }
+                // One key cannot repeat: no set for single-entry Dictionaries.
+                let new = *single || key_hash(&state, &x).is_some_and(|h| seen.insert(h));
+                if !new {
+                    set(&mut d.plain, *i, false);
+                    set(&mut d.repeated, *i, true);
                 }
             }
             *key = !*key;
         }
         if let Event::Begin(c) = e {
-            let mut d = None;
+            let mut dict = None;
             if c.ty() == T::Dictionary {
                 let (kt, vt) = c.as_dictionary()?.key_value_types()?;
-                if n % 64 == 0 {
-                    bits.push(0);
-                }
-                if !(kt.is_typed() || vt.is_typed()) {
-                    if let Some(word) = bits.last_mut() {
-                        *word |= 1 << (n % 64);
-                    }
-                }
-                d = Some(n);
+                set(&mut d.plain, n, !(kt.is_typed() || vt.is_typed()));
+                set(&mut d.repeated, n, false);
+                dict = Some(n);
                 n += 1;
             }
-            open.push((d, true));
+            open.push(Open {
+                dict,
+                key: true,
+                seen: Default::default(),
+                single: c.count() < 2,
+            });
         }
     }
-    Ok(bits)
+    Ok(d)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -75,6 +139,8 @@ struct Open<'a> {
     kind: Kind,
     /// Its Begin view (for the type info printed at its end).
     begin: VariantRef<'a>,
+    /// Whether it is a Dictionary that may hold repeated keys.
+    repeated: bool,
     first: bool,
     /// Whether the next element of a Dictionary is a key.
     key: bool,
@@ -84,8 +150,8 @@ struct Open<'a> {
 
 /// Prints `v` in the JSON form.
 pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
-    let plain = plain_dicts(v)?;
-    let mut dicts = 0usize;
+    let dicts = dicts(v)?;
+    let mut n_dicts = 0usize;
     let mut stack: Vec<Open<'_>> = Vec::new();
     let mut w = Walker::from_value(*v);
     while let Some(e) = w.next_event()? {
@@ -154,6 +220,7 @@ pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R 
         }
         match e {
             Event::Begin(c) => {
+                let mut repeated = false;
                 let kind = match c.ty() {
                     T::Array => {
                         if c.as_array()?.element_type()?.is_typed() {
@@ -163,9 +230,10 @@ pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R 
                         Kind::Array
                     }
                     T::Dictionary => {
-                        let d = dicts;
-                        dicts += 1;
-                        if plain.get(d / 64).is_some_and(|w| w & (1 << (d % 64)) != 0) {
+                        let d = n_dicts;
+                        n_dicts += 1;
+                        repeated = bit(&dicts.repeated, d);
+                        if bit(&dicts.plain, d) {
                             ch(s, '{')?;
                             Kind::Plain
                         } else {
@@ -187,6 +255,7 @@ pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R 
                 stack.push(Open {
                     kind,
                     begin: c,
+                    repeated,
                     first: true,
                     key: true,
                     after: None,
@@ -231,11 +300,25 @@ fn close<W: fmt::Write + ?Sized>(o: &Open<'_>, s: &mut W) -> R {
                 put(s, ",\"$value\":")?;
                 type_info(&vt, s)?;
             }
+            if o.repeated {
+                put(s, ",\"$repeated\":true")?;
+            }
             ch(s, '}')?;
         }
         Kind::Object => put(s, "]}}")?,
     }
     Ok(())
+}
+
+fn strings<W: fmt::Write + ?Sized>(xs: &[String], s: &mut W) -> R {
+    ch(s, '[')?;
+    for (i, x) in xs.iter().enumerate() {
+        if i > 0 {
+            ch(s, ',')?;
+        }
+        string(x, s)?;
+    }
+    ch(s, ']')
 }
 
 fn string<W: fmt::Write + ?Sized>(t: &str, s: &mut W) -> R {
@@ -277,7 +360,7 @@ fn num_list<T, W: fmt::Write + ?Sized>(
 fn f64_num<W: fmt::Write + ?Sized>(x: f64, s: &mut W) -> R {
     match num::json_f64(x) {
         Some(t) => put(s, &t)?,
-        None => put(s, nonfinite(x))?,
+        None => nonfinite(x.to_bits(), 64, s)?,
     }
     Ok(())
 }
@@ -285,8 +368,7 @@ fn f64_num<W: fmt::Write + ?Sized>(x: f64, s: &mut W) -> R {
 /// An `f32` component: the shortest decimal that reads back as the same `f32`.
 fn f32_num<W: fmt::Write + ?Sized>(x: f32, s: &mut W) -> R {
     if !x.is_finite() {
-        put(s, nonfinite(x as f64))?;
-        return Ok(());
+        return nonfinite(u64::from(x.to_bits()), 32, s);
     }
     // The shortest f32 digits, laid out like json_f64 does.
     let t = format!("{x:e}");
@@ -301,14 +383,25 @@ fn f32_num<W: fmt::Write + ?Sized>(x: f32, s: &mut W) -> R {
     Ok(())
 }
 
-fn nonfinite(x: f64) -> &'static str {
-    if x.is_nan() {
-        "\"nan\""
-    } else if x > 0.0 {
-        "\"inf\""
+/// A non-finite number whose bits are `bits` in a `width`-bit context: `"inf"`, `"-inf"`,
+/// or a NaN with its exact bits (see `nan_text`).
+fn nonfinite<W: fmt::Write + ?Sized>(bits: u64, width: u32, s: &mut W) -> R {
+    let (nan, neg) = if width == 32 {
+        let f = f32::from_bits(bits as u32);
+        (f.is_nan(), f < 0.0)
     } else {
-        "\"-inf\""
+        let f = f64::from_bits(bits);
+        (f.is_nan(), f < 0.0)
+    };
+    ch(s, '"')?;
+    if nan {
+        put(s, &super::parse::nan_text(bits, width))?;
+    } else if neg {
+        put(s, "-inf")?;
+    } else {
+        put(s, "inf")?;
     }
+    ch(s, '"')
 }
 
 fn tag<W: fmt::Write + ?Sized>(name: &str, s: &mut W) -> R {
@@ -350,7 +443,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if wide {
                     f64_num(x, s)?
                 } else {
-                    f32_num(x as f32, s)?
+                    f32_num(crate::math::narrow(x), s)?
                 }
             }
             ch(s, ']')?;
@@ -407,7 +500,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 f64_num(x, s)?
             } else {
                 tag("float", s)?;
-                put(s, nonfinite(x))?;
+                nonfinite(x.to_bits(), 64, s)?;
                 ch(s, '}')?;
             }
         }
@@ -432,12 +525,45 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         T::Basis => reals!(v.as_basis()?.to_array()),
         T::Transform3D => reals!(v.as_transform3d()?.to_array()),
         T::Projection => reals!(v.as_projection()?.to_array()),
-        T::Color => reals!(v.as_color()?.to_array().map(f64::from)),
+        T::Color => reals!(v.as_color()?.to_array().map(crate::math::widen)),
         T::NodePath => {
+            let np = v.as_node_path()?;
             let mut path = String::new();
-            let _ = v.as_node_path()?.write_encoded_text(&mut path)?;
+            let _ = np.write_encoded_text(&mut path)?;
+            let mut names = Vec::new();
+            let mut it = np.names();
+            while let Some(t) = it.try_next()? {
+                names.push(t.to_string_lossy().into_owned());
+            }
+            let mut subnames = Vec::new();
+            let mut it = np.subnames()?;
+            while let Some(t) = it.try_next()? {
+                subnames.push(t.to_string_lossy().into_owned());
+            }
+            let parts = NodePath {
+                names,
+                subnames,
+                absolute: np.is_absolute(),
+            };
             tag(name, s)?;
-            string(&path, s)?;
+            if node_path(&path) == parts {
+                string(&path, s)?;
+            } else {
+                // Names holding '/' or ':', empty names and such: the text would read back as
+                // another path.
+                put(s, "{\"names\":")?;
+                strings(&parts.names, s)?;
+                put(s, ",\"subnames\":")?;
+                strings(&parts.subnames, s)?;
+                put(
+                    s,
+                    if parts.absolute {
+                        ",\"absolute\":true}"
+                    } else {
+                        ",\"absolute\":false}"
+                    },
+                )?;
+            }
             ch(s, '}')?;
         }
         T::Rid => {

@@ -396,37 +396,47 @@ impl Dictionary {
         key: Variant,
         value: Variant,
     ) -> Option<Variant> {
+        let (at, found) = self.find_or_push(dialect, key);
+        let old = core::mem::replace(&mut self.entries[at].1, value);
+        found.then_some(old)
+    }
+
+    /// The position of the entry whose key is the same key as `key` under `dialect`'s rule
+    /// and `true`; or, when there is none, `key` appended (with a Nil value) and its position
+    /// and `false`. O(1) expected time. (The readers that write bytes without a tree keep the
+    /// keys of a Dictionary being written in one, to find repeated keys by this one identity.)
+    pub(crate) fn find_or_push(&mut self, dialect: Dialect, key: Variant) -> (usize, bool) {
         match self.index() {
             Some(index) => {
                 let info = key_info(&key, dialect, &index.state);
+                let at = self.entries.len();
                 if info.matchable {
                     let entries = &self.entries;
-                    if let Some(at) =
+                    if let Some(found) =
                         index.find(info.hash, |at| same_key(&entries[at].0, &key, dialect))
                     {
-                        return Some(core::mem::replace(&mut self.entries[at].1, value));
+                        return (found, true);
                     }
-                    let at = self.entries.len();
                     if let Some(index) = self.index_mut() {
                         index.insert(info.hash, at);
                     }
                 }
-                self.entries.push((key, value));
-                None
+                self.entries.push((key, Variant::Nil));
+                (at, false)
             }
             None => {
-                if let Some(at) = self
+                if let Some(found) = self
                     .entries
                     .iter()
                     .position(|(k, _)| same_key(k, &key, dialect))
                 {
-                    return Some(core::mem::replace(&mut self.entries[at].1, value));
+                    return (found, true);
                 }
-                self.entries.push((key, value));
+                self.entries.push((key, Variant::Nil));
                 if self.entries.len() > SCAN_MAX {
                     self.reindex(dialect);
                 }
-                None
+                (self.entries.len() - 1, false)
             }
         }
     }

@@ -61,6 +61,8 @@ use crate::types::Dialect;
 /// Whether `a` and `b` are the same dictionary key under `dialect`'s rule (see the
 /// [module docs](self)). Iterative: keys nested at any depth are compared without recursion.
 pub(crate) fn same_key(a: &Variant, b: &Variant, dialect: Dialect) -> bool {
+    // One unit of counted work per comparison (scaling tests; nothing without the feature).
+    crate::reader::work(1);
     let g4 = dialect == Dialect::Godot4;
     // Pairs still to compare, with how: as a key (semantic floats, string-like) or as an
     // element (Godot 4: plain float `==`).

@@ -16,8 +16,33 @@
 //! typed containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so
 //! on. The dialect is the one the value was read with. [`from_str`] reads such text back.
 //!
-//! Because of the sorted keys, text is not a byte-exact round trip for dictionaries (nor for
-//! `-0.0`, Signals, or Godot 3's 6-digit floats): use the [JSON form](crate::json) for that.
+//! # What the text cannot carry
+//!
+//! The engine's text form is lossy, and so is this one, exactly where the engine's is:
+//! [`round_trip`] tells, for a given value, whether its text gives back its bytes and if not,
+//! names the first reason ([`LossKind`]): Dictionary keys printed sorted, keys that are the
+//! same key to the engine (merged when read), `-0.0` (printed `0`), NaNs other than the canonical one, Godot 3's
+//! 6-digit floats, Signals (printed `Signal()`), NodePaths whose text reads back as another
+//! path, container types and object names that the text cannot spell (an empty class name
+//! prints as the engine prints it, `Object` or `EncodedObjectAsID`), Godot 3 RIDs (printed as
+//! nothing), typed containers the engine reads as others (their types or elements converted:
+//! the text prints the engine's value), components in another precision than the one written
+//! (or narrowed by a single-precision engine), Godot 3 text that Rust's strings cannot hold,
+//! and bytes that are not the encoder's canonical form. `gdvariant decode` warns when one
+//! applies. The [JSON form](crate::json) carries everything but the last two.
+//!
+//! # Reading
+//!
+//! [`from_str_with`] refuses, with an error at the value, whatever
+//! [`validate_with`](crate::validate_with) with the same options would refuse in the bytes
+//! (depth, dialect, object policy, the `script` property rule); [`from_str`] reads full objects
+//! with the engine's depth limit, as `str_to_var`. The reader is iterative (nesting costs a few
+//! heap bytes a level, never native stack), merges repeated keys as `str_to_var` does, by the
+//! key identity of the dialect's engine (see [`Dictionary`](crate::Dictionary)), through a hash
+//! (reading `n` entries of any key type is O(n) expected), and [`to_bytes`] writes the encoding
+//! without building a tree (memory: the output plus the keys and a small record per entry of
+//! each open Dictionary). Error messages quote at most
+//! 32 characters of the input.
 //!
 //! Objects print in the engine's layout (`Object(Class,"prop":value,...)` and a newline), but
 //! the engine prints the *live* object's property list, which bytes cannot tell; an object sent
@@ -53,12 +78,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::types::Dialect;
 
 #[cfg(feature = "text")]
+mod loss;
+#[cfg(feature = "text")]
 mod parse;
 #[cfg(feature = "text")]
 mod print;
 
 #[cfg(feature = "text")]
-pub use parse::{from_str, from_str_values, ParseError};
+pub use loss::{round_trip, LossKind, TextLoss};
+#[cfg(feature = "text")]
+pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each, ParseError};
 
 #[cfg(feature = "text")]
 use crate::{owned::Variant, value::VariantRef};

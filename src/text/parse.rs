@@ -1,5 +1,5 @@
 //! Reading the engine's text form (what `var_to_str` prints and `str_to_var` reads) into an
-//! owned [`Variant`].
+//! owned [`Variant`], or straight into its encoded bytes.
 //!
 //! Accepts the literal syntax of both engines: `null`, `true`, `42`, `1.5`, `inf`, `inf_neg`,
 //! `nan`, `"text"` (with the engine's escapes), `&"name"`, `^"node/path"`,
@@ -14,6 +14,10 @@
 //! elements of packed arrays that are stored as `f32` (single precision, Colors,
 //! PackedFloat32Array) are read as `f32` straight from the decimal.
 //!
+//! The reader is iterative (any nesting costs heap, a few bytes a level, never native stack)
+//! and refuses whatever [`validate_with`](crate::validate_with) would refuse in the bytes of
+//! the value read, with the same options: see [`from_str_with`].
+//!
 //! ```
 //! use gdvariant::{text, Dialect, Variant};
 //! let v = text::from_str("{\n\"a\": [1, 2.5]\n}", Dialect::Godot4).unwrap();
@@ -24,10 +28,12 @@
 use std::string::String;
 use std::vec::Vec;
 
-use crate::literal::{excerpt, node_path, Entries};
+use crate::build::{Builder, Bytes, Fail, Open, Sink, Tree};
+use crate::encode::EncodeOptions;
+use crate::literal::{excerpt, node_path};
 use crate::math::*;
-use crate::owned::{Array, Dictionary, Object, Signal, TypeInfo, Variant};
-use crate::types::{Dialect, VariantType, ENGINE_MAX_DEPTH};
+use crate::owned::{Object, Signal, TypeInfo, Variant};
+use crate::types::{Dialect, ReadOptions, VariantType};
 
 /// A syntax error in engine text, with its byte offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,26 +56,59 @@ impl core::fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-type R<T> = core::result::Result<T, ParseError>;
+impl From<Fail> for ParseError {
+    fn from(f: Fail) -> ParseError {
+        ParseError {
+            message: f.message,
+            offset: f.offset,
+        }
+    }
+}
 
-/// The deepest value read: the encoder's limit ([`ENGINE_MAX_DEPTH`], the top-level value at
-/// depth 0), so Arrays nested 1025 levels (`[[…[]…]]`) still read, and anything deeper, which
-/// could not be encoded anyway, is a syntax error at the value past the limit. The parser
-/// recurses once per level.
-const MAX_NESTING: usize = ENGINE_MAX_DEPTH as usize;
+type R<T = ()> = core::result::Result<T, Fail>;
 
-/// Reads one value of engine text (what `str_to_var` reads) in `dialect`: a type the
-/// dialect does not have is an error at the value. Whitespace around it is allowed.
+fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
+    crate::build::fail(offset, message)
+}
+
+/// Reads one value of engine text (what `str_to_var` reads) in `dialect`. Whitespace around it
+/// is allowed.
 ///
-/// Stack: the reader recurses once per nesting level of the input, which is refused past the
-/// encoder's limit (1025 levels); measured at most 1.3 KiB a level in release builds (15 KiB in
-/// debug builds): about 1.4 MiB for the deepest input, so run it on the main thread or on a
-/// thread with a few MiB of stack.
-pub fn from_str(input: &str, dialect: Dialect) -> R<Variant> {
-    let mut v = from_str_values(input, dialect, false)?;
+/// As the engine's `str_to_var`, this reads full objects; the depth limit is the engine's
+/// (1024). It is [`from_str_with`] with `ReadOptions::new().with_dialect(dialect)
+/// .with_full_objects(true)`.
+pub fn from_str(input: &str, dialect: Dialect) -> core::result::Result<Variant, ParseError> {
+    from_str_with(
+        input,
+        &ReadOptions::new()
+            .with_dialect(dialect)
+            .with_full_objects(true),
+    )
+}
+
+/// Reads one value of engine text, refusing (with an error at the value) whatever
+/// [`validate_with`](crate::validate_with) with the same options would refuse in its bytes: a
+/// value deeper than [`ReadOptions::max_depth`], a type or a typed container the dialect does
+/// not have, a full object unless [`ReadOptions::full_objects`], an Object without a class,
+/// a Godot 4 `script` property that is not null or a `res://` path, and (with objects) a
+/// script-typed container whose path is not `res://`.
+///
+/// Math components and packed vector elements are read as `f32` (single precision).
+///
+/// ```
+/// use gdvariant::{text, ReadOptions};
+/// let opts = ReadOptions::new().with_max_depth(1);
+/// assert!(text::from_str_with("[[]]", &opts).is_ok());
+/// let e = text::from_str_with("[[1]]", &opts).unwrap_err();
+/// assert_eq!((e.offset, e.message.as_str()), (2, "nested deeper than 1 levels"));
+/// let e = text::from_str_with("Object(Node)", &ReadOptions::new()).unwrap_err();
+/// assert!(e.message.starts_with("a full object is not allowed"));
+/// ```
+pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Variant, ParseError> {
+    let mut v = values(input, *opts, false)?;
     if v.len() != 1 {
         return Err(ParseError {
-            message: format!("expected one value, found {}", v.len()),
+            message: format!("expected exactly one value, found {}", v.len()),
             offset: 0,
         });
     }
@@ -79,41 +118,144 @@ pub fn from_str(input: &str, dialect: Dialect) -> R<Variant> {
 /// Reads a sequence of values separated by whitespace (as `gdvariant encode --framed` takes
 /// them). With `double`, math components and packed vector elements are read as `f64` (for a
 /// double-precision encoding); otherwise they are read as `f32` straight from the decimal, as
-/// the engine's single-precision build stores them. Stack: as [`from_str`].
-pub fn from_str_values(input: &str, dialect: Dialect, double: bool) -> R<Vec<Variant>> {
-    let mut p = Parser {
-        s: input.as_bytes(),
-        i: 0,
-        single: !double,
-        dialect,
-    };
+/// the engine's single-precision build stores them. Full objects are read, as [`from_str`].
+pub fn from_str_values(
+    input: &str,
+    dialect: Dialect,
+    double: bool,
+) -> core::result::Result<Vec<Variant>, ParseError> {
+    let opts = ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(true);
+    values(input, opts, double)
+}
+
+fn values(
+    input: &str,
+    opts: ReadOptions,
+    double: bool,
+) -> core::result::Result<Vec<Variant>, ParseError> {
+    let mut p = Parser::new(input, double);
+    let mut b = Builder::new(Tree::default(), opts);
     let mut out = Vec::new();
-    loop {
-        p.ws();
-        if p.i >= p.s.len() {
-            return Ok(out);
-        }
-        out.push(p.value(0)?);
+    while p.more() {
+        let from = p.i;
+        p.value(&mut b)?;
+        crate::reader::work(p.i - from);
+        out.extend(b.sink.take());
     }
+    Ok(out)
+}
+
+/// Reads one value of engine text and returns its encoding with `opts`, without building a
+/// tree: the bytes [`encode_with`](crate::encode_with) writes for [`from_str_with`]'s value
+/// (read with the options' dialect, depth limit and object policy; components read as `f64`
+/// with double precision, else as `f32`). Memory: the output, plus a few words for each
+/// entry of each open Dictionary.
+///
+/// ```
+/// use gdvariant::{text, EncodeOptions};
+/// let bytes = text::to_bytes("[1, \"a\"]", &EncodeOptions::new()).unwrap();
+/// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
+/// ```
+pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    drive(input, opts, |b| {
+        n += 1;
+        if n == 1 {
+            out = b.take_value();
+        } else {
+            b.with_value(|_| ());
+        }
+    })?;
+    if n != 1 {
+        return Err(ParseError {
+            message: format!("expected exactly one value, found {n}"),
+            offset: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads a sequence of values separated by whitespace and hands each one's encoding with
+/// `opts` to `each`, in order, without building trees (see [`to_bytes`]). Returns how many.
+pub fn to_bytes_each(
+    input: &str,
+    opts: &EncodeOptions,
+    mut each: impl FnMut(&[u8]),
+) -> core::result::Result<usize, ParseError> {
+    drive(input, opts, |b| b.with_value(&mut each))
+}
+
+/// Reads the values of `input` into a [`Bytes`] builder, calling `done` after each one.
+fn drive(
+    input: &str,
+    opts: &EncodeOptions,
+    mut done: impl FnMut(&mut Bytes),
+) -> core::result::Result<usize, ParseError> {
+    let read = ReadOptions::new()
+        .with_dialect(opts.dialect())
+        .with_max_depth(opts.max_depth())
+        .with_full_objects(opts.full_objects());
+    let mut p = Parser::new(input, opts.wide());
+    let mut b = Builder::new(Bytes::new(*opts), read);
+    let mut n = 0;
+    while p.more() {
+        let from = p.i;
+        p.value(&mut b)?;
+        crate::reader::work(p.i - from);
+        done(&mut b.sink);
+        n += 1;
+    }
+    Ok(n)
 }
 
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
     single: bool,
-    dialect: Dialect,
 }
 
 fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-impl Parser<'_> {
+/// An open container of the text.
+enum Frame {
+    /// `[ … ]` followed by `close` `)`s.
+    Array { close: u8, first: bool },
+    /// `{ … }` followed by `close` `)`s; `key`: whether the element just read was a key.
+    Dict { close: u8, first: bool, key: bool },
+    /// `Object(Class, "name": value, …)`.
+    Object,
+}
+
+/// What reading the start of a value gave.
+enum Start {
+    /// A complete value (given to the builder).
+    Done,
+    /// A container was opened.
+    Open(Frame),
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a str, double: bool) -> Parser<'a> {
+        Parser {
+            s: input.as_bytes(),
+            i: 0,
+            single: !double,
+        }
+    }
+
+    /// Whether a value follows (after whitespace).
+    fn more(&mut self) -> bool {
+        self.ws();
+        self.i < self.s.len()
+    }
+
     fn err<T>(&self, m: impl Into<String>) -> R<T> {
-        Err(ParseError {
-            message: m.into(),
-            offset: self.i,
-        })
+        fail(self.i, m)
     }
 
     fn ws(&mut self) {
@@ -136,7 +278,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> R<()> {
+    fn expect(&mut self, c: u8) -> R {
         if self.eat(c) {
             Ok(())
         } else {
@@ -144,33 +286,38 @@ impl Parser<'_> {
         }
     }
 
-    fn ident(&mut self) -> String {
+    /// The text from `start` to the cursor (ASCII there).
+    fn slice(&self, start: usize) -> &'a str {
+        core::str::from_utf8(&self.s[start..self.i]).unwrap_or("")
+    }
+
+    fn ident(&mut self) -> &'a str {
         self.ws();
         let start = self.i;
         while self.i < self.s.len() && is_ident(self.s[self.i]) {
             self.i += 1;
         }
-        String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
+        self.slice(start)
     }
 
-    /// A number token (with sign), as text.
-    fn number_token(&mut self) -> R<String> {
+    /// A number token (with sign), as text; the words inf, inf_neg and nan (possibly signed,
+    /// possibly with Godot 3's ".0") as `inf`, `-inf` and `nan`.
+    fn number_token(&mut self) -> R<&'a str> {
         self.ws();
         let start = self.i;
         if matches!(self.s.get(self.i), Some(b'-' | b'+')) {
             self.i += 1;
         }
-        // Words: inf, inf_neg, nan (possibly signed, possibly with Godot 3's ".0").
         if self.s.get(self.i).is_some_and(|c| c.is_ascii_alphabetic()) {
             let w = self.ident();
             if self.s[self.i..].starts_with(b".0") {
                 self.i += 2;
             }
             let neg = self.s[start] == b'-';
-            return match (w.as_str(), neg) {
-                ("inf", false) => Ok("inf".into()),
-                ("inf", true) | ("inf_neg", false) => Ok("-inf".into()),
-                ("nan", _) => Ok("nan".into()),
+            return match (w, neg) {
+                ("inf", false) => Ok("inf"),
+                ("inf", true) | ("inf_neg", false) => Ok("-inf"),
+                ("nan", _) => Ok("nan"),
                 _ => {
                     self.i = start;
                     self.err("expected a number")
@@ -186,7 +333,7 @@ impl Parser<'_> {
         {
             self.i += 1;
         }
-        let t = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        let t = self.slice(start);
         if t.is_empty() || t == "-" || t == "+" {
             self.i = start;
             return self.err("expected a number");
@@ -195,30 +342,29 @@ impl Parser<'_> {
     }
 
     fn real(&mut self, single: bool) -> R<f64> {
+        self.ws();
         let at = self.i;
         let t = self.number_token()?;
-        let r = if single {
-            t.parse::<f32>().map(f64::from).ok()
-        } else {
-            t.parse::<f64>().ok()
+        let r = match t {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" if single => Some(f64::from(f32::NAN)),
+            "nan" => Some(f64::NAN),
+            t if single => t.parse::<f32>().map(f64::from).ok(),
+            t => t.parse::<f64>().ok(),
         };
-        r.ok_or(ParseError {
-            message: format!("bad number '{}'", excerpt(&t)),
-            offset: at,
-        })
+        r.map_or_else(|| fail(at, format!("bad number '{}'", excerpt(t))), Ok)
     }
 
     fn int(&mut self) -> R<i64> {
+        self.ws();
         let at = self.i;
         let t = self.number_token()?;
         t.parse::<i64>().or_else(|_| {
             // The engine accepts float syntax for ints in constructors (e.g. `Vector2i(1.0, 2)`).
             match t.parse::<f64>() {
                 Ok(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => Ok(x as i64),
-                _ => Err(ParseError {
-                    message: format!("bad integer '{}'", excerpt(&t)),
-                    offset: at,
-                }),
+                _ => fail(at, format!("bad integer '{}'", excerpt(t))),
             }
         })
     }
@@ -242,7 +388,7 @@ impl Parser<'_> {
     fn reals<const N: usize>(&mut self, single: bool) -> R<[f64; N]> {
         let at = self.i;
         let v = self.items(|p| p.real(single))?;
-        v.try_into().map_err(|v: Vec<f64>| ParseError {
+        v.try_into().map_err(|v: Vec<f64>| Fail {
             message: format!("expected {N} components, found {}", v.len()),
             offset: at,
         })
@@ -254,38 +400,68 @@ impl Parser<'_> {
         self.ws();
         let at = self.i;
         let x = self.int()?;
-        X::try_from(x).map_err(|_| ParseError {
-            message: format!("{x} is out of range for {what}"),
-            offset: at,
-        })
+        X::try_from(x).or_else(|_| fail(at, format!("{x} is out of range for {what}")))
     }
 
     fn ints<const N: usize>(&mut self) -> R<[i32; N]> {
         let at = self.i;
         let v: Vec<i32> = self.items(|p| p.int_in("a 32-bit component"))?;
-        v.try_into().map_err(|v: Vec<i32>| ParseError {
+        v.try_into().map_err(|v: Vec<i32>| Fail {
             message: format!("expected {N} components, found {}", v.len()),
             offset: at,
         })
     }
 
-    fn chunks<const N: usize>(&mut self, single: bool) -> R<Vec<[f64; N]>> {
+    /// Packed vector elements: components read flat and grouped by `N`.
+    fn chunks<const N: usize, V>(&mut self, single: bool, make: fn([f64; N]) -> V) -> R<Vec<V>> {
         let at = self.i;
-        let flat = self.items(|p| p.real(single))?;
-        if flat.len() % N != 0 {
-            return Err(ParseError {
-                message: format!("expected a multiple of {N} components"),
-                offset: at,
-            });
+        let mut out = Vec::new();
+        let mut cur = [0.0; N];
+        let mut k = 0;
+        if !self.eat(b')') {
+            loop {
+                cur[k] = self.real(single)?;
+                k += 1;
+                if k == N {
+                    out.push(make(cur));
+                    k = 0;
+                }
+                if self.eat(b',') {
+                    continue;
+                }
+                self.expect(b')')?;
+                break;
+            }
         }
-        Ok(flat
-            .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0.0; N];
-                a.copy_from_slice(c);
-                a
-            })
-            .collect())
+        if k != 0 {
+            return fail(at, format!("expected a multiple of {N} components"));
+        }
+        Ok(out)
+    }
+
+    /// `RID(n)`: the id as the engine prints it (signed), also read unsigned.
+    fn rid(&mut self) -> R<u64> {
+        if self.eat(b')') {
+            return Ok(0);
+        }
+        self.ws();
+        let at = self.i;
+        let t = self.number_token()?;
+        let id = t
+            .parse::<i64>()
+            .map(|x| x as u64)
+            .or_else(|_| t.parse::<u64>())
+            .or_else(|_| fail(at, format!("bad RID id '{}'", excerpt(t))))?;
+        self.expect(b')')?;
+        Ok(id)
+    }
+
+    fn hex_at(&self, at: usize, n: usize) -> Option<u32> {
+        self.s
+            .get(at..at + n)
+            .and_then(|h| core::str::from_utf8(h).ok())
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
     }
 
     fn string(&mut self) -> R<String> {
@@ -293,83 +469,91 @@ impl Parser<'_> {
         if self.s.get(self.i) != Some(&b'"') {
             return self.err("expected a string");
         }
+        let open = self.i;
         self.i += 1;
         let mut out: Vec<u8> = Vec::new();
         loop {
+            // Copy the run of plain bytes up to the next quote or backslash at once.
+            let run = self.s[self.i..]
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\')
+                .unwrap_or(self.s.len() - self.i);
+            out.extend_from_slice(&self.s[self.i..self.i + run]);
+            self.i += run;
             let Some(&c) = self.s.get(self.i) else {
-                return self.err("unterminated string");
+                return fail(open, "unterminated string");
             };
             self.i += 1;
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    let Some(&e) = self.s.get(self.i) else {
-                        return self.err("unterminated string");
-                    };
-                    self.i += 1;
-                    let ch = match e {
-                        b'b' => '\u{8}',
-                        b't' => '\t',
-                        b'n' => '\n',
-                        b'f' => '\u{c}',
-                        b'r' => '\r',
-                        b'a' => '\u{7}',
-                        b'v' => '\u{b}',
-                        b'u' | b'U' => {
-                            let n = if e == b'u' { 4 } else { 6 };
-                            let h = self
-                                .s
-                                .get(self.i..self.i + n)
-                                .and_then(|h| core::str::from_utf8(h).ok())
-                                .and_then(|h| u32::from_str_radix(h, 16).ok());
-                            let Some(mut cp) = h else {
-                                return self.err("bad unicode escape");
-                            };
-                            self.i += n;
-                            // A UTF-16 surrogate pair written as two \u escapes.
-                            if (0xD800..0xDC00).contains(&cp)
-                                && self.s.get(self.i..self.i + 2) == Some(b"\\u")
-                            {
-                                let lo = self
-                                    .s
-                                    .get(self.i + 2..self.i + 6)
-                                    .and_then(|h| core::str::from_utf8(h).ok())
-                                    .and_then(|h| u32::from_str_radix(h, 16).ok());
-                                if let Some(lo @ 0xDC00..=0xDFFF) = lo {
-                                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                                    self.i += 6;
-                                }
-                            }
-                            match char::from_u32(cp) {
-                                Some(ch) => ch,
-                                None => return self.err("bad unicode escape"),
-                            }
-                        }
-                        // \" \\ \' \? and any other escaped character stand for themselves.
-                        other => {
-                            out.push(other);
-                            continue;
-                        }
-                    };
-                    let mut b = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
-                }
-                c => out.push(c),
+            if c == b'"' {
+                break;
             }
+            let Some(&e) = self.s.get(self.i) else {
+                return fail(open, "unterminated string");
+            };
+            self.i += 1;
+            let ch = match e {
+                b'b' => '\u{8}',
+                b't' => '\t',
+                b'n' => '\n',
+                b'f' => '\u{c}',
+                b'r' => '\r',
+                b'a' => '\u{7}',
+                b'v' => '\u{b}',
+                b'u' | b'U' => {
+                    let n = if e == b'u' { 4 } else { 6 };
+                    let Some(mut cp) = self.hex_at(self.i, n) else {
+                        return self.err("bad unicode escape");
+                    };
+                    self.i += n;
+                    // A UTF-16 surrogate pair written as two \u escapes.
+                    if (0xD800..0xDC00).contains(&cp)
+                        && self.s.get(self.i..self.i + 2) == Some(b"\\u")
+                    {
+                        if let Some(lo @ 0xDC00..=0xDFFF) = self.hex_at(self.i + 2, 4) {
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                            self.i += 6;
+                        }
+                    }
+                    match char::from_u32(cp) {
+                        Some(ch) => ch,
+                        None => return self.err("bad unicode escape"),
+                    }
+                }
+                // \" \\ \' \? and any other escaped character stand for themselves.
+                other => {
+                    out.push(other);
+                    continue;
+                }
+            };
+            let mut b = [0; 4];
+            out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
         }
-        // The input is a &str and escapes produce whole characters.
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        // The input is a &str, runs end at ASCII bytes and escapes produce whole characters.
+        Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into()))
     }
 
+    /// A container's type: a builtin name, `Variant` (untyped), `Resource("path")` (a script),
+    /// or a class name (anything else up to `]` or `,`, trimmed: the engine prints class names
+    /// as they are).
     fn type_info(&mut self) -> R<TypeInfo> {
+        self.ws();
         let at = self.i;
         let name = self.ident();
-        if name == "Resource" {
-            self.expect(b'(')?;
+        if name == "Resource" && self.peek() == Some(b'(') {
+            self.i += 1;
             let path = self.string()?;
             self.expect(b')')?;
             return Ok(TypeInfo::Script(path));
         }
+        self.i = at;
+        let len = self.s[at..]
+            .iter()
+            .position(|&c| matches!(c, b']' | b',' | b'(' | b'\n'))
+            .unwrap_or(self.s.len() - at);
+        self.i = at + len;
+        let name = core::str::from_utf8(&self.s[at..at + len])
+            .unwrap_or("")
+            .trim_end_matches(|c: char| c.is_ascii_whitespace());
         if name.is_empty() {
             self.i = at;
             return self.err("expected a type name");
@@ -377,130 +561,152 @@ impl Parser<'_> {
         if name == "Variant" {
             return Ok(TypeInfo::None);
         }
-        Ok(match builtin(&name) {
+        Ok(match builtin(name) {
             Some(t) => TypeInfo::Builtin(t),
-            None => TypeInfo::ClassName(name),
+            None => TypeInfo::ClassName(name.into()),
         })
     }
 
-    fn array_body(&mut self, depth: usize) -> R<Vec<Variant>> {
-        self.expect(b'[')?;
-        let mut items = Vec::new();
-        if self.eat(b']') {
-            return Ok(items);
-        }
-        loop {
-            items.push(self.value(depth + 1)?);
-            if self.eat(b',') {
-                if self.eat(b']') {
-                    return Ok(items);
-                }
-                continue;
+    /// Reads one whole value into `b`.
+    fn value<S: Sink>(&mut self, b: &mut Builder<S>) -> R {
+        let mut frames: Vec<Frame> = Vec::new();
+        'value: loop {
+            if let Start::Open(f) = self.start(b)? {
+                frames.push(f);
             }
-            self.expect(b']')?;
-            return Ok(items);
+            // Close what is complete; stop where a value is wanted.
+            loop {
+                let Some(top) = frames.last_mut() else {
+                    return Ok(());
+                };
+                match top {
+                    Frame::Array { close, first } => {
+                        let close = *close;
+                        if *first {
+                            *first = false;
+                            if !self.eat(b']') {
+                                continue 'value;
+                            }
+                        } else if self.eat(b',') {
+                            if !self.eat(b']') {
+                                continue 'value;
+                            }
+                        } else if !self.eat(b']') {
+                            return self.err("expected ',' or ']'");
+                        }
+                        self.close(b, close)?;
+                    }
+                    Frame::Dict { close, first, key } => {
+                        let close = *close;
+                        if *first {
+                            *first = false;
+                            if !self.eat(b'}') {
+                                *key = true;
+                                continue 'value;
+                            }
+                        } else if *key {
+                            if !self.eat(b':') && !self.eat(b'=') {
+                                return self.err("expected ':'");
+                            }
+                            *key = false;
+                            continue 'value;
+                        } else if self.eat(b',') {
+                            if !self.eat(b'}') {
+                                *key = true;
+                                continue 'value;
+                            }
+                        } else if !self.eat(b'}') {
+                            return self.err("expected ',' or '}'");
+                        }
+                        self.close(b, close)?;
+                    }
+                    Frame::Object => {
+                        if self.eat(b',') {
+                            self.ws();
+                            let at = self.i;
+                            let name = self.string()?;
+                            self.expect(b':')?;
+                            b.property(name, at)?;
+                            continue 'value;
+                        }
+                        self.expect(b')')?;
+                        b.end(self.i)?;
+                    }
+                }
+                frames.pop();
+            }
         }
     }
 
-    fn dict_body(&mut self, depth: usize) -> R<Dictionary> {
-        self.expect(b'{')?;
-        let mut d = Entries::new(self.dialect);
-        if self.eat(b'}') {
-            return Ok(d.finish());
+    /// Ends the innermost container (its `]` or `}` read), then reads `close` `)`s.
+    fn close<S: Sink>(&mut self, b: &mut Builder<S>, close: u8) -> R {
+        b.end(self.i)?;
+        for _ in 0..close {
+            self.expect(b')')?;
         }
-        loop {
-            let k = self.value(depth + 1)?;
-            if !self.eat(b':') && !self.eat(b'=') {
-                return self.err("expected ':'");
-            }
-            let v = self.value(depth + 1)?;
-            d.insert(k, v);
-            if self.eat(b',') {
-                if self.eat(b'}') {
-                    return Ok(d.finish());
-                }
-                continue;
-            }
-            self.expect(b'}')?;
-            return Ok(d.finish());
-        }
+        Ok(())
     }
 
-    /// One value, checked against the dialect: a type the dialect does not have (Godot 4's
-    /// `Vector4`, `&"name"`, `Callable()`, typed containers, … read as Godot 3) is an error at
-    /// the value, instead of a value the encoder cannot write.
-    fn value(&mut self, depth: usize) -> R<Variant> {
+    /// Reads the start of a value: a whole value that holds no other value, or the opening of a
+    /// container.
+    fn start<S: Sink>(&mut self, b: &mut Builder<S>) -> R<Start> {
         self.ws();
         let at = self.i;
-        let v = self.value_inner(depth)?;
-        let typed = match &v {
-            Variant::Array(a) => a.is_typed(),
-            Variant::Dictionary(d) => d.is_typed(),
-            _ => false,
-        };
-        if self.dialect.id_of(v.ty()).is_none() || (typed && self.dialect == Dialect::Godot3) {
-            let what = if typed {
-                format!("a typed {}", v.ty().name())
-            } else {
-                format!("a {}", v.ty().name())
-            };
-            return Err(ParseError {
-                message: format!("{what} cannot be written in the {} dialect", self.dialect),
-                offset: at,
-            });
-        }
-        Ok(v)
-    }
-
-    fn value_inner(&mut self, depth: usize) -> R<Variant> {
-        if depth > MAX_NESTING {
-            return self.err(format!("nested deeper than {MAX_NESTING} levels"));
-        }
         let Some(c) = self.peek() else {
             return self.err("unexpected end of text");
         };
         let single = self.single;
+        let leaf = |b: &mut Builder<S>, v: Variant| b.leaf(v, at).map(|()| Start::Done);
         match c {
-            b'"' => return self.string().map(|s| Variant::String(s.into())),
+            b'"' => {
+                let s = self.string()?;
+                return leaf(b, Variant::String(s.into()));
+            }
             b'&' => {
                 self.i += 1;
-                return self.string().map(|s| Variant::StringName(s.into()));
+                let s = self.string()?;
+                return leaf(b, Variant::StringName(s.into()));
             }
             b'^' => {
                 self.i += 1;
-                return self.string().map(|s| Variant::from(node_path(&s)));
+                let s = self.string()?;
+                return leaf(b, Variant::from(node_path(&s)));
             }
             b'[' => {
-                return self
-                    .array_body(depth)
-                    .map(|v| Variant::Array(Array::new(v)))
+                self.i += 1;
+                return self.open(b, Open::Array(TypeInfo::None), 0, at);
             }
-            b'{' => return self.dict_body(depth).map(Variant::Dictionary),
+            b'{' => {
+                self.i += 1;
+                return self.open(
+                    b,
+                    dict(TypeInfo::None, TypeInfo::None, b.options().dialect()),
+                    0,
+                    at,
+                );
+            }
             b'-' | b'+' | b'0'..=b'9' | b'.' => {
-                let at = self.i;
                 let t = self.number_token()?;
-                return match t.as_str() {
-                    "inf" => Ok(Variant::Float(f64::INFINITY)),
-                    "-inf" => Ok(Variant::Float(f64::NEG_INFINITY)),
-                    "nan" => Ok(Variant::Float(f64::NAN)),
-                    t if t.contains(['.', 'e', 'E']) => {
-                        t.parse().map(Variant::Float).map_err(|_| ParseError {
-                            message: format!("bad number '{}'", excerpt(t)),
-                            offset: at,
-                        })
-                    }
-                    t => t.parse().map(Variant::Int).map_err(|_| ParseError {
-                        message: format!("bad integer '{}'", excerpt(t)),
-                        offset: at,
-                    }),
+                let v = match t {
+                    "inf" => Variant::Float(f64::INFINITY),
+                    "-inf" => Variant::Float(f64::NEG_INFINITY),
+                    "nan" => Variant::Float(f64::NAN),
+                    t if t.contains(['.', 'e', 'E']) => match t.parse() {
+                        Ok(x) => Variant::Float(x),
+                        Err(_) => return fail(at, format!("bad number '{}'", excerpt(t))),
+                    },
+                    t => match t.parse() {
+                        Ok(x) => Variant::Int(x),
+                        Err(_) => return fail(at, format!("bad integer '{}'", excerpt(t))),
+                    },
                 };
+                return leaf(b, v);
             }
             c if is_ident(c) => {}
             _ => return self.err(format!("unexpected character '{}'", c as char)),
         }
-        let at = self.i;
         let id = self.ident();
-        let simple = match id.as_str() {
+        let simple = match id {
             "null" | "nil" => Some(Variant::Nil),
             "true" => Some(Variant::Bool(true)),
             "false" => Some(Variant::Bool(false)),
@@ -510,7 +716,7 @@ impl Parser<'_> {
             _ => None,
         };
         if let Some(v) = simple {
-            return Ok(v);
+            return leaf(b, v);
         }
         // Typed containers: Array[T](...), Dictionary[K, V](...).
         if (id == "Array" || id == "Dictionary") && self.peek() == Some(b'[') {
@@ -524,22 +730,22 @@ impl Parser<'_> {
             };
             self.expect(b']')?;
             self.expect(b'(')?;
-            let out = match v {
-                None => Variant::Array(Array::typed(k, self.array_body(depth)?)),
+            return match v {
+                None => {
+                    self.expect(b'[')?;
+                    self.open(b, Open::Array(k), 1, at)
+                }
                 Some(v) => {
-                    let mut d = self.dict_body(depth)?;
-                    d.set_types(k, v);
-                    Variant::Dictionary(d)
+                    self.expect(b'{')?;
+                    self.open(b, dict(k, v, b.options().dialect()), 1, at)
                 }
             };
-            self.expect(b')')?;
-            return Ok(out);
         }
         if !self.eat(b'(') {
             self.i = at;
-            return self.err(format!("unknown identifier '{}'", excerpt(&id)));
+            return self.err(format!("unknown identifier '{}'", excerpt(id)));
         }
-        let v = match id.as_str() {
+        let v = match id {
             "Vector2" => Variant::Vector2(Vector2::from_array(self.reals(single)?)),
             "Vector2i" => Variant::Vector2i(Vector2i::from_array(self.ints()?)),
             "Rect2" => Variant::Rect2(Rect2::from_array(self.reals(single)?)),
@@ -573,10 +779,7 @@ impl Parser<'_> {
                 self.expect(b')')?;
                 Variant::StringName(s.into())
             }
-            "RID" => {
-                let v = self.items(|p| p.int())?;
-                Variant::Rid(v.first().copied().unwrap_or(0) as u64)
-            }
+            "RID" => Variant::Rid(self.rid()?),
             "Callable" => {
                 self.expect(b')')?;
                 Variant::Callable
@@ -591,16 +794,19 @@ impl Parser<'_> {
                 self.expect(b')')?;
                 Variant::String(s.into())
             }
-            "Object" => self.object(depth)?,
+            "Object" => return self.object(b, at),
             "Array" => {
-                let v = self.array_body(depth)?;
-                self.expect(b')')?;
-                Variant::Array(Array::new(v))
+                self.expect(b'[')?;
+                return self.open(b, Open::Array(TypeInfo::None), 1, at);
             }
             "Dictionary" => {
-                let d = self.dict_body(depth)?;
-                self.expect(b')')?;
-                Variant::Dictionary(d)
+                self.expect(b'{')?;
+                return self.open(
+                    b,
+                    dict(TypeInfo::None, TypeInfo::None, b.options().dialect()),
+                    1,
+                    at,
+                );
             }
             "PackedByteArray" | "PoolByteArray" => {
                 Variant::PackedByteArray(self.items(|p| p.int_in("a byte (0 to 255)"))?)
@@ -609,68 +815,91 @@ impl Parser<'_> {
                 Variant::PackedInt32Array(self.items(|p| p.int_in("a 32-bit element"))?)
             }
             "PackedInt64Array" => Variant::PackedInt64Array(self.items(|p| p.int())?),
-            "PackedFloat32Array" | "PoolRealArray" => Variant::PackedFloat32Array(
-                self.items(|p| p.real(true))?
-                    .into_iter()
-                    .map(|x| x as f32)
-                    .collect(),
-            ),
+            "PackedFloat32Array" | "PoolRealArray" => {
+                Variant::PackedFloat32Array(self.items(|p| p.real(true).map(|x| x as f32))?)
+            }
             "PackedFloat64Array" => Variant::PackedFloat64Array(self.items(|p| p.real(false))?),
             "PackedStringArray" | "PoolStringArray" => {
                 Variant::PackedStringArray(self.items(|p| p.string().map(Into::into))?)
             }
-            "PackedVector2Array" | "PoolVector2Array" => Variant::PackedVector2Array(
-                self.chunks::<2>(single)?
-                    .into_iter()
-                    .map(Vector2::from_array)
-                    .collect(),
-            ),
-            "PackedVector3Array" | "PoolVector3Array" => Variant::PackedVector3Array(
-                self.chunks::<3>(single)?
-                    .into_iter()
-                    .map(Vector3::from_array)
-                    .collect(),
-            ),
-            "PackedVector4Array" => Variant::PackedVector4Array(
-                self.chunks::<4>(single)?
-                    .into_iter()
-                    .map(Vector4::from_array)
-                    .collect(),
-            ),
+            "PackedVector2Array" | "PoolVector2Array" => {
+                Variant::PackedVector2Array(self.chunks(single, Vector2::from_array)?)
+            }
+            "PackedVector3Array" | "PoolVector3Array" => {
+                Variant::PackedVector3Array(self.chunks(single, Vector3::from_array)?)
+            }
+            "PackedVector4Array" => {
+                Variant::PackedVector4Array(self.chunks(single, Vector4::from_array)?)
+            }
             "PackedColorArray" | "PoolColorArray" => Variant::PackedColorArray(
-                self.chunks::<4>(true)?
-                    .into_iter()
-                    .map(|c| Color::from_array(c.map(|x| x as f32)))
-                    .collect(),
+                self.chunks(true, |c: [f64; 4]| Color::from_array(c.map(|x| x as f32)))?,
             ),
             _ => {
                 self.i = at;
-                return self.err(format!("unknown constructor '{}'", excerpt(&id)));
+                return self.err(format!("unknown constructor '{}'", excerpt(id)));
             }
         };
-        Ok(v)
+        leaf(b, v)
     }
 
-    /// `Object(Class,"prop":value,...)`, the `(` already read.
-    fn object(&mut self, depth: usize) -> R<Variant> {
+    fn open<S: Sink>(&mut self, b: &mut Builder<S>, c: Open, close: u8, at: usize) -> R<Start> {
+        let f = match c {
+            Open::Array(_) => Frame::Array { close, first: true },
+            _ => Frame::Dict {
+                close,
+                first: true,
+                key: false,
+            },
+        };
+        b.begin(c, at)?;
+        Ok(Start::Open(f))
+    }
+
+    /// `Object(Class,"prop":value,...)`, the `(` already read. `EncodedObjectAsID` (an object
+    /// sent as its instance id) reads as the id, its properties being plain values.
+    fn object<S: Sink>(&mut self, b: &mut Builder<S>, at: usize) -> R<Start> {
         let class = self.ident();
-        let mut properties = Vec::new();
+        if class != "EncodedObjectAsID" {
+            b.begin(Open::Object(class.into()), at)?;
+            return Ok(Start::Open(Frame::Object));
+        }
+        let mut id = 0;
         while self.eat(b',') {
             let name = self.string()?;
             self.expect(b':')?;
-            let v = self.value(depth + 1)?;
-            properties.push((name, v));
+            if name == "object_id" {
+                // The id as the engine prints it (signed), also read unsigned.
+                self.ws();
+                let at = self.i;
+                let t = self.number_token()?;
+                id = t
+                    .parse::<i64>()
+                    .map(|x| x as u64)
+                    .or_else(|_| t.parse::<u64>())
+                    .or_else(|_| fail(at, format!("bad object id '{}'", excerpt(t))))?;
+                continue;
+            }
+            // The other properties of an EncodedObjectAsID are plain values, read and dropped.
+            let mut scratch = Builder::new(Tree::default(), *b.options());
+            self.ws();
+            let vat = self.i;
+            if let Start::Open(_) = self.start(&mut scratch)? {
+                return fail(vat, "expected a plain value");
+            }
         }
         self.expect(b')')?;
-        if class == "EncodedObjectAsID" {
-            let id = properties
-                .iter()
-                .find(|(n, _)| n == "object_id")
-                .and_then(|(_, v)| v.as_i64())
-                .unwrap_or(0);
-            return Ok(Variant::from(Object::Id(id as u64)));
-        }
-        Ok(Variant::from(Object::Full { class, properties }))
+        b.leaf(Variant::from(Object::Id(id)), at)?;
+        Ok(Start::Done)
+    }
+}
+
+/// A Dictionary that merges repeated keys as `str_to_var` / `str2var` do: by the key identity
+/// of `dialect`'s engine.
+fn dict(key: TypeInfo, value: TypeInfo, dialect: Dialect) -> Open {
+    Open::Dict {
+        key,
+        value,
+        merge: Some(dialect),
     }
 }
 
@@ -682,6 +911,7 @@ fn builtin(name: &str) -> Option<VariantType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::owned::Array;
 
     #[test]
     fn the_dialect_decides_which_types_read() {
@@ -731,5 +961,72 @@ mod tests {
                 (Variant::from("c"), Variant::Int(4)),
             ]
         );
+    }
+
+    #[test]
+    fn streaming_gives_the_tree_encoders_bytes() {
+        let enc = EncodeOptions::new().with_full_objects(true);
+        for text in [
+            "{\"a\": 1, 2: 0, \"a\": [3], 2: 5, \"c\": 4}",
+            "{[1, {2: 3, 2: 4}]: 1, [1, {2: 4}]: 2, ^\"a/b\": {^\"x\": 1, ^\"x\": [{1: 2, 1: 3}]}}",
+            "Array[int]([1, 2])",
+            "Object(Node,\"a\":{1: 2, 1: [3]},\"script\":null)\n",
+            "[Object(EncodedObjectAsID,\"object_id\":5,\"script\":null)\n, RID(-88)]",
+        ] {
+            let tree = from_str(text, Dialect::Godot4).unwrap();
+            let want = crate::encode_with(&tree, &enc).unwrap();
+            assert_eq!(to_bytes(text, &enc).unwrap(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn rids_read_signed_and_unsigned() {
+        for t in ["RID(-88)", "RID(18446744073709551528)"] {
+            assert_eq!(
+                from_str(t, Dialect::Godot4).unwrap(),
+                Variant::Rid(-88i64 as u64)
+            );
+        }
+    }
+
+    #[test]
+    fn object_ids_read_signed_and_unsigned() {
+        // Found by the print_round_trip fuzz target: an id above i64::MAX printed unsigned.
+        for t in [
+            "Object(EncodedObjectAsID,\"object_id\":9223372062929999480,\"script\":null)\n",
+            "Object(EncodedObjectAsID,\"object_id\":-9223372010779552136,\"script\":null)\n",
+        ] {
+            assert_eq!(
+                from_str(t, Dialect::Godot3).unwrap(),
+                Variant::from(Object::Id(9223372062929999480))
+            );
+        }
+    }
+
+    #[test]
+    fn class_names_read_as_printed() {
+        let v = from_str("Array[a b]([])", Dialect::Godot4).unwrap();
+        assert_eq!(
+            v.as_array().unwrap().element_type(),
+            &TypeInfo::ClassName("a b".into())
+        );
+    }
+
+    #[test]
+    fn deep_text_reads_without_native_recursion() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let opts = ReadOptions::new().with_max_depth(crate::MAX_DEPTH_LIMIT);
+        let e = from_str_with(&deep, &opts).unwrap_err();
+        assert_eq!(e.offset, crate::MAX_DEPTH_LIMIT as usize + 1);
+        let ok = format!("{}{}", "[".repeat(16_000), "]".repeat(16_000));
+        std::thread::Builder::new()
+            .stack_size(64 << 10)
+            .spawn(move || {
+                let v = from_str_with(&ok, &opts).unwrap();
+                drop(v);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -855,11 +855,11 @@ impl<'a, 'w, O: Off, W: fmt::Write + ?Sized> Printer<'a, 'w, O, W> {
                     .ok()
                     .map(|h| VariantRef::new(h, depth, self.opts))
             };
-            let g3 = self.g3();
-            godot_sort(slice, |a, b| match (key(a), key(b)) {
-                (Some(a), Some(b)) if g3 => less3(&a, &b, &self.scratch),
-                (Some(a), Some(b)) => order_with(&a, &b, &self.scratch) == Ordering::Less,
-                _ => false,
+            godot_sort(slice, |a, b| {
+                match (crate::reader::work(1), key(a), key(b)) {
+                    ((), Some(a), Some(b)) => sorts_before(&a, &b, &self.scratch),
+                    _ => false,
+                }
             });
         }
         self.idx.keys = keys;
@@ -1075,6 +1075,20 @@ fn c_escape<W: fmt::Write + ?Sized>(t: &str, d: Dialect, s: &mut W) -> R {
 }
 
 // ----- the key order -----
+
+/// Whether the key `a` is printed before the key `b` (of one Dictionary): the engine's key
+/// order of their dialect (Godot 3: [`less3`]; Godot 4: [`order_with`]).
+pub(crate) fn sorts_before<'a>(
+    a: &VariantRef<'a>,
+    b: &VariantRef<'a>,
+    stack: &RefCell<Vec<(ArrayIter<'a>, ArrayIter<'a>)>>,
+) -> bool {
+    if a.dialect() == Dialect::Godot3 {
+        less3(a, b, stack)
+    } else {
+        order_with(a, b, stack) == Ordering::Less
+    }
+}
 
 /// Godot 3.2's `Variant::operator<` (which its `var2str` sorts dictionary keys with): type id
 /// first; then `<` for bool, int, float, String (by character), Vector2 and Vector3 (by

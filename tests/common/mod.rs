@@ -1,6 +1,9 @@
 //! Shared helpers of the integration tests: golden files and the full lazy walk.
 #![allow(dead_code)]
 
+pub mod adversarial;
+#[cfg(all(feature = "text", feature = "json"))]
+pub mod checks;
 #[cfg(feature = "serde")]
 pub mod serde_check;
 pub mod walk;

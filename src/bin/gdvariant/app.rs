@@ -594,6 +594,9 @@ impl Cx<'_> {
                     .map_err(|e| Fail::Input(describe(file, &e)))?;
                 self.print(&v, format, &TreeOptions::default())
                     .map_err(|e| self.print_err(file, e))?;
+                if format == Format::Text {
+                    self.text_round_trip(file, &v, rd.dialect)?;
+                }
                 if used < bytes.len() {
                     writeln!(
                         self.err,
@@ -618,6 +621,7 @@ impl Cx<'_> {
                 }
                 drop(p);
                 let mut p = self.host.progress("printing", bytes.len() as u64);
+                let mut warned = false;
                 for (i, f) in frames(bytes, framed.unwrap_or(FrameEndian::Le)).enumerate() {
                     let (at, b) = f.map_err(|e| Fail::Input(describe(file, &e)))?;
                     p.set(at as u64);
@@ -630,10 +634,48 @@ impl Cx<'_> {
                     };
                     self.print(&v, format, &tree)
                         .map_err(|e| self.print_err(file, e.shifted(at)))?;
+                    if format == Format::Text && !warned {
+                        warned = self.text_round_trip(file, &v, rd.dialect)?;
+                    }
                 }
             }
         }
         Ok(0)
+    }
+
+    /// Warns when `gdvariant encode` would not give back `v`'s bytes from the text just printed
+    /// (the engine's text form is lossy), saying why. Returns whether it warned. Inputs over
+    /// 64 MiB are not checked (the check prints the text again into memory and reads it back).
+    fn text_round_trip(&mut self, file: &str, v: &VariantRef<'_>, d: Dialect) -> Res<bool> {
+        const MAX_CHECKED: usize = 64 << 20;
+        let size = v.byte_len().unwrap_or(0);
+        if size > MAX_CHECKED {
+            writeln!(
+                self.err,
+                "{file}: note: the value is too large ({size} bytes) to check whether its text gives back its bytes; --format json does for every canonical value"
+            )?;
+            return Ok(true);
+        }
+        let opts = EncodeOptions::new().with_dialect(d).with_full_objects(true);
+        match gdvariant::text::round_trip(v, &opts) {
+            Ok(Some(loss)) => {
+                let json = match loss.kind() {
+                    gdvariant::text::LossKind::NotCanonical => {
+                        "no form does (they are not the encoder's bytes for the value)"
+                    }
+                    gdvariant::text::LossKind::NotUtf8 => {
+                        "no form does (Rust's strings cannot hold that text)"
+                    }
+                    _ => "--format json does",
+                };
+                writeln!(
+                    self.err,
+                    "{file}: warning: `gdvariant encode` of this text would not give back the same bytes: {loss}; {json}"
+                )?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     fn print_err(&self, file: &str, e: PrintError) -> Fail {
@@ -695,41 +737,69 @@ impl Cx<'_> {
             WriteDialect::Four => Dialect::Godot4,
         };
         let double = precision == Precision::Double;
-        // JSON: double precision when any parsed value carries `"$f64": true`.
-        let (values, double) = match from {
-            InputFormat::Json => gdvariant::json::from_str_values(input)
-                .map(|(v, wide)| (v, double || wide))
-                .map_err(|e| e.to_string()),
-            InputFormat::Text => gdvariant::text::from_str_values(input, dialect, double)
-                .map(|v| (v, double))
-                .map_err(|e| e.to_string()),
-        }
-        .map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
-        if framed.is_none() && values.len() != 1 {
-            return Err(Fail::Input(format!(
-                "{file}: error: expected exactly one value, found {} (use --framed for several)",
-                values.len()
-            )));
-        }
         let opts = EncodeOptions::new()
             .with_dialect(dialect)
             .with_double_precision(double)
             .with_full_objects(true);
-        let mut buf = Vec::new();
-        for v in &values {
-            let bytes = gdvariant::encode_with(v, &opts)
-                .map_err(|e| Fail::Input(format!("{file}: error: cannot encode: {e}")))?;
+        // Straight from the text to the bytes, no tree (JSON: double precision when any value
+        // carries `"$f64": true`).
+        if framed.is_none() {
+            // Exactly one value: the bytes as the reader made them (no copy).
+            let one = match from {
+                InputFormat::Json => gdvariant::json::to_bytes(input, &opts)
+                    .map_err(|e| (e.message.starts_with("expected exactly one"), e.to_string())),
+                InputFormat::Text => gdvariant::text::to_bytes(input, &opts)
+                    .map_err(|e| (e.message.starts_with("expected exactly one"), e.to_string())),
+            };
+            let bytes = one.map_err(|(several, e)| {
+                let hint = if several {
+                    format!("\n{file}: hint: use --framed to write several values")
+                } else {
+                    String::new()
+                };
+                Fail::Input(format!("{file}: error: {e}{hint}"))
+            })?;
+            self.out.write_all(&bytes)?;
+            return Ok(0);
+        }
+        // A stream: each value written out, framed, as soon as it is complete.
+        let mut written = Ok(());
+        let out = &mut *self.out;
+        let mut each = |bytes: &[u8]| {
+            if written.is_err() {
+                return;
+            }
             if let Some(e) = framed {
-                let n = u32::try_from(bytes.len())
-                    .map_err(|_| Fail::Input(format!("{file}: error: value too large")))?;
-                buf.extend_from_slice(&match e {
+                let Ok(n) = u32::try_from(bytes.len()) else {
+                    written = Err(None);
+                    return;
+                };
+                let prefix = match e {
                     FrameEndian::Be => n.to_be_bytes(),
                     FrameEndian::Le => n.to_le_bytes(),
-                });
+                };
+                if let Err(e) = out.write_all(&prefix) {
+                    written = Err(Some(e));
+                    return;
+                }
             }
-            buf.extend_from_slice(&bytes);
+            if let Err(e) = out.write_all(bytes) {
+                written = Err(Some(e));
+            }
+        };
+        let res =
+            match from {
+                InputFormat::Json => gdvariant::json::to_bytes_each(input, &opts, &mut each)
+                    .map_err(|e| e.to_string()),
+                InputFormat::Text => gdvariant::text::to_bytes_each(input, &opts, &mut each)
+                    .map_err(|e| e.to_string()),
+            };
+        res.map_err(|e| Fail::Input(format!("{file}: error: {e}")))?;
+        match written {
+            Ok(()) => {}
+            Err(None) => return Err(Fail::Input(format!("{file}: error: value too large"))),
+            Err(Some(e)) => return Err(Fail::Io(e)),
         }
-        self.out.write_all(&buf)?;
         Ok(0)
     }
 
