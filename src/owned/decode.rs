@@ -60,10 +60,41 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 /// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
+    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at.
+    if plain_short(raw) {
+        if let Ok(s) = core::str::from_utf8(raw) {
+            return Ok(GString::from(s));
+        }
+    }
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
         Ok(s) => Ok(GString::from(s)),
         Err(_) => not_utf8(t, at, skipped, dialect),
+    }
+}
+
+/// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
+/// BOM, nothing to cut and is valid text in every dialect. Overlapping word loads from both
+/// ends, no loop; `false` for anything else (which then takes the exact path).
+#[inline(always)]
+fn plain_short(raw: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let w8 = |c: Option<&[u8; 8]>| c.map_or(0, |c| u64::from_le_bytes(*c));
+    let w4 = |c: Option<&[u8; 4]>| c.map_or(0, |c| u64::from(u32::from_le_bytes(*c)));
+    // A word with a byte that is zero or not ASCII.
+    let bad = |w: u64| (w.wrapping_sub(LOW) | w) & HIGH != 0;
+    let n = raw.len();
+    match n {
+        0 => false,
+        1..=3 => raw.iter().all(|&b| b.wrapping_sub(1) < 0x7F),
+        4..=7 => !bad(w4(raw.first_chunk()) | LOW << 32) && !bad(w4(raw.last_chunk()) | LOW << 32),
+        8..=16 => !bad(w8(raw.first_chunk())) && !bad(w8(raw.last_chunk())),
+        17..=24 => {
+            let mid = raw.get(8..).and_then(<[u8]>::first_chunk::<8>);
+            !bad(w8(raw.first_chunk())) && !bad(w8(mid)) && !bad(w8(raw.last_chunk()))
+        }
+        _ => false,
     }
 }
 
@@ -164,7 +195,8 @@ impl DictBuilder {
                 self.entries.pop();
             }
             None => {
-                *slot = x;
+                // The slot holds the Nil put there with the key: nothing to drop (no call).
+                core::mem::forget(core::mem::replace(slot, x));
                 if self.index.is_none() && self.entries.len() > SCAN_MAX {
                     self.build_index(rule);
                 }
