@@ -305,8 +305,9 @@ impl Enc<'_> {
         Ok(())
     }
 
-    /// A String or StringName value: header and length in one write, bytes, padding.
-    #[inline]
+    /// A String or StringName value: header and length in one write, bytes, padding. Inlined
+    /// into [`leaf`](Enc::leaf): dictionary keys are nearly all strings.
+    #[inline(always)]
     pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
         let id = self.id(ty)?;
         let n = self.len32(s.len())?;
