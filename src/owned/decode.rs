@@ -7,10 +7,11 @@ use alloc::vec::Vec;
 use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
+use crate::head::plain_string;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -514,6 +515,103 @@ fn quick_leaf<'a>(
     }))
 }
 
+/// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
+/// `head` checks it, and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their
+/// 64-bit math is to be narrowed: `narrow`), and String or StringName whose bytes and padding
+/// are ASCII. `None` for anything else, short input included: the event path reads it.
+/// A String at a dictionary key position (`key`) goes through the cache.
+#[inline(always)]
+fn plain_leaf<'a>(
+    rest: &'a [u8],
+    at: usize,
+    dialect: Dialect,
+    key: bool,
+    cache: &mut StrCache<'a>,
+    narrow: bool,
+) -> Result<Option<(Variant, usize)>> {
+    use VariantType as T;
+    let Some((h, after)) = rest.split_first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let l = dialect.layout(u32::from_le_bytes(*h));
+    if l.shape == Shape::Str {
+        let Some((raw, tail)) = plain_string::<true>(after) else {
+            return Ok(None);
+        };
+        let s = if key {
+            cache.get(raw, at + 8, dialect)?
+        } else {
+            owned_text(raw, at + 8, dialect)?
+        };
+        let x = if l.ty == T::String {
+            Variant::String(s)
+        } else {
+            Variant::StringName(s)
+        };
+        return Ok(Some((x, rest.len() - tail.len())));
+    }
+    let d = after;
+    let x = match (l.ty, l.shape) {
+        (T::Nil, Shape::F0) => (Variant::Nil, 0),
+        (T::Bool, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Bool(w != 0), 4),
+            None => return Ok(None),
+        },
+        (T::Int, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Int(i64::from(w as i32)), 4),
+            None => return Ok(None),
+        },
+        (T::Int, Shape::F8) => match d.get(..8) {
+            Some(b) => (Variant::Int(i64::from_le_bytes(arr(b))), 8),
+            None => return Ok(None),
+        },
+        (T::Float, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Float(f64::from(f32::from_bits(w))), 4),
+            None => return Ok(None),
+        },
+        (T::Float, Shape::F8) => match d.get(..8) {
+            Some(b) => (Variant::Float(f64::from_le_bytes(arr(b))), 8),
+            None => return Ok(None),
+        },
+        (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
+            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 8),
+            None => return Ok(None),
+        },
+        (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
+            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 16),
+            None => return Ok(None),
+        },
+        (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
+            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 12),
+            None => return Ok(None),
+        },
+        (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
+            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 24),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some((x.0, 4 + x.1)))
+}
+
+/// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
+#[inline(always)]
+fn reals_at<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
+    let mut out = [0.0; N];
+    if wide {
+        let b = d.get(..8 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
+            *x = f64::from_le_bytes(arr(c));
+        }
+    } else {
+        let b = d.get(..4 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
+        }
+    }
+    Some(out)
+}
+
 /// The little-endian word at `at` in `d`.
 #[inline(always)]
 fn word(d: &[u8], at: usize) -> Option<u32> {
@@ -722,7 +820,26 @@ impl VariantRef<'_> {
             _ => return Ok(Variant::Nil),
         };
         let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
-        while let Some(event) = w.next_event_inline()? {
+        loop {
+            // The plain values (most keys and values of a packet) straight from the walker's
+            // bytes, without an event; anything else (and any error) takes the event path.
+            if let Some(rest) = w.leaf_bytes() {
+                if let Some((x, n)) = plain_leaf(
+                    rest,
+                    w.offset(),
+                    rule,
+                    top.wants_key(),
+                    &mut cache,
+                    narrow.is_some(),
+                )? {
+                    w.leaf_consumed(n);
+                    top.push(x, rule);
+                    continue;
+                }
+            }
+            let Some(event) = w.next_event_inline()? else {
+                break;
+            };
             let done = match event {
                 Event::Value(v) => convert(&v, top.wants_key(), &mut budget, &mut cache, narrow)?,
                 Event::Begin(v) => {
