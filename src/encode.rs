@@ -901,10 +901,17 @@ impl Enc<'_> {
                         Some((k, v)) => {
                             if frame_of(k).is_none() {
                                 // A key without children (nearly always): written here.
-                                if matches!(k, Variant::Raw(_)) {
-                                    self.depth = child_depth;
+                                match k {
+                                    // String keys, by far the commonest, without a call.
+                                    Variant::String(s) => {
+                                        self.string_value(VariantType::String, s)?
+                                    }
+                                    Variant::Raw(_) => {
+                                        self.depth = child_depth;
+                                        self.leaf(k)?;
+                                    }
+                                    _ => self.leaf(k)?,
                                 }
-                                self.leaf(k)?;
                                 Some(v)
                             } else {
                                 *pending = Some(v);
