@@ -822,20 +822,35 @@ impl VariantRef<'_> {
         let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
         loop {
             // The plain values (most keys and values of a packet) straight from the walker's
-            // bytes, without an event; anything else (and any error) takes the event path.
-            if let Some(rest) = w.leaf_bytes() {
-                if let Some((x, n)) = plain_leaf(
-                    rest,
-                    w.offset(),
-                    rule,
-                    top.wants_key(),
-                    &mut cache,
-                    narrow.is_some(),
-                )? {
-                    w.leaf_consumed(n);
-                    top.push(x, rule);
-                    continue;
+            // bytes, without an event, in a loop per kind of container whose values are within
+            // the depth limit; anything else (and any error) takes the event path.
+            let narrowing = narrow.is_some();
+            let in_depth = w.depth() <= opts.max_depth();
+            match &mut top {
+                Building::Dict(d) if in_depth => {
+                    while let Some(rest) = w.plain_bytes() {
+                        let key = !d.pending;
+                        match plain_leaf(rest, w.offset(), rule, key, &mut cache, narrowing)? {
+                            Some((x, n)) => {
+                                w.plain_consumed(n);
+                                d.push(x, rule);
+                            }
+                            None => break,
+                        }
+                    }
                 }
+                Building::Array { items, .. } if in_depth => {
+                    while let Some(rest) = w.plain_bytes() {
+                        match plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)? {
+                            Some((x, n)) => {
+                                w.plain_consumed(n);
+                                items.push(x);
+                            }
+                            None => break,
+                        }
+                    }
+                }
+                _ => {}
             }
             let Some(event) = w.next_event_inline()? else {
                 break;
