@@ -918,3 +918,124 @@ impl TryFrom<&VariantRef<'_>> for Variant {
         v.to_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use crate::types::ReadOptions;
+    use crate::{ErrorKind, Variant, Vector2};
+
+    fn word(out: &mut Vec<u8>, w: u32) {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+
+    /// A String value (type id 4 in both dialects) of the raw bytes `b`.
+    fn string(out: &mut Vec<u8>, b: &[u8]) {
+        word(out, 4);
+        word(out, b.len() as u32);
+        out.extend_from_slice(b);
+        out.resize(out.len() + (4 - b.len() % 4) % 4, 0);
+    }
+
+    /// `{key: 1}` for each of `keys`, in order (Godot 4 ids).
+    fn dict_of(keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        word(&mut out, 27);
+        word(&mut out, keys.len() as u32);
+        for k in keys {
+            string(&mut out, k);
+            word(&mut out, 2);
+            word(&mut out, 1);
+        }
+        out
+    }
+
+    fn keys_of(v: &Variant) -> Vec<&str> {
+        match v {
+            Variant::Dictionary(d) => d.iter().map(|(k, _)| k.as_str().unwrap()).collect(),
+            _ => panic!("not a dictionary: {v:?}"),
+        }
+    }
+
+    /// The plain-value loop reads ASCII keys itself and leaves every other text to the exact
+    /// path: the engine text (BOM stripped, cut at a NUL) either way, and equal texts merge.
+    #[test]
+    fn plain_and_exact_keys_read_as_the_engine_reads_them() {
+        let bytes = dict_of(&[
+            b"hp",
+            b"a\0b",
+            b"\xEF\xBB\xBFmp",
+            "épée".as_bytes(),
+            b"a",
+            b"twenty_four_bytes_long_x",
+            b"twenty_five_bytes_long_xy",
+        ]);
+        let v = crate::parse(&bytes).unwrap().to_owned().unwrap();
+        // "a\0b" reads as "a", which the later "a" merges into.
+        assert_eq!(
+            keys_of(&v),
+            [
+                "hp",
+                "a",
+                "mp",
+                "épée",
+                "twenty_four_bytes_long_x",
+                "twenty_five_bytes_long_xy"
+            ]
+        );
+        // Text the dialect rejects is an error at its first bad byte, whichever path reads it.
+        let bad = dict_of(&[b"ok", b"\xFFx"]);
+        let err = crate::parse(&bad).unwrap().to_owned().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
+        assert_eq!(err.offset(), crate::validate(&bad).unwrap_err().offset());
+    }
+
+    /// Values past the depth limit are an error at the first of them, as `validate` reports it,
+    /// though values within it are read without events.
+    #[test]
+    fn plain_values_past_the_depth_limit_fail_as_validate_does() {
+        // [[1, 2]]
+        let mut bytes = Vec::new();
+        for w in [28, 1, 28, 2, 2, 1, 2, 2] {
+            word(&mut bytes, w);
+        }
+        let opts = ReadOptions::new().with_max_depth(1);
+        let err = crate::parse_with(&bytes, &opts)
+            .unwrap()
+            .to_owned()
+            .unwrap_err();
+        let expected = crate::validate_with(&bytes, &opts).unwrap_err();
+        assert_eq!(err.kind(), expected.kind());
+        assert_eq!(err.offset(), expected.offset());
+        assert_eq!(err.offset(), 16);
+        let ok = ReadOptions::new().with_max_depth(2);
+        let v = crate::parse_with(&bytes, &ok).unwrap().to_owned().unwrap();
+        let inner = Variant::from(vec![Variant::Int(1), Variant::Int(2)]);
+        assert_eq!(v, Variant::from(vec![inner]));
+    }
+
+    /// Godot 4's 64-bit Vector2 in an array: narrowed to `f32` as a single-precision engine
+    /// holds it unless reading with double precision.
+    #[test]
+    fn wide_vectors_in_containers_narrow_unless_double_precision() {
+        let x = 0.1f64;
+        let mut bytes = Vec::new();
+        word(&mut bytes, 28);
+        word(&mut bytes, 1);
+        word(&mut bytes, 5 | 1 << 16);
+        bytes.extend_from_slice(&x.to_le_bytes());
+        bytes.extend_from_slice(&(-x).to_le_bytes());
+        let read = |opts: &ReadOptions| crate::parse_with(&bytes, opts).unwrap().to_owned();
+        let single = f64::from(x as f32);
+        assert_eq!(
+            read(&ReadOptions::new()).unwrap(),
+            Variant::from(vec![Variant::Vector2(Vector2::new(single, -single))])
+        );
+        assert_eq!(
+            read(&ReadOptions::new().with_double_precision(true)).unwrap(),
+            Variant::from(vec![Variant::Vector2(Vector2::new(x, -x))])
+        );
+    }
+}
