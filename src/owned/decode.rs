@@ -61,8 +61,12 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 /// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
-    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at.
+    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at; the
+    // shortest is taken a byte at a time, without a UTF-8 check or a copy call.
     if plain_short(raw) {
+        if raw.len() <= 8 {
+            return Ok(GString::from_short_ascii(raw));
+        }
         if let Ok(s) = core::str::from_utf8(raw) {
             return Ok(GString::from(s));
         }
