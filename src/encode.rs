@@ -305,8 +305,9 @@ impl Enc<'_> {
         Ok(())
     }
 
-    /// A String or StringName value: header and length in one write, bytes, padding.
-    #[inline]
+    /// A String or StringName value: header and length in one write, bytes, padding. Inlined
+    /// into [`leaf`](Enc::leaf): dictionary keys are nearly all strings.
+    #[inline(always)]
     pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
         let id = self.id(ty)?;
         let n = self.len32(s.len())?;
@@ -900,10 +901,17 @@ impl Enc<'_> {
                         Some((k, v)) => {
                             if frame_of(k).is_none() {
                                 // A key without children (nearly always): written here.
-                                if matches!(k, Variant::Raw(_)) {
-                                    self.depth = child_depth;
+                                match k {
+                                    // String keys, by far the commonest, without a call.
+                                    Variant::String(s) => {
+                                        self.string_value(VariantType::String, s)?
+                                    }
+                                    Variant::Raw(_) => {
+                                        self.depth = child_depth;
+                                        self.leaf(k)?;
+                                    }
+                                    _ => self.leaf(k)?,
                                 }
-                                self.leaf(k)?;
                                 Some(v)
                             } else {
                                 *pending = Some(v);

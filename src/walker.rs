@@ -436,14 +436,15 @@ impl<'a> Walker<'a> {
         self.name_at
     }
 
-    // ----- the serde deserializer's fast paths -----
+    // ----- the fast paths of the serde deserializer and of `to_owned` -----
     //
-    // The deserializer reads the commonest values (scalars, strings, math types, the heads of
-    // untyped containers, PackedStringArrays) straight from a copy of the walker's cursor and
-    // then commits that copy here, instead of building an event. A fast path reads only what it
-    // knows to be well-formed by the very checks `head` makes (bounds, UTF-8 by the dialect's
-    // rules); on anything else it declines, consuming nothing, and the event path reads the
-    // value and reports any error exactly as `validate` does.
+    // The deserializer (and `to_owned`, through `plain_bytes`) reads the commonest values
+    // (scalars, strings, math types, the heads of untyped containers, PackedStringArrays)
+    // straight from a copy of the walker's cursor and then commits that copy here, instead of
+    // building an event. A fast path reads only what it knows to be well-formed by the very
+    // checks `head` makes (bounds, UTF-8 by the dialect's rules); on anything else it
+    // declines, consuming nothing, and the event path reads the value and reports any error
+    // exactly as `validate` does.
 
     /// A copy of the cursor at the next value, if a value is due: the top value not begun yet,
     /// or the next element, key or value of the innermost container (in a full object, the
@@ -508,7 +509,6 @@ impl<'a> Walker<'a> {
     /// The input from the next value on, when the innermost open container is an Array or a
     /// Dictionary whose values the caller knows to be within the depth limit (it checked
     /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
-    #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
         if self.state == State::Running && self.top.remaining > 0 {
@@ -522,7 +522,6 @@ impl<'a> Walker<'a> {
 
     /// Commits a value of `n` bytes that a fast path read whole from the bytes that
     /// [`plain_bytes`](Walker::plain_bytes) returned.
-    #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn plain_consumed(&mut self, n: usize) {
         // Cannot fail: `n` bytes are there.

@@ -7,10 +7,11 @@ use alloc::vec::Vec;
 use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
+use crate::head::plain_string;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::text::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -60,10 +61,45 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 /// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
+    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at; the
+    // shortest is taken a byte at a time, without a UTF-8 check or a copy call.
+    if plain_short(raw) {
+        if raw.len() <= 8 {
+            return Ok(GString::from_short_ascii(raw));
+        }
+        if let Ok(s) = core::str::from_utf8(raw) {
+            return Ok(GString::from(s));
+        }
+    }
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
         Ok(s) => Ok(GString::from(s)),
         Err(_) => not_utf8(t, at, skipped, dialect),
+    }
+}
+
+/// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
+/// BOM, nothing to cut and is valid text in every dialect. Overlapping word loads from both
+/// ends, no loop; `false` for anything else (which then takes the exact path).
+#[inline(always)]
+fn plain_short(raw: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let w8 = |c: Option<&[u8; 8]>| c.map_or(0, |c| u64::from_le_bytes(*c));
+    let w4 = |c: Option<&[u8; 4]>| c.map_or(0, |c| u64::from(u32::from_le_bytes(*c)));
+    // A word with a byte that is zero or not ASCII.
+    let bad = |w: u64| (w.wrapping_sub(LOW) | w) & HIGH != 0;
+    let n = raw.len();
+    match n {
+        0 => false,
+        1..=3 => raw.iter().all(|&b| b.wrapping_sub(1) < 0x7F),
+        4..=7 => !bad(w4(raw.first_chunk()) | LOW << 32) && !bad(w4(raw.last_chunk()) | LOW << 32),
+        8..=16 => !bad(w8(raw.first_chunk())) && !bad(w8(raw.last_chunk())),
+        17..=24 => {
+            let mid = raw.get(8..).and_then(<[u8]>::first_chunk::<8>);
+            !bad(w8(raw.first_chunk())) && !bad(w8(mid)) && !bad(w8(raw.last_chunk()))
+        }
+        _ => false,
     }
 }
 
@@ -164,7 +200,8 @@ impl DictBuilder {
                 self.entries.pop();
             }
             None => {
-                *slot = x;
+                // The slot holds the Nil put there with the key: nothing to drop (no call).
+                core::mem::forget(core::mem::replace(slot, x));
                 if self.index.is_none() && self.entries.len() > SCAN_MAX {
                     self.build_index(rule);
                 }
@@ -482,6 +519,103 @@ fn quick_leaf<'a>(
     }))
 }
 
+/// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
+/// `head` checks it, and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their
+/// 64-bit math is to be narrowed: `narrow`), and String or StringName whose bytes and padding
+/// are ASCII. `None` for anything else, short input included: the event path reads it.
+/// A String at a dictionary key position (`key`) goes through the cache.
+#[inline(always)]
+fn plain_leaf<'a>(
+    rest: &'a [u8],
+    at: usize,
+    dialect: Dialect,
+    key: bool,
+    cache: &mut StrCache<'a>,
+    narrow: bool,
+) -> Result<Option<(Variant, usize)>> {
+    use VariantType as T;
+    let Some((h, after)) = rest.split_first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let l = dialect.layout(u32::from_le_bytes(*h));
+    if l.shape == Shape::Str {
+        let Some((raw, tail)) = plain_string::<true>(after) else {
+            return Ok(None);
+        };
+        let s = if key {
+            cache.get(raw, at + 8, dialect)?
+        } else {
+            owned_text(raw, at + 8, dialect)?
+        };
+        let x = if l.ty == T::String {
+            Variant::String(s)
+        } else {
+            Variant::StringName(s)
+        };
+        return Ok(Some((x, rest.len() - tail.len())));
+    }
+    let d = after;
+    let x = match (l.ty, l.shape) {
+        (T::Nil, Shape::F0) => (Variant::Nil, 0),
+        (T::Bool, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Bool(w != 0), 4),
+            None => return Ok(None),
+        },
+        (T::Int, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Int(i64::from(w as i32)), 4),
+            None => return Ok(None),
+        },
+        (T::Int, Shape::F8) => match d.get(..8) {
+            Some(b) => (Variant::Int(i64::from_le_bytes(arr(b))), 8),
+            None => return Ok(None),
+        },
+        (T::Float, Shape::F4) => match word(d, 0) {
+            Some(w) => (Variant::Float(f64::from(f32::from_bits(w))), 4),
+            None => return Ok(None),
+        },
+        (T::Float, Shape::F8) => match d.get(..8) {
+            Some(b) => (Variant::Float(f64::from_le_bytes(arr(b))), 8),
+            None => return Ok(None),
+        },
+        (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
+            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 8),
+            None => return Ok(None),
+        },
+        (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
+            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 16),
+            None => return Ok(None),
+        },
+        (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
+            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 12),
+            None => return Ok(None),
+        },
+        (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
+            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 24),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some((x.0, 4 + x.1)))
+}
+
+/// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
+#[inline(always)]
+fn reals_at<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
+    let mut out = [0.0; N];
+    if wide {
+        let b = d.get(..8 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
+            *x = f64::from_le_bytes(arr(c));
+        }
+    } else {
+        let b = d.get(..4 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
+        }
+    }
+    Some(out)
+}
+
 /// The little-endian word at `at` in `d`.
 #[inline(always)]
 fn word(d: &[u8], at: usize) -> Option<u32> {
@@ -690,7 +824,41 @@ impl VariantRef<'_> {
             _ => return Ok(Variant::Nil),
         };
         let mut stack: crate::stack::SmallStack<Building, 32> = crate::stack::SmallStack::new();
-        while let Some(event) = w.next_event_inline()? {
+        loop {
+            // The plain values (most keys and values of a packet) straight from the walker's
+            // bytes, without an event, in a loop per kind of container whose values are within
+            // the depth limit; anything else (and any error) takes the event path.
+            let narrowing = narrow.is_some();
+            let in_depth = w.depth() <= opts.max_depth();
+            match &mut top {
+                Building::Dict(d) if in_depth => {
+                    while let Some(rest) = w.plain_bytes() {
+                        let key = !d.pending;
+                        match plain_leaf(rest, w.offset(), rule, key, &mut cache, narrowing)? {
+                            Some((x, n)) => {
+                                w.plain_consumed(n);
+                                d.push(x, rule);
+                            }
+                            None => break,
+                        }
+                    }
+                }
+                Building::Array { items, .. } if in_depth => {
+                    while let Some(rest) = w.plain_bytes() {
+                        match plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)? {
+                            Some((x, n)) => {
+                                w.plain_consumed(n);
+                                items.push(x);
+                            }
+                            None => break,
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let Some(event) = w.next_event_inline()? else {
+                break;
+            };
             let done = match event {
                 Event::Value(v) => convert(&v, top.wants_key(), &mut budget, &mut cache, narrow)?,
                 Event::Begin(v) => {
@@ -752,5 +920,126 @@ impl TryFrom<&VariantRef<'_>> for Variant {
     /// See [`VariantRef::to_owned`].
     fn try_from(v: &VariantRef<'_>) -> Result<Variant> {
         v.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use crate::types::ReadOptions;
+    use crate::{ErrorKind, Variant, Vector2};
+
+    fn word(out: &mut Vec<u8>, w: u32) {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+
+    /// A String value (type id 4 in both dialects) of the raw bytes `b`.
+    fn string(out: &mut Vec<u8>, b: &[u8]) {
+        word(out, 4);
+        word(out, b.len() as u32);
+        out.extend_from_slice(b);
+        out.resize(out.len() + (4 - b.len() % 4) % 4, 0);
+    }
+
+    /// `{key: 1}` for each of `keys`, in order (Godot 4 ids).
+    fn dict_of(keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        word(&mut out, 27);
+        word(&mut out, keys.len() as u32);
+        for k in keys {
+            string(&mut out, k);
+            word(&mut out, 2);
+            word(&mut out, 1);
+        }
+        out
+    }
+
+    fn keys_of(v: &Variant) -> Vec<&str> {
+        match v {
+            Variant::Dictionary(d) => d.iter().map(|(k, _)| k.as_str().unwrap()).collect(),
+            _ => panic!("not a dictionary: {v:?}"),
+        }
+    }
+
+    /// The plain-value loop reads ASCII keys itself and leaves every other text to the exact
+    /// path: the engine text (BOM stripped, cut at a NUL) either way, and equal texts merge.
+    #[test]
+    fn plain_and_exact_keys_read_as_the_engine_reads_them() {
+        let bytes = dict_of(&[
+            b"hp",
+            b"a\0b",
+            b"\xEF\xBB\xBFmp",
+            "épée".as_bytes(),
+            b"a",
+            b"twenty_four_bytes_long_x",
+            b"twenty_five_bytes_long_xy",
+        ]);
+        let v = crate::parse(&bytes).unwrap().to_owned().unwrap();
+        // "a\0b" reads as "a", which the later "a" merges into.
+        assert_eq!(
+            keys_of(&v),
+            [
+                "hp",
+                "a",
+                "mp",
+                "épée",
+                "twenty_four_bytes_long_x",
+                "twenty_five_bytes_long_xy"
+            ]
+        );
+        // Text the dialect rejects is an error at its first bad byte, whichever path reads it.
+        let bad = dict_of(&[b"ok", b"\xFFx"]);
+        let err = crate::parse(&bad).unwrap().to_owned().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
+        assert_eq!(err.offset(), crate::validate(&bad).unwrap_err().offset());
+    }
+
+    /// Values past the depth limit are an error at the first of them, as `validate` reports it,
+    /// though values within it are read without events.
+    #[test]
+    fn plain_values_past_the_depth_limit_fail_as_validate_does() {
+        // [[1, 2]]
+        let mut bytes = Vec::new();
+        for w in [28, 1, 28, 2, 2, 1, 2, 2] {
+            word(&mut bytes, w);
+        }
+        let opts = ReadOptions::new().with_max_depth(1);
+        let err = crate::parse_with(&bytes, &opts)
+            .unwrap()
+            .to_owned()
+            .unwrap_err();
+        let expected = crate::validate_with(&bytes, &opts).unwrap_err();
+        assert_eq!(err.kind(), expected.kind());
+        assert_eq!(err.offset(), expected.offset());
+        assert_eq!(err.offset(), 16);
+        let ok = ReadOptions::new().with_max_depth(2);
+        let v = crate::parse_with(&bytes, &ok).unwrap().to_owned().unwrap();
+        let inner = Variant::from(vec![Variant::Int(1), Variant::Int(2)]);
+        assert_eq!(v, Variant::from(vec![inner]));
+    }
+
+    /// Godot 4's 64-bit Vector2 in an array: narrowed to `f32` as a single-precision engine
+    /// holds it unless reading with double precision.
+    #[test]
+    fn wide_vectors_in_containers_narrow_unless_double_precision() {
+        let x = 0.1f64;
+        let mut bytes = Vec::new();
+        word(&mut bytes, 28);
+        word(&mut bytes, 1);
+        word(&mut bytes, 5 | 1 << 16);
+        bytes.extend_from_slice(&x.to_le_bytes());
+        bytes.extend_from_slice(&(-x).to_le_bytes());
+        let read = |opts: &ReadOptions| crate::parse_with(&bytes, opts).unwrap().to_owned();
+        let single = f64::from(x as f32);
+        assert_eq!(
+            read(&ReadOptions::new()).unwrap(),
+            Variant::from(vec![Variant::Vector2(Vector2::new(single, -single))])
+        );
+        assert_eq!(
+            read(&ReadOptions::new().with_double_precision(true)).unwrap(),
+            Variant::from(vec![Variant::Vector2(Vector2::new(x, -x))])
+        );
     }
 }

@@ -70,6 +70,18 @@ impl GString {
         matches!(self.0, Repr::Inline(_))
     }
 
+    /// The text of `raw`, ASCII bytes that fit inline (checked by the caller; any other byte
+    /// would be taken as the character of its value, and bytes past the capacity dropped),
+    /// pushed a byte at a time: for a few bytes, cheaper than a UTF-8 check and a copy call.
+    #[inline(always)]
+    pub(crate) fn from_short_ascii(raw: &[u8]) -> GString {
+        let mut a = ArrayString::new();
+        for &b in raw {
+            let _ = a.try_push(char::from(b));
+        }
+        GString(Repr::Inline(a))
+    }
+
     /// Appends `s`.
     pub fn push_str(&mut self, s: &str) {
         match &mut self.0 {

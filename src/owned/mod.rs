@@ -508,27 +508,63 @@ fn drop_stack(mut stack: Vec<Variant>) {
 impl Drop for Array {
     fn drop(&mut self) {
         let mut stack = Vec::new();
-        self.items
-            .iter_mut()
-            .for_each(|c| take_if_deep(c, &mut stack));
+        // As a Dictionary's pairs: last first, elements that own nothing without calls.
+        while let Some(mut c) = self.items.pop() {
+            if owns_nothing(&c) {
+                core::mem::forget(c);
+                continue;
+            }
+            take_if_deep(&mut c, &mut stack);
+        }
         if !stack.is_empty() {
             drop_stack(stack);
         }
-        drop_last_first(&mut self.items);
     }
 }
 
 impl Drop for Dictionary {
     fn drop(&mut self) {
         let mut stack = Vec::new();
-        for (k, v) in &mut self.entries {
-            take_if_deep(k, &mut stack);
-            take_if_deep(v, &mut stack);
+        // Last first (see `drop_last_first`); pairs that own nothing (most pairs of a packet:
+        // an inline string key, a number or a short string value) are let go without calls.
+        while let Some((mut k, mut v)) = self.entries.pop() {
+            if owns_nothing(&k) && owns_nothing(&v) {
+                core::mem::forget((k, v));
+                continue;
+            }
+            take_if_deep(&mut k, &mut stack);
+            take_if_deep(&mut v, &mut stack);
         }
         if !stack.is_empty() {
             drop_stack(stack);
         }
-        drop_last_first(&mut self.entries);
+    }
+}
+
+/// Whether `v` owns no allocation (dropping it does nothing): a scalar, a math value, an
+/// inline string.
+#[inline(always)]
+fn owns_nothing(v: &Variant) -> bool {
+    match v {
+        Variant::String(s) | Variant::StringName(s) => s.is_inline(),
+        Variant::Nil
+        | Variant::Bool(_)
+        | Variant::Int(_)
+        | Variant::Float(_)
+        | Variant::Vector2(_)
+        | Variant::Vector2i(_)
+        | Variant::Rect2(_)
+        | Variant::Rect2i(_)
+        | Variant::Vector3(_)
+        | Variant::Vector3i(_)
+        | Variant::Vector4(_)
+        | Variant::Vector4i(_)
+        | Variant::Plane(_)
+        | Variant::Quaternion(_)
+        | Variant::Color(_)
+        | Variant::Rid(_)
+        | Variant::Callable => true,
+        _ => false,
     }
 }
 
