@@ -457,16 +457,19 @@ pub fn engine_bytes(bytes: &[u8], read: &ReadOptions) -> Vec<u8> {
     encode_with(&v, &enc).unwrap_or_else(|e| panic!("the engine's value encodes ({read:?}): {e}"))
 }
 
-/// Whether a Dictionary in `v` has both Nil and a null object as keys: two keys (as in the
-/// engine), which are written as two Nil keys that read back as one.
+/// Whether a Dictionary in `v` has a null object in a key (at any depth): beside Nil, or
+/// `[null]` beside `[Nil]`, they are two keys (as in the engine), written as two Nil keys that
+/// read back as one.
 pub fn nil_and_null_object_keys(v: &Variant) -> bool {
     let null_object = |v: &Variant| {
         matches!(v, Variant::Object(o) if matches!(&**o, Object::Id(0))
             || matches!(&**o, Object::Full { class, .. } if class.is_empty()))
     };
+    // A null object anywhere in a key (`[null]` beside `[Nil]` too): written as Nil, it may
+    // make two of the engine's keys one.
     any_value(v, |x| {
         matches!(x, Variant::Dictionary(d)
-            if d.keys().any(|k| k.is_nil()) && d.keys().any(null_object))
+            if d.len() > 1 && d.keys().any(|k| any_value(k, null_object)))
     })
 }
 
