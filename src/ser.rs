@@ -485,7 +485,7 @@ struct Collect<const N: usize> {
 impl<const N: usize> Collect<N> {
     #[inline(always)]
     fn push(&mut self, x: f64) -> Result<()> {
-        self.push2(x, x as f32)
+        self.push2(x, crate::math::narrow(x))
     }
 
     #[inline(always)]

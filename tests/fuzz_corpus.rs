@@ -75,7 +75,8 @@ fn serde_fuzz_corpus_replays() {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let corpus = files_in(&fuzz.join("corpus").join("serde_from_slice"));
     assert!(corpus.len() > 100, "only {} corpus files", corpus.len());
-    let artifacts = files_in(&fuzz.join("artifacts").join("serde_from_slice"));
+    let mut artifacts = files_in(&fuzz.join("artifacts").join("serde_from_slice"));
+    artifacts.extend(files_in(&fuzz.join("regressions").join("serde_from_slice")));
     let mut valid = 0;
     for path in corpus.iter().chain(&artifacts) {
         let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

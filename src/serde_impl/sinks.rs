@@ -205,7 +205,7 @@ impl Packed<'_, '_> {
     /// One number: an element of a scalar array, or a component of a vector element.
     fn number(&mut self, int: Option<i128>, float: f64, single: Option<f32>) -> Result<()> {
         // An f32 is written as it came (`as` through f64 would quiet a signaling NaN).
-        let narrow = single.unwrap_or(float as f32);
+        let narrow = single.unwrap_or_else(|| crate::math::narrow(float));
         use VariantType as T;
         if self.level == 0 {
             return Err(unexpected("a number", "a packed array"));
