@@ -83,7 +83,8 @@ fn no_panic(o: &Output) {
 }
 
 fn tmpdir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gdvariant-cli-test-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -366,12 +366,22 @@ pub fn print_round_trip(data: &[u8]) -> bool {
             // written as it is and loses it when read again, as in the engine: the JSON's
             // bytes hold the text the engine read, not the original's second BOM.
         } else if nil_and_null_object_keys(&owned) {
-            // The JSON keeps both keys, which its bytes write as two Nil keys: the engine's
-            // reading merges them one round earlier than for the original bytes.
+            // A null object is written as Nil, as the engine writes it, so the engine reads a
+            // null-object key of the original as a key of its own but the same key in the
+            // JSON's bytes (and which value it keeps then depends on the order of the pairs):
+            // no bytes can carry that key. What holds: the JSON's bytes are the original
+            // value with every null object written as Nil (and so maybe more repeated keys).
+            let again = parse_with(&tree_bytes, &read).expect("the JSON's bytes read back");
+            let again = json::to_string(&again).expect("prints");
+            let plain = |s: &str| {
+                s.replace(r#"{"$Object":{"class":"","properties":[]}}"#, "null")
+                    .replace(r#"{"$ObjectId":0}"#, "null")
+                    .replace(r#","$repeated":true"#, "")
+            };
             assert_eq!(
-                engine_bytes(&a, &read),
-                engine_bytes(&b, &read),
-                "the engine's reading of the JSON ({read:?})\n{j}"
+                plain(&again),
+                plain(&j),
+                "the JSON's bytes, null objects as Nil ({read:?})"
             );
         } else {
             assert_eq!(a, b, "the engine's reading of the JSON ({read:?})\n{j}");
