@@ -546,10 +546,14 @@ fn packed_wide(x: &VariantRef<'_>, n: usize) -> Vec<f64> {
 /// Whether `text` (a printed real) reads back as exactly `x` (as an `f32` when `single`).
 fn reads_back(text: &str, x: f64, single: bool) -> bool {
     let t = text.strip_suffix(".0").filter(|t| {
-        // Godot 3 prints -inf.0 / inf.0 / nan.0 for floats.
-        matches!(*t, "inf" | "-inf" | "nan")
+        // Godot 3 prints -inf.0 / inf.0 / nan.0 / -nan.0 for floats.
+        matches!(*t, "inf" | "-inf" | "nan" | "-nan")
     });
-    let t = t.unwrap_or(text);
+    // The reader takes a NaN's sign as the engine does: every NaN word is the canonical NaN.
+    let t = match t.unwrap_or(text) {
+        "-nan" => "nan",
+        t => t,
+    };
     let back = match t {
         "inf" => Some(f64::INFINITY),
         "-inf" | "inf_neg" => Some(f64::NEG_INFINITY),
