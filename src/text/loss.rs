@@ -39,7 +39,8 @@ pub enum LossKind {
     /// text prints what the engine reads.
     Precision,
     /// A float whose printed decimal reads back as another value: `-0.0` (printed `0`), a NaN
-    /// other than the canonical one (printed `nan`), Godot 3's 6 significant digits.
+    /// other than the canonical one (printed `nan`; Godot 3 prints a negative one `-nan`, which
+    /// its own reader does not read back), Godot 3's 6 significant digits.
     Float,
     /// A Dictionary's keys in another order than the engine's sorted order: the text lists
     /// them sorted.

@@ -10,6 +10,11 @@
 //! (`Object(Class,"prop":value,...)`; `Object(EncodedObjectAsID,"object_id":N,...)` reads as the
 //! instance id N, and `Resource("res://x.gd")` as the script path).
 //!
+//! A signed `nan` (`-nan`, Godot 3's print of a negative NaN) reads as the canonical NaN. Godot
+//! 3.2.3's own `str2var` does not read it back (checked live: `str2var("-nan")` is the int 0,
+//! and a `PoolRealArray( -nan )` is not parsed at all), so that text is a listed loss
+//! ([`LossKind::Float`](crate::text::LossKind::Float)) either way.
+//!
 //! Numbers are read exactly: ints as `i64`, floats as `f64`; components of math types and
 //! elements of packed arrays that are stored as `f32` (single precision, Colors,
 //! PackedFloat32Array) are read as `f32` straight from the decimal.
