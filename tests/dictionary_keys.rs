@@ -6,6 +6,8 @@
 //! size); `engines_agree_with_the_recorded_sizes` runs those scripts again when the engines are
 //! installed (required when `GDVARIANT_LIVE_GODOTn=1`, as in CI).
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -504,15 +506,9 @@ fn lookups_and_removal_keep_the_index_right() {
     }
 }
 
-fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
-}
-
 /// Runs `keys{n}.gd` in engine `n`; `None` when the engine is not installed (and not required).
 fn engine_sizes(n: u32) -> Option<HashMap<String, usize>> {
-    let exe = godot_dir().join(format!("godot{n}"));
+    let exe = common::godot_dir().join(format!("godot{n}"));
     let runs = Command::new(&exe)
         .arg("--version")
         .output()
@@ -529,7 +525,7 @@ fn engine_sizes(n: u32) -> Option<HashMap<String, usize>> {
     }
     let dir = tempdir(n);
     std::fs::copy(
-        godot_dir().join(format!("keys{n}.gd")),
+        common::godot_dir().join(format!("keys{n}.gd")),
         dir.join(format!("keys{n}.gd")),
     )
     .unwrap();

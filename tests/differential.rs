@@ -58,12 +58,6 @@ fn dialect_of(n: u32) -> Dialect {
     }
 }
 
-fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
-}
-
 fn generator(n: u32) -> Generator {
     let (_, cases) = common::encode_cases(&format!("godot{n}"));
     let golden = cases
@@ -860,7 +854,7 @@ fn holds_object(v: &Variant) -> bool {
 
 #[test]
 fn deviations_are_listed() {
-    let doc = std::fs::read_to_string(godot_dir().join("DEVIATIONS.md")).unwrap();
+    let doc = std::fs::read_to_string(common::godot_dir().join("DEVIATIONS.md")).unwrap();
     let section = doc
         .split("## Differential test")
         .nth(1)
@@ -980,34 +974,6 @@ fn godot3_sample() {
 
 // ----- the live run -----
 
-/// Whether engine `n` runs here; panics if it must and does not.
-fn engine_ready(n: u32) -> Option<String> {
-    let out = Command::new(godot_dir().join(format!("godot{n}")))
-        .arg("--version")
-        .output();
-    let version = out
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .trim()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .to_string()
-        })
-        .filter(|v| !v.is_empty());
-    let required = std::env::var(format!("GDVARIANT_LIVE_GODOT{n}")).is_ok_and(|v| v == "1");
-    if version.is_none() {
-        assert!(
-            !required,
-            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
-        );
-        eprintln!("\n!!!!!! Godot {n} is not installed: the live differential test is SKIPPED (run tests/godot/install.sh) !!!!!!\n");
-    }
-    version
-}
-
 /// Runs engine `n` over every mutant (one process; resumed after a crash, which is recorded).
 fn run_engine(n: u32, mutants: &[Mutant], ours: &[Ours]) -> (Vec<Answer>, BTreeSet<String>) {
     let dir = std::env::temp_dir().join(format!("gdvariant-diff{n}-{}", std::process::id()));
@@ -1023,7 +989,7 @@ fn run_engine(n: u32, mutants: &[Mutant], ours: &[Ours]) -> (Vec<Answer>, BTreeS
     }
     std::fs::write(dir.join("diff_inputs.bin"), input).unwrap();
     let script = format!("diff{n}.gd");
-    std::fs::copy(godot_dir().join(&script), dir.join(&script)).unwrap();
+    std::fs::copy(common::godot_dir().join(&script), dir.join(&script)).unwrap();
     let outputs = dir.join("diff_outputs.tsv");
     let mut answers: Vec<Answer> = Vec::new();
     let mut careful_from = usize::MAX;
@@ -1039,7 +1005,7 @@ fn run_engine(n: u32, mutants: &[Mutant], ours: &[Ours]) -> (Vec<Answer>, BTreeS
         let log = std::fs::File::create(dir.join("engine.log")).unwrap();
         let status = Command::new("timeout")
             .arg("1800")
-            .arg(godot_dir().join(format!("godot{n}")))
+            .arg(common::godot_dir().join(format!("godot{n}")))
             .arg(&dir)
             .arg(&script)
             .stdout(Stdio::from(log.try_clone().unwrap()))
@@ -1102,7 +1068,7 @@ fn run_engine(n: u32, mutants: &[Mutant], ours: &[Ours]) -> (Vec<Answer>, BTreeS
 }
 
 fn live(n: u32) {
-    let Some(version) = engine_ready(n) else {
+    let Some(version) = common::engine_version(n, "the live differential test") else {
         return;
     };
     let d = dialect_of(n);

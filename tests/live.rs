@@ -13,7 +13,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::process::Command;
 
 use gdvariant::{
@@ -38,30 +37,6 @@ const ENGINE_CANNOT_ROUND_TRIP: &[(u32, &str, &str)] = &[
     ),
 ];
 
-fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
-}
-
-/// Whether engine `n` runs here; panics if it must and does not.
-fn engine_ready(n: u32) -> bool {
-    let ok = Command::new(godot_dir().join(format!("godot{n}")))
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success() && !o.stdout.is_empty())
-        .unwrap_or(false);
-    let required = std::env::var(format!("GDVARIANT_LIVE_GODOT{n}")).is_ok_and(|v| v == "1");
-    if !ok {
-        assert!(
-            !required,
-            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
-        );
-        eprintln!("\n!!!!!! Godot {n} is not installed: live engine checks SKIPPED (run tests/godot/install.sh) !!!!!!\n");
-    }
-    ok
-}
-
 struct Case {
     name: String,
     objects: bool,
@@ -79,8 +54,8 @@ fn run_engine(n: u32, cases: &[Case]) -> HashMap<String, (bool, Option<usize>, V
     }
     std::fs::write(dir.join("live_inputs.tsv"), input).unwrap();
     let script = format!("live{n}.gd");
-    std::fs::copy(godot_dir().join(&script), dir.join(&script)).unwrap();
-    let out = Command::new(godot_dir().join(format!("godot{n}")))
+    std::fs::copy(common::godot_dir().join(&script), dir.join(&script)).unwrap();
+    let out = Command::new(common::godot_dir().join(format!("godot{n}")))
         .arg(&dir)
         .arg(&script)
         .output()
@@ -120,7 +95,7 @@ fn contains_object(v: &Variant) -> bool {
 }
 
 fn live(n: u32, dialect: Dialect) {
-    if !engine_ready(n) {
+    if !common::engine_ready(n, "live engine checks") {
         return;
     }
     let engine = if n == 4 { "godot4" } else { "godot3" };

@@ -27,30 +27,6 @@ use gdvariant::multiplayer::{
 };
 use gdvariant::{Dialect, Object, ReadOptions, Variant};
 
-fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
-}
-
-/// Whether engine `n` runs here; panics if it must and does not.
-fn engine_ready(n: u32) -> bool {
-    let ok = Command::new(godot_dir().join(format!("godot{n}")))
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success() && !o.stdout.is_empty())
-        .unwrap_or(false);
-    let required = std::env::var(format!("GDVARIANT_LIVE_GODOT{n}")).is_ok_and(|v| v == "1");
-    if !ok {
-        assert!(
-            !required,
-            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
-        );
-        eprintln!("\n!!!!!! Godot {n} is not installed: live multiplayer checks SKIPPED (run tests/godot/install.sh) !!!!!!\n");
-    }
-    ok
-}
-
 /// Runs `script` with engine `n` in a fresh directory holding `files`; returns the directory
 /// after checking that the script printed `done`.
 fn run(n: u32, script: &str, files: &[(&str, String)], done: &str) -> PathBuf {
@@ -64,11 +40,11 @@ fn run(n: u32, script: &str, files: &[(&str, String)], done: &str) -> PathBuf {
             .as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(godot_dir().join(script), dir.join(script)).unwrap();
+    std::fs::copy(common::godot_dir().join(script), dir.join(script)).unwrap();
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    let out = Command::new(godot_dir().join(format!("godot{n}")))
+    let out = Command::new(common::godot_dir().join(format!("godot{n}")))
         .arg(&dir)
         .arg(script)
         .output()
@@ -182,7 +158,7 @@ fn assert_same(name: &str, committed: &Fixture, again: &Fixture) {
 
 #[test]
 fn godot4_session_recorded_again_matches_the_fixture() {
-    if !engine_ready(4) {
+    if !common::engine_ready(4, "live multiplayer checks") {
         return;
     }
     let dir = run(4, "mp_record4.gd", &[], "MP-DONE");
@@ -196,7 +172,7 @@ fn godot4_session_recorded_again_matches_the_fixture() {
 
 #[test]
 fn godot3_session_recorded_again_matches_the_fixture() {
-    if !engine_ready(3) {
+    if !common::engine_ready(3, "live multiplayer checks") {
         return;
     }
     let dir = run(3, "mp_record3.gd", &[], "MP-DONE");
@@ -554,7 +530,7 @@ fn injection_results(text: &str) -> (Vec<Named>, Vec<Call>) {
 
 #[test]
 fn godot4_runs_packets_built_here() {
-    if !engine_ready(4) {
+    if !common::engine_ready(4, "live multiplayer checks") {
         return;
     }
     let inj = godot4_injection();
@@ -606,7 +582,7 @@ const VALUES3: &[&str] = &[
 
 #[test]
 fn godot3_runs_packets_built_here() {
-    if !engine_ready(3) {
+    if !common::engine_ready(3, "live multiplayer checks") {
         return;
     }
     let mut packets: Vec<(String, Vec<u8>)> = vec![];

@@ -19,36 +19,11 @@ mod common;
 #[path = "../examples/server.rs"]
 mod server;
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use gdvariant::{Dialect, ReadOptions, Variant};
-
-fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
-}
-
-/// Whether engine `n` runs here; panics if it must and does not.
-fn engine_ready(n: u32) -> bool {
-    let ok = Command::new(godot_dir().join(format!("godot{n}")))
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success() && !o.stdout.is_empty())
-        .unwrap_or(false);
-    let required = std::env::var(format!("GDVARIANT_LIVE_GODOT{n}")).is_ok_and(|v| v == "1");
-    if !ok {
-        assert!(
-            !required,
-            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
-        );
-        eprintln!("\n!!!!!! Godot {n} is not installed: live server checks SKIPPED (run tests/godot/install.sh) !!!!!!\n");
-    }
-    ok
-}
 
 fn contains_object(v: &Variant) -> bool {
     match v {
@@ -96,7 +71,7 @@ fn run_bounded(mut cmd: Command, limit: Duration) -> String {
 }
 
 fn live(n: u32, dialect: Dialect) {
-    if !engine_ready(n) {
+    if !common::engine_ready(n, "live server checks") {
         return;
     }
     let engine = if n == 4 { "godot4" } else { "godot3" };
@@ -140,8 +115,8 @@ fn live(n: u32, dialect: Dialect) {
     .unwrap();
     std::fs::write(dir.join("client_values.tsv"), values).unwrap();
     let script = format!("server_client{n}.gd");
-    std::fs::copy(godot_dir().join(&script), dir.join(&script)).unwrap();
-    let mut cmd = Command::new(godot_dir().join(format!("godot{n}")));
+    std::fs::copy(common::godot_dir().join(&script), dir.join(&script)).unwrap();
+    let mut cmd = Command::new(common::godot_dir().join(format!("godot{n}")));
     cmd.arg(&dir).arg(&script);
     let started = Instant::now();
     let stdout = run_bounded(cmd, Duration::from_secs(120));

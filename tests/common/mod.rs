@@ -191,3 +191,41 @@ fn mask_in(v: gdvariant::VariantRef<'_>, out: &mut [u8]) {
         _ => {}
     }
 }
+
+/// The repository's `tests/godot` folder: the engine wrappers (`godot3`, `godot4`) and the
+/// engine scripts.
+pub fn godot_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("godot")
+}
+
+/// The version Godot `n` (3 or 4) prints, or `None` when it does not run here (then a loud
+/// notice that the live `what` is skipped). Panics when `GDVARIANT_LIVE_GODOT{n}=1` (CI sets
+/// it) requires the engine and it does not run.
+pub fn engine_version(n: u32, what: &str) -> Option<String> {
+    let version = std::process::Command::new(godot_dir().join(format!("godot{n}")))
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let out = String::from_utf8_lossy(&o.stdout);
+            out.trim().lines().last().map(str::to_string)
+        })
+        .filter(|v| !v.is_empty());
+    let required = std::env::var(format!("GDVARIANT_LIVE_GODOT{n}")).is_ok_and(|v| v == "1");
+    if version.is_none() {
+        assert!(
+            !required,
+            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
+        );
+        eprintln!("\n!!!!!! Godot {n} is not installed: {what} SKIPPED (run tests/godot/install.sh) !!!!!!\n");
+    }
+    version
+}
+
+/// Whether Godot `n` runs here; see [`engine_version`].
+pub fn engine_ready(n: u32, what: &str) -> bool {
+    engine_version(n, what).is_some()
+}
