@@ -51,6 +51,33 @@ pub(crate) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
     })
 }
 
+/// The encoding of the one value a reader's `drive` hands over (the text and JSON readers'
+/// `to_bytes`): the first value's bytes, and an error unless there was exactly one (`what`
+/// names a value in it).
+pub(crate) fn exactly_one<E: From<Fail>>(
+    what: &str,
+    drive: impl FnOnce(&mut dyn FnMut(&mut Bytes)) -> core::result::Result<usize, E>,
+) -> core::result::Result<Vec<u8>, E> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    drive(&mut |b: &mut Bytes| {
+        n += 1;
+        if n == 1 {
+            out = b.take_value();
+        } else {
+            b.with_value(|_| ());
+        }
+    })?;
+    if n != 1 {
+        return Err(Fail {
+            message: format!("expected exactly one {what}, found {n}"),
+            offset: 0,
+        }
+        .into());
+    }
+    Ok(out)
+}
+
 /// A container a reader opens.
 pub(crate) enum Open {
     /// An Array with its element type.

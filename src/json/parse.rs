@@ -134,23 +134,7 @@ fn values(
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
-    let mut out = Vec::new();
-    let mut n = 0;
-    drive(input, opts, |b| {
-        n += 1;
-        if n == 1 {
-            out = b.take_value();
-        } else {
-            b.with_value(|_| ());
-        }
-    })?;
-    if n != 1 {
-        return Err(ParseError {
-            message: format!("expected exactly one JSON value, found {n}"),
-            offset: 0,
-        });
-    }
-    Ok(out)
+    crate::build::exactly_one("JSON value", |each| drive(input, opts, each))
 }
 
 /// Reads a sequence of JSON values and hands each one's encoding to `each`, in order, without
