@@ -319,18 +319,20 @@ impl Enc<'_> {
     }
 
     /// Appends `head`, then `bytes` and their zero padding. A short string (the common case:
-    /// keys and names) is assembled in a fixed 32-byte block written whole and then cut to
-    /// length: one capacity check and no `memcpy` call.
+    /// keys and names) is written into a zeroed 32-byte block appended to the output and then
+    /// cut to length: one capacity check and no `memcpy` call. (The block is not assembled on
+    /// the stack first: reading back the small stores as one wide load stalls the CPU.)
     #[inline(always)]
     fn prefixed<const H: usize>(&mut self, head: &[u8; H], bytes: &[u8]) {
         let n = bytes.len();
         if H + n <= 32 {
-            let mut block = [0u8; 32];
-            block[..H].copy_from_slice(head);
-            copy_short(&mut block[H..], bytes);
-            let end = self.out.len() + H + ((n + 3) & !3);
-            self.out.extend_from_slice(&block);
-            self.out.truncate(end);
+            let start = self.out.len();
+            self.out.extend_from_slice(&[0u8; 32]);
+            if let Some(block) = self.out.get_mut(start..) {
+                block[..H].copy_from_slice(head);
+                copy_short(&mut block[H..], bytes);
+            }
+            self.out.truncate(start + H + ((n + 3) & !3));
         } else {
             self.out.reserve(H + n + 3);
             self.out.extend_from_slice(head);
