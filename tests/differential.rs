@@ -20,8 +20,9 @@
 //! - `godotN_sample`: no engine needed. `tests/data/godotN/differential.tsv` holds the engine's
 //!   answers for the first mutants of the seeded stream (written by a live run with
 //!   `GDVARIANT_DIFF_WRITE_SAMPLE=1`); they are compared with ours.
-//! - `godotN_live`: runs the engine once on `GDVARIANT_DIFF_MUTANTS` mutants (default 100 000)
-//!   when it is installed (required when `GDVARIANT_LIVE_GODOTN=1`, as `.ci/run` sets).
+//! - `godotN_live`: runs the engine once on `GDVARIANT_DIFF_MUTANTS` mutants (default 100 000),
+//!   and 20 000 Strings of random UTF-8-like sequences (`mutants::utf8_strings`: the engines'
+//!   UTF-8 rules, which mutants of golden values seldom reach), when it is installed (required when `GDVARIANT_LIVE_GODOTN=1`, as `.ci/run` sets).
 //!
 //! A failure lists, per check, how many mutants disagree and the first of them: which golden
 //! value and operations made it, its bytes, the engine's answer and ours.
@@ -47,6 +48,8 @@ use mutants::{Generator, Golden, Mutant};
 const SEED: u64 = 0x6764_7661_7269_616E; // "gdvarian"
 const LIVE_MUTANTS: usize = 100_000;
 const SAMPLE_MUTANTS: usize = 3_000;
+/// Strings of random UTF-8-like sequences added to every live run.
+const UTF8_MUTANTS: usize = 20_000;
 /// How many disagreements of each check a failure shows in full.
 const SHOWN: usize = 12;
 
@@ -1078,7 +1081,10 @@ fn live(n: u32) {
         .unwrap_or(LIVE_MUTANTS);
     let t0 = std::time::Instant::now();
     let mut gen = generator(n);
-    let mutants: Vec<Mutant> = (0..count).map(|_| gen.next()).collect();
+    let mut mutants: Vec<Mutant> = (0..count).map(|_| gen.next()).collect();
+    // After them (the recorded sample is the first mutants): Strings of random UTF-8-like
+    // sequences, for the engines' UTF-8 rules.
+    mutants.extend(mutants::utf8_strings(d, SEED ^ 0x7574_6638, UTF8_MUTANTS));
     let ours: Vec<Ours> = mutants.iter().map(|m| ours(d, m)).collect();
     let t1 = std::time::Instant::now();
     let (answers, instantiable) = run_engine(n, &mutants, &ours);

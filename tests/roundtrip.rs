@@ -459,6 +459,55 @@ fn to_owned_uses_engine_text() {
     assert_eq!(v.to_owned().unwrap(), Variant::from("\u{FFFD}"));
 }
 
+/// Godot 3's overlong rule, each case checked live on Godot 3.2.3 (`bytes2var` of a String
+/// holding the bytes): a form whose lead and first continuation byte carry no bits is refused
+/// when the top `len - 3` bits of the second continuation byte are zero too; other overlong
+/// forms read as the character they encode.
+#[test]
+fn godot3_overlong_forms_as_the_engine_reads_them() {
+    let string = |text: &[u8]| {
+        let mut b = vec![4, 0, 0, 0];
+        b.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        b.extend_from_slice(text);
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+        b
+    };
+    let accepted: [(&[u8], &str); 3] = [
+        (&[0xE0, 0x81, 0x81], "A"),
+        (&[0xE0, 0x80, 0x90], "\u{10}"),
+        (&[0xF0, 0x80, 0x88, 0x80], "\u{200}"),
+    ];
+    for (text, read) in accepted {
+        let bytes = string(text);
+        let v = parse_with(&bytes, &ReadOptions::godot3()).unwrap();
+        assert_eq!(v.to_owned().unwrap(), Variant::from(read), "{text:02x?}");
+    }
+    // (bytes, offset of the byte the engine stops at)
+    let refused: [(&[u8], usize); 9] = [
+        (&[0xE0, 0x80, 0x80], 10),
+        (&[0xE0, 0x80, 0x8F], 10),
+        (&[0xF0, 0x80, 0x80, 0x80], 10),
+        (&[0xF0, 0x80, 0x87, 0xBF], 10),
+        (&[0xF8, 0x80, 0x81, 0x80, 0x80], 10),
+        (&[0xF8, 0x80, 0x82, 0x80, 0x80], 10),
+        (&[0xFC, 0x80, 0x80, 0x80, 0x80, 0x80], 10),
+        (&[0xFC, 0x80, 0x81, 0x80, 0x80, 0x80], 10),
+        (&[0x41, 0xE0, 0x80, 0x80, 0x42], 11),
+    ];
+    for (text, at) in refused {
+        let err = gdvariant::validate_with(&string(text), &ReadOptions::godot3()).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.offset()),
+            (ErrorKind::InvalidUtf8, at),
+            "{text:02x?}"
+        );
+        // Godot 4 refuses every overlong form, at its lead byte.
+        assert!(gdvariant::validate(&string(text)).is_err());
+    }
+}
+
 // ----- the streaming writer -----
 
 use gdvariant::Writer;

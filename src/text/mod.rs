@@ -243,8 +243,12 @@ pub(crate) fn check(text: &[u8], dialect: Dialect, at: usize) -> Result<()> {
 }
 
 /// Godot 3's `String::parse_utf8`: lead bytes 0xC0–0xFD start sequences of 2–6 bytes, every
-/// continuation byte must be `10xxxxxx`, and only 2-byte overlong forms (lead 0xC0/0xC1) are
-/// rejected. Surrogates, overlong 3–6 byte forms and code points above U+10FFFF pass.
+/// continuation byte must be `10xxxxxx`; 2-byte overlong forms (lead 0xC0/0xC1) are rejected,
+/// and so is a longer form whose lead and first continuation byte carry no bits while the top
+/// `len - 3` bits of the second continuation byte's six are zero too (the engine's "invalid
+/// utf8 overlong": `E0 80 80`–`E0 80 8F`, `F0 80 80 80`–`F0 80 87 BF`, every overlong form of
+/// U+0000; checked live on Godot 3.2.3). Surrogates, the other overlong 3–6 byte forms (`E0 81
+/// 81` is `A`) and code points above U+10FFFF pass.
 #[cold]
 fn check_godot3(text: &[u8], at: usize) -> Result<()> {
     let mut i = 0;
@@ -271,8 +275,15 @@ fn check_godot3(text: &[u8], at: usize) -> Result<()> {
         let Some(cont) = text.get(i + 1..i + 1 + extra) else {
             return Err(Error::new(ErrorKind::InvalidUtf8, at + i));
         };
-        if let Some(bad) = cont.iter().position(|&b| b & 0xC0 != 0x80) {
-            return Err(Error::new(ErrorKind::InvalidUtf8, at + i + 1 + bad));
+        // In the engine's order: each continuation byte, and at the second one the overlong
+        // rule (the bits so far all zero and the top len - 3 of its six too).
+        let len = extra + 1;
+        let mut bits = u32::from(c) & (0xFF >> (len + 1));
+        for (j, &b) in cont.iter().enumerate() {
+            if b & 0xC0 != 0x80 || (j == 1 && bits == 0 && u32::from(b & 0x3F) >> (7 - len) == 0) {
+                return Err(Error::new(ErrorKind::InvalidUtf8, at + i + 1 + j));
+            }
+            bits = bits << 6 | u32::from(b & 0x3F);
         }
         i += 1 + extra;
     }

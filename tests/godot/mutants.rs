@@ -197,6 +197,66 @@ fn string_payload(s: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `count` Strings (and, in Godot 4, StringNames) whose bytes are random UTF-8-like sequences
+/// (every lead byte 0x80–0xFF, continuation bytes from the edges of the overlong and
+/// surrogate ranges, sequences cut short or run long, ASCII, NUL and BOMs between them): the
+/// engines' UTF-8 rules, which mutants of golden values seldom reach. Deterministic in `seed`.
+pub fn utf8_strings(dialect: Dialect, seed: u64, count: usize) -> Vec<Mutant> {
+    const CONT: [u8; 10] = [0x80, 0x81, 0x82, 0x87, 0x88, 0x8F, 0x90, 0x9F, 0xA0, 0xBF];
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut text = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            match rng.below(10) {
+                0 => text.push(b'a' + rng.below(26) as u8),
+                1 => text.push(0),
+                2 => text.extend_from_slice(&[0xEF, 0xBB, 0xBF]),
+                _ => {
+                    let lead = 0x80 + rng.below(0x80) as u8;
+                    // The continuation bytes the lead asks for, sometimes one fewer or more.
+                    let want = match lead {
+                        0xC0..=0xDF => 1,
+                        0xE0..=0xEF => 2,
+                        0xF0..=0xF7 => 3,
+                        0xF8..=0xFB => 4,
+                        0xFC..=0xFD => 5,
+                        _ => rng.below(3),
+                    };
+                    let n = match rng.below(8) {
+                        0 => want.saturating_sub(1),
+                        1 => want + 1,
+                        _ => want,
+                    };
+                    text.push(lead);
+                    for _ in 0..n {
+                        let c = if rng.chance(80) {
+                            *rng.pick(&CONT)
+                        } else {
+                            rng.below(256) as u8
+                        };
+                        text.push(c);
+                    }
+                }
+            }
+        }
+        let name = dialect == Dialect::Godot4 && rng.chance(20);
+        let id = if name { 21 } else { 4 };
+        let mut bytes = (id as u32).to_le_bytes().to_vec();
+        bytes.extend(string_payload(&text));
+        out.push(Mutant {
+            objects: false,
+            what: format!(
+                "utf8: {}",
+                text.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            ),
+            kind: "utf8".to_string(),
+            bytes,
+        });
+    }
+    out
+}
+
 /// The generator: golden values of one dialect and their layouts.
 pub struct Generator {
     dialect: Dialect,
