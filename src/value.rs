@@ -39,7 +39,7 @@ use crate::walker;
 ///   [`DictionaryRef::get`](crate::DictionaryRef::get) finds that value;
 /// - a standard (single-precision) engine narrows 64-bit math components to `f32`
 ///   ([`ReadOptions::with_double_precision`]);
-/// - Godot 3 reads overlong UTF-8 forms as the characters they encode
+/// - Godot 3 reads the overlong UTF-8 forms it accepts as the characters they encode
 ///   ([`Text::to_string_lossy`](crate::Text::to_string_lossy)), and builds a NodePath without
 ///   names or subnames as the empty path.
 ///
