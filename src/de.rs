@@ -892,12 +892,12 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
-        let dialect = self.dialect();
         match read_scalar::<MASK>(b, &self.ids) {
             Some((s, ty, n)) => {
-                let at = self.w.offset();
                 self.leaf_consumed(n);
-                Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
+                // The value's offset only on an error: `n` bytes before the cursor.
+                Ok(visit_scalar(s, visitor)
+                    .map_err(|e| e.value_at(ty, self.dialect(), self.w.offset() - n)))
             }
             None => Err(visitor),
         }
@@ -1715,17 +1715,20 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         if self.index == self.len {
             return Ok(None);
         }
-        self.de.check_going()?;
         self.index += 1;
-        if self.object {
-            return self.property_name(seed);
-        }
         self.key = KeyAt::At(self.de.w.offset());
+        // (Never an object's property name, nor after an error ended the walk: the fast path
+        // reads only a due value of an Array or Dictionary.)
         if let Some(name) = self.field() {
             return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
                 Ok(k) => Ok(Some(k)),
                 Err(e) => Err(self.path(self.key, e, self.index - 1)),
             };
+        }
+        self.de.check_going()?;
+        if self.object {
+            self.key = KeyAt::None;
+            return self.property_name(seed);
         }
         match seed.deserialize(&mut *self.de) {
             Ok(k) => Ok(Some(k)),
