@@ -1287,7 +1287,7 @@ fn to_vec_and_to_writer_agree_on_bytes_and_errors() {
     // A value read from bytes, handed over raw at depth 2.
     let raw_bytes = gdvariant::encode(&Variant::Array(Array::new(vec![Variant::Int(5)]))).unwrap();
     let raw = gdvariant::parse(&raw_bytes).unwrap();
-    both(&wrap(raw.clone()), g4).unwrap();
+    both(&wrap(raw), g4).unwrap();
 
     // Errors.
     let errs = [
