@@ -1675,21 +1675,19 @@ impl<'de, S: Source> Map<'_, 'de, S> {
             return None;
         }
         let raw = rest.get(..len)?;
-        let n = fields.len();
-        let mut j = self.next_field;
-        for _ in 0..n {
-            let name = *fields.get(j)?;
-            j += 1;
-            if j == n {
-                j = 0;
-            }
-            if is_field(name.as_bytes(), raw) {
-                self.next_field = j;
-                self.de.leaf_consumed(8 + size);
-                return Some(name);
-            }
-        }
-        None
+        // The field after the last one found, straight; else every field in turn.
+        let j = self.next_field;
+        let k = match fields.get(j) {
+            Some(name) if is_field(name.as_bytes(), raw) => j,
+            _ => fields
+                .iter()
+                .position(|name| is_field(name.as_bytes(), raw))?,
+        };
+        let name = *fields.get(k)?;
+        // (Past the last field: the next key is looked for from the first.)
+        self.next_field = k + 1;
+        self.de.leaf_consumed(8 + size);
+        Some(name)
     }
 
     #[cold]
