@@ -1647,7 +1647,7 @@ struct Map<'a, 'de, S> {
 #[derive(Clone, Copy)]
 enum KeyAt<'de> {
     None,
-    /// A full object's property name.
+    /// A full object's property name, or a struct's field name the key matched.
     Name(&'de str),
     /// The absolute offset of a Dictionary key.
     At(usize),
@@ -1730,10 +1730,11 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
             return Ok(None);
         }
         self.index += 1;
-        self.key = KeyAt::At(self.de.w.offset());
         // (Never an object's property name, nor after an error ended the walk: the fast path
         // reads only a due value of an Array or Dictionary.)
         if let Some(name) = self.field() {
+            // The key's text is the field's name: kept for an error's path as it is.
+            self.key = KeyAt::Name(name);
             return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
                 Ok(k) => Ok(Some(k)),
                 Err(e) => Err(self.path(self.key, e, self.index - 1)),
@@ -1744,6 +1745,7 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
             self.key = KeyAt::None;
             return self.property_name(seed);
         }
+        self.key = KeyAt::At(self.de.w.offset());
         match seed.deserialize(&mut *self.de) {
             Ok(k) => Ok(Some(k)),
             Err(e) => Err(self.path(self.key, e, self.index - 1)),
