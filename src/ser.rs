@@ -585,6 +585,10 @@ impl Sink for Direct<'_> {
     }
 }
 
+// Every method inlined always in optimized builds: a derived type's `serialize` becomes one
+// straight-line body (about 10 % faster on the input packet, though a few more instructions).
+// Not in debug builds, whose unoptimized frames would then grow with every level of nesting
+// (a value nested to `RECURSION_LIMIT` overflowed a test thread's stack).
 impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
     type Ok = ();
     type Error = Error;
@@ -596,6 +600,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
     type SerializeStruct = DirectCompound<'a, 'o>;
     type SerializeStructVariant = DirectCompound<'a, 'o>;
 
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_bool(self, v: bool) -> Result<()> {
         Ok(self.put(|e| {
             let id = e.id(VariantType::Bool)?;
@@ -603,66 +608,86 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
             Ok(())
         })?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_i8(self, v: i8) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_i16(self, v: i16) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_i32(self, v: i32) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_i64(self, v: i64) -> Result<()> {
         Ok(self.put(|e| e.int(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_i128(self, v: i128) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("an i128"))?;
         Ok(self.put(|e| e.int(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_u8(self, v: u8) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_u16(self, v: u16) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_u32(self, v: u32) -> Result<()> {
         Ok(self.put(|e| e.int(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_u64(self, v: u64) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("a u64 above i64::MAX"))?;
         Ok(self.put(|e| e.int(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_u128(self, v: u128) -> Result<()> {
         let v = i64::try_from(v).map_err(|_| too_big("a u128"))?;
         Ok(self.put(|e| e.int(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_f32(self, v: f32) -> Result<()> {
         Ok(self.put(|e| e.float(v.into()))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_f64(self, v: f64) -> Result<()> {
         Ok(self.put(|e| e.float(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_char(self, v: char) -> Result<()> {
         self.string(v.encode_utf8(&mut [0; 4]))
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_str(self, v: &str) -> Result<()> {
         self.string(v)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         Ok(self.put(|e| e.bytes(v))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_none(self) -> Result<()> {
         Ok(self.put(|e| e.header(VariantType::Nil, 0))?)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
         value.serialize(self)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_unit(self) -> Result<()> {
         self.serialize_none()
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
         self.serialize_none()
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_unit_variant(
         self,
         _name: &'static str,
@@ -672,7 +697,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
         self.string(variant)
     }
     // Inlined, so that the magic name (a literal at the call) folds into its one case.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         name: &'static str,
@@ -689,6 +714,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
             Some(kind) => sinks::leaf(self, kind, value),
         }
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _name: &'static str,
@@ -701,13 +727,16 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
         self.depth -= 1;
         Ok(())
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_seq(self, len: Option<usize>) -> Result<DirectCompound<'a, 'o>> {
         self.nesting()?;
         self.compound(false, len, false)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_tuple(self, len: usize) -> Result<DirectCompound<'a, 'o>> {
         self.serialize_seq(Some(len))
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_tuple_struct(
         self,
         _name: &'static str,
@@ -715,6 +744,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
     ) -> Result<DirectCompound<'a, 'o>> {
         self.serialize_seq(Some(len))
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_tuple_variant(
         self,
         _name: &'static str,
@@ -725,15 +755,18 @@ impl<'a, 'o> ser::Serializer for &'a mut Direct<'o> {
         self.variant(variant)?;
         self.compound(false, Some(len), true)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_map(self, len: Option<usize>) -> Result<DirectCompound<'a, 'o>> {
         self.nesting()?;
         self.compound(true, len, false)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<DirectCompound<'a, 'o>> {
         // The count is patched on `end`: fields skipped with `skip_serializing_if` do not count.
         self.nesting()?;
         self.compound(true, None, false)
     }
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_struct_variant(
         self,
         _name: &'static str,
@@ -817,7 +850,7 @@ macro_rules! direct_seq_like {
         impl ser::$tr for DirectCompound<'_, '_> {
             type Ok = ();
             type Error = Error;
-            #[inline]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
                 self.slot()?;
                 value.serialize(&mut *self.s)
@@ -838,12 +871,12 @@ direct_seq_like!(
 impl ser::SerializeMap for DirectCompound<'_, '_> {
     type Ok = ();
     type Error = Error;
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
         self.slot()?;
         key.serialize(&mut *self.s)
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.slot()?;
         value.serialize(&mut *self.s)
@@ -858,7 +891,7 @@ macro_rules! direct_struct_like {
         impl ser::$tr for DirectCompound<'_, '_> {
             type Ok = ();
             type Error = Error;
-            #[inline]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn serialize_field<T: Serialize + ?Sized>(
                 &mut self,
                 key: &'static str,
