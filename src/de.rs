@@ -488,7 +488,19 @@ fn word(b: &[u8]) -> Option<u32> {
 #[inline(always)]
 fn str_at(b: &[u8]) -> Option<(&str, usize)> {
     let (raw, n) = raw_str_at(b)?;
-    Some((core::str::from_utf8(plain_text(raw)?).ok()?, n))
+    Some((utf8(plain_text(raw)?)?, n))
+}
+
+/// `t` as a Rust string if it is UTF-8. ASCII text (nearly every name, key and tag) is
+/// checked a word at a time (`<[u8]>::is_ascii`, through the `ascii` crate, which makes the
+/// `&str` of it): `core::str::from_utf8` costs about five instructions a byte on short strings,
+/// which dominated reading a short name. Other text gets `from_utf8`'s full check.
+#[inline(always)]
+fn utf8(t: &[u8]) -> Option<&str> {
+    match ascii::AsciiStr::from_ascii(t) {
+        Ok(a) => Some(a.as_str()),
+        Err(_) => core::str::from_utf8(t).ok(),
+    }
 }
 
 /// The raw bytes of the §5 string at the start of `b` and its size with padding, if all of it
@@ -768,8 +780,8 @@ impl<'de> Strings<'de> {
     fn next_str(&mut self) -> Result<alloc::borrow::Cow<'de, str>> {
         self.left -= 1;
         let (raw, at) = self.r.read_string_raw()?;
-        match plain_text(raw).map(core::str::from_utf8) {
-            Some(Ok(s)) => Ok(s.into()),
+        match plain_text(raw).and_then(utf8) {
+            Some(s) => Ok(s.into()),
             _ => slow_str(raw, at, self.dialect),
         }
     }
@@ -892,12 +904,12 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
-        let dialect = self.dialect();
         match read_scalar::<MASK>(b, &self.ids) {
             Some((s, ty, n)) => {
-                let at = self.w.offset();
                 self.leaf_consumed(n);
-                Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
+                // The value's offset only on an error: `n` bytes before the cursor.
+                Ok(visit_scalar(s, visitor)
+                    .map_err(|e| e.value_at(ty, self.dialect(), self.w.offset() - n)))
             }
             None => Err(visitor),
         }
@@ -909,7 +921,9 @@ impl<'de, S: Source> Deserializer<'de, S> {
     fn fast_open(&mut self, array: bool, dict: bool) -> Option<(VariantType, usize, usize)> {
         let b = self.leaf_bytes()?;
         let head = b.first_chunk::<8>()?;
-        let header = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        // Header and count in one load.
+        let word = u64::from_le_bytes(*head);
+        let header = word as u32;
         // Exact headers: Godot 4 type info (bits 16+) is read by the event path.
         let (ty, body) = if array && header == self.ids.array {
             (VariantType::Array, Body::Array)
@@ -919,7 +933,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
             return None;
         };
         // Bit 31 of the count is the historical "shared" flag.
-        let count = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) & 0x7FFF_FFFF;
+        let count = (word >> 32) as u32 & 0x7FFF_FFFF;
         let at = self.w.offset();
         if self.plain {
             self.w.plain_open_consumed(8, count, body);
@@ -1633,7 +1647,7 @@ struct Map<'a, 'de, S> {
 #[derive(Clone, Copy)]
 enum KeyAt<'de> {
     None,
-    /// A full object's property name.
+    /// A full object's property name, or a struct's field name the key matched.
     Name(&'de str),
     /// The absolute offset of a Dictionary key.
     At(usize),
@@ -1648,32 +1662,32 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         let fields = self.fields;
         let b = self.de.leaf_bytes()?;
         let (h, rest) = b.split_first_chunk::<8>()?;
-        let header = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        // Header and length in one load.
+        let word = u64::from_le_bytes(*h);
+        let header = word as u32;
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
         // A negative length reads as more than any name holds.
-        let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let len = (word >> 32) as usize;
         let size = pad4(len);
         if size > rest.len() {
             return None;
         }
         let raw = rest.get(..len)?;
-        let n = fields.len();
-        let mut j = self.next_field;
-        for _ in 0..n {
-            let name = *fields.get(j)?;
-            j += 1;
-            if j == n {
-                j = 0;
-            }
-            if is_field(name.as_bytes(), raw) {
-                self.next_field = j;
-                self.de.leaf_consumed(8 + size);
-                return Some(name);
-            }
-        }
-        None
+        // The field after the last one found, straight; else every field in turn.
+        let j = self.next_field;
+        let k = match fields.get(j) {
+            Some(name) if is_field(name.as_bytes(), raw) => j,
+            _ => fields
+                .iter()
+                .position(|name| is_field(name.as_bytes(), raw))?,
+        };
+        let name = *fields.get(k)?;
+        // (Past the last field: the next key is looked for from the first.)
+        self.next_field = k + 1;
+        self.de.leaf_consumed(8 + size);
+        Some(name)
     }
 
     #[cold]
@@ -1715,18 +1729,23 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         if self.index == self.len {
             return Ok(None);
         }
-        self.de.check_going()?;
         self.index += 1;
-        if self.object {
-            return self.property_name(seed);
-        }
-        self.key = KeyAt::At(self.de.w.offset());
+        // (Never an object's property name, nor after an error ended the walk: the fast path
+        // reads only a due value of an Array or Dictionary.)
         if let Some(name) = self.field() {
+            // The key's text is the field's name: kept for an error's path as it is.
+            self.key = KeyAt::Name(name);
             return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
                 Ok(k) => Ok(Some(k)),
                 Err(e) => Err(self.path(self.key, e, self.index - 1)),
             };
         }
+        self.de.check_going()?;
+        if self.object {
+            self.key = KeyAt::None;
+            return self.property_name(seed);
+        }
+        self.key = KeyAt::At(self.de.w.offset());
         match seed.deserialize(&mut *self.de) {
             Ok(k) => Ok(Some(k)),
             Err(e) => Err(self.path(self.key, e, self.index - 1)),
@@ -1783,5 +1802,37 @@ impl<'de, S: Source> de::VariantAccess<'de> for Enum<'_, 'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         de::Deserializer::deserialize_map(&mut *self.de, visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_taken_as_utf8_by_either_check() {
+        // ASCII: the word-at-a-time check, every length around the word sizes.
+        let ascii = b"player_one_with_a_name_and_more";
+        for n in 0..ascii.len() {
+            assert_eq!(utf8(&ascii[..n]).map(str::as_bytes), Some(&ascii[..n]));
+        }
+        // Other UTF-8: `from_utf8`.
+        assert_eq!(utf8("héros ⚔".as_bytes()), Some("héros ⚔"));
+        // Not UTF-8 (Latin-1, a lone continuation byte, a truncated sequence): refused.
+        for bad in [&b"caf\xe9"[..], b"\x80", b"ok\xe2\x82"] {
+            assert_eq!(utf8(bad), None, "{bad:?}");
+        }
+        // Strings through the fast path: ASCII and not, and text it leaves to the slow path.
+        let s = |t: &[u8]| {
+            let mut b = (t.len() as u32).to_le_bytes().to_vec();
+            b.extend_from_slice(t);
+            b.resize(4 + pad4(t.len()), 0);
+            str_at(&b).map(|(s, n)| (s.to_owned(), n))
+        };
+        assert_eq!(s(b"tags"), Some(("tags".into(), 8)));
+        assert_eq!(s("é".as_bytes()), Some(("é".into(), 8)));
+        assert_eq!(s(b"a\0b"), None);
+        assert_eq!(s(b"\xef\xbb\xbfa"), None);
+        assert_eq!(s(b"caf\xe9"), None);
     }
 }

@@ -107,6 +107,28 @@ impl Writer {
         }
     }
 
+    /// A writer that appends to `buf`, with error offsets relative to `base`, as if `depth`
+    /// containers (patched Arrays) were open: the serde serializer of `to_vec` hands it the
+    /// values it writes through the writer's object API, at the depth it has reached.
+    #[cfg(feature = "serde")]
+    pub(crate) fn resume(buf: Vec<u8>, base: usize, opts: EncodeOptions, depth: usize) -> Writer {
+        let open = Open {
+            kind: Kind::Array,
+            count_at: 0,
+            declared: None,
+            written: 0,
+            named: false,
+            script: false,
+        };
+        Writer {
+            base,
+            buf,
+            opts,
+            ids: IdCache::new(),
+            stack: alloc::vec![open; depth],
+        }
+    }
+
     /// The options in force.
     pub fn options(&self) -> &EncodeOptions {
         &self.opts

@@ -209,3 +209,33 @@ fn borrowed_structs_over_the_game_state_allocate_only_their_vectors() {
     assert!(used > 10_000 * 64, "{used}");
     assert!(used < bytes.len() * 2, "{used} bytes for {}", bytes.len());
 }
+
+#[test]
+fn to_vec_allocates_only_its_output() {
+    #[derive(serde::Serialize)]
+    struct Input<'a> {
+        seq: i64,
+        aim: gdvariant::Vector3,
+        name: &'a str,
+        tags: Vec<&'a str>,
+        nested: BTreeMap<&'a str, (f64, bool)>,
+    }
+    let input = Input {
+        seq: 7,
+        aim: gdvariant::Vector3::new(0.5, 1.0, 0.0),
+        name: "p1",
+        tags: vec!["a", "b"],
+        nested: [("x", (0.1, true))].into_iter().collect(),
+    };
+    // One block: the 256 bytes `to_vec` reserves (this value needs fewer), nothing for the
+    // open containers.
+    let used = peak(|| gdvariant::to_vec(&input).unwrap());
+    assert_eq!(used, 256);
+    // Through the streaming writer the open containers take a stack on the heap besides.
+    let used = peak(|| {
+        let mut w = gdvariant::Writer::with_buffer(Vec::with_capacity(256), Default::default());
+        gdvariant::to_writer(&mut w, &input).unwrap();
+        w.finish().unwrap()
+    });
+    assert!(used > 256, "{used}");
+}

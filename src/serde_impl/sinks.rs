@@ -6,7 +6,7 @@ use serde::ser::{self, Impossible, Serialize, SerializeSeq, SerializeTuple};
 
 use super::Magic;
 use crate::encode::Enc;
-use crate::ser::{Error, Result};
+use crate::ser::{Error, Result, Sink};
 use crate::types::VariantType;
 use crate::writer::Writer;
 
@@ -141,8 +141,8 @@ macro_rules! reject_compounds_but_map {
 /// numbers, of 2–4-number tuples or math types for vectors and colors, or of strings), straight
 /// into the writer: one pass, no intermediate buffer. Vector components are written in the
 /// writer's precision, as [`Writer::packed_vector3`] does.
-pub(crate) fn packed<T: Serialize + ?Sized>(
-    w: &mut Writer,
+pub(crate) fn packed<S: Sink, T: Serialize + ?Sized>(
+    w: &mut S,
     ty: VariantType,
     value: &T,
 ) -> Result<()> {
@@ -410,28 +410,32 @@ impl SerializeTuple for &mut Packed<'_, '_> {
 // ----- leaves -----
 
 /// Writes a StringName, RID or object id from its plain serde form.
-pub(crate) fn leaf<T: Serialize + ?Sized>(w: &mut Writer, kind: Magic, value: &T) -> Result<()> {
+pub(crate) fn leaf<S: Sink, T: Serialize + ?Sized>(
+    w: &mut S,
+    kind: Magic,
+    value: &T,
+) -> Result<()> {
     value.serialize(Leaf { w, kind })
 }
 
-struct Leaf<'w> {
-    w: &'w mut Writer,
+struct Leaf<'w, S> {
+    w: &'w mut S,
     kind: Magic,
 }
 
 const LEAF_WANTS: &str = "a StringName's text or a RID's or object's id";
 
-impl Leaf<'_> {
+impl<S: Sink> Leaf<'_, S> {
     fn id(self, id: u64) -> Result<()> {
         match self.kind {
-            Magic::Rid => Ok(self.w.rid(id)?),
-            Magic::ObjectId => Ok(self.w.object_id(id)?),
+            Magic::Rid => self.w.put_leaf(|e| e.rid(id)),
+            Magic::ObjectId => self.w.put_leaf(|e| e.object_id(id)),
             _ => Err(unexpected("a number", "a StringName's text")),
         }
     }
 }
 
-impl ser::Serializer for Leaf<'_> {
+impl<S: Sink> ser::Serializer for Leaf<'_, S> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
@@ -444,7 +448,9 @@ impl ser::Serializer for Leaf<'_> {
 
     fn serialize_str(self, s: &str) -> Result<()> {
         match self.kind {
-            Magic::StringName => Ok(self.w.string_name(s)?),
+            Magic::StringName => self
+                .w
+                .put_leaf(|e| e.string_value(VariantType::StringName, s)),
             _ => Err(unexpected("a string", "an id")),
         }
     }

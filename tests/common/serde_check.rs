@@ -111,6 +111,11 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
                 .with_dialect(opts.dialect())
                 .with_full_objects(opts.full_objects());
             let via_serde = gdvariant::to_vec_with(&v, &eopts);
+            // `to_vec` writes straight into its output, `to_writer` through the streaming
+            // writer's checks: the same bytes, or the same error.
+            let mut w = gdvariant::Writer::new(eopts);
+            let streamed = gdvariant::to_writer(&mut w, &v).and_then(|()| Ok(w.finish()?));
+            assert_eq!(via_serde, streamed, "serde to_vec vs to_writer ({opts:?})");
             let tree = gdvariant::encode_with(&v, &eopts);
             if let Err(e) = &via_serde {
                 if nesting(data, opts) >= gdvariant::ser::RECURSION_LIMIT {
