@@ -524,9 +524,21 @@ impl Drop for Array {
 
 impl Drop for Dictionary {
     fn drop(&mut self) {
+        // Most dictionaries of a packet own nothing but their entries' allocation (inline
+        // string keys, numbers, short string values): one pass by reference finds it so, and
+        // the entries are let go without a drop call or a move each.
+        if self
+            .entries
+            .iter()
+            .all(|(k, v)| owns_nothing(k) && owns_nothing(v))
+        {
+            while let Some(pair) = self.entries.pop() {
+                core::mem::forget(pair);
+            }
+            return;
+        }
         let mut stack = Vec::new();
-        // Last first (see `drop_last_first`); pairs that own nothing (most pairs of a packet:
-        // an inline string key, a number or a short string value) are let go without calls.
+        // Last first (see `drop_last_first`); pairs that own nothing are let go without calls.
         while let Some((mut k, mut v)) = self.entries.pop() {
             if owns_nothing(&k) && owns_nothing(&v) {
                 core::mem::forget((k, v));
