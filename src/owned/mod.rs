@@ -525,16 +525,20 @@ impl Drop for Array {
 impl Drop for Dictionary {
     fn drop(&mut self) {
         // Most dictionaries of a packet own nothing but their entries' allocation (inline
-        // string keys, numbers, short string values): one pass by reference finds it so, and
-        // the entries are let go without a drop call or a move each.
-        if self
+        // string keys, numbers, short string values): a pass by reference from the end finds
+        // the last pair that owns something, and the pairs after it are let go without a drop
+        // call or a move each (all of them, usually).
+        let owning = self
             .entries
             .iter()
-            .all(|(k, v)| owns_nothing(k) && owns_nothing(v))
-        {
-            while let Some(pair) = self.entries.pop() {
+            .rposition(|(k, v)| !(owns_nothing(k) && owns_nothing(v)));
+        let keep = owning.map_or(0, |at| at + 1);
+        while self.entries.len() > keep {
+            if let Some(pair) = self.entries.pop() {
                 core::mem::forget(pair);
             }
+        }
+        if keep == 0 {
             return;
         }
         let mut stack = Vec::new();
