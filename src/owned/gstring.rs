@@ -70,14 +70,15 @@ impl GString {
         matches!(self.0, Repr::Inline(_))
     }
 
-    /// The text of `raw`, ASCII bytes that fit inline (checked by the caller; any other byte
-    /// would be taken as the character of its value, and bytes past the capacity dropped),
-    /// pushed a byte at a time: for a few bytes, cheaper than a UTF-8 check and a copy call.
+    /// The text of `raw`, at most 8 ASCII bytes (checked by the caller: a byte's high bit
+    /// would be dropped, and bytes past the eighth), pushed a byte at a time: for a few bytes,
+    /// cheaper than a UTF-8 check and a copy call. The mask and the bound let the compiler see
+    /// that every push is one byte that fits, so the loop has no branch per byte.
     #[inline(always)]
     pub(crate) fn from_short_ascii(raw: &[u8]) -> GString {
         let mut a = ArrayString::new();
-        for &b in raw {
-            let _ = a.try_push(char::from(b));
+        for &b in raw.iter().take(8) {
+            let _ = a.try_push(char::from(b & 0x7F));
         }
         GString(Repr::Inline(a))
     }
