@@ -167,34 +167,7 @@ impl DictBuilder {
         let Some(((key, slot), earlier)) = self.entries.split_last_mut() else {
             return;
         };
-        let found = match &mut self.index {
-            Some(index) => {
-                let info = key_info(key, rule, &index.state);
-                if !info.matchable {
-                    None
-                } else {
-                    let at = index.find(info.hash, |at| same_key(&earlier[at].0, key, rule));
-                    if at.is_none() {
-                        index.insert(info.hash, earlier.len());
-                    }
-                    at
-                }
-            }
-            None => match key {
-                Variant::String(t) | Variant::StringName(t) => {
-                    let bit = 1u64 << fingerprint(t.as_bytes());
-                    let seen = self.strings & bit != 0;
-                    self.strings |= bit;
-                    if seen {
-                        scan(earlier, key, rule)
-                    } else {
-                        None
-                    }
-                }
-                _ => scan(earlier, key, rule),
-            },
-        };
-        match found {
+        match find_earlier(&mut self.index, &mut self.strings, earlier, key, rule) {
             Some(at) => {
                 earlier[at].1 = x;
                 self.entries.pop();
@@ -202,10 +175,33 @@ impl DictBuilder {
             None => {
                 // The slot holds the Nil put there with the key: nothing to drop (no call).
                 core::mem::forget(core::mem::replace(slot, x));
-                if self.index.is_none() && self.entries.len() > SCAN_MAX {
-                    self.build_index(rule);
+                self.grown(rule);
+            }
+        }
+    }
+
+    /// Takes a whole pair (no key pending): the value replaces an earlier same key's, or the
+    /// pair is appended.
+    #[inline(always)]
+    fn pair(&mut self, k: Variant, v: Variant, rule: Dialect) {
+        match find_earlier(&mut self.index, &mut self.strings, &self.entries, &k, rule) {
+            Some(at) => {
+                if let Some(e) = self.entries.get_mut(at) {
+                    e.1 = v;
                 }
             }
+            None => {
+                self.entries.push((k, v));
+                self.grown(rule);
+            }
+        }
+    }
+
+    /// After an entry was added: the index is built once there are more than [`SCAN_MAX`].
+    #[inline(always)]
+    fn grown(&mut self, rule: Dialect) {
+        if self.index.is_none() && self.entries.len() > SCAN_MAX {
+            self.build_index(rule);
         }
     }
 
@@ -234,6 +230,47 @@ impl DictBuilder {
             }
             None => Dictionary::from_parts(self.entries, None, self.index),
         }
+    }
+}
+
+/// The position among `earlier` (a dictionary's entries so far) of the same key as `key`, by the
+/// dialect's key rule: by the hash `index` once there is one (`key`, if new, is then indexed
+/// at `earlier.len()`), else by a scan, which a String or StringName key whose fingerprint bit
+/// is clear in `strings` skips (and sets the bit).
+#[inline(always)]
+fn find_earlier(
+    index: &mut Option<Index>,
+    strings: &mut u64,
+    earlier: &[(Variant, Variant)],
+    key: &Variant,
+    rule: Dialect,
+) -> Option<usize> {
+    match index {
+        Some(index) => {
+            let info = key_info(key, rule, &index.state);
+            if !info.matchable {
+                None
+            } else {
+                let at = index.find(info.hash, |at| same_key(&earlier[at].0, key, rule));
+                if at.is_none() {
+                    index.insert(info.hash, earlier.len());
+                }
+                at
+            }
+        }
+        None => match key {
+            Variant::String(t) | Variant::StringName(t) => {
+                let bit = 1u64 << fingerprint(t.as_bytes());
+                let seen = *strings & bit != 0;
+                *strings |= bit;
+                if seen {
+                    scan(earlier, key, rule)
+                } else {
+                    None
+                }
+            }
+            _ => scan(earlier, key, rule),
+        },
     }
 }
 
@@ -832,14 +869,34 @@ impl VariantRef<'_> {
             let in_depth = w.depth() <= opts.max_depth();
             match &mut top {
                 Building::Dict(d) if in_depth => {
-                    while let Some(rest) = w.plain_bytes() {
-                        let key = !d.pending;
-                        match plain_leaf(rest, w.offset(), rule, key, &mut cache, narrowing)? {
-                            Some((x, n)) => {
+                    // A pending key's value first, then whole pairs: a key whose value is not
+                    // plain is left pending for the event path.
+                    if d.pending {
+                        if let Some(rest) = w.plain_bytes() {
+                            if let Some((x, n)) =
+                                plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)?
+                            {
                                 w.plain_consumed(n);
-                                d.push(x, rule);
+                                d.value(x, rule);
                             }
-                            None => break,
+                        }
+                    }
+                    while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
+                        let at = w.offset();
+                        let Some((k, n)) = plain_leaf(rest, at, rule, true, &mut cache, narrowing)?
+                        else {
+                            break;
+                        };
+                        let value = rest.get(n..).unwrap_or(&[]);
+                        match plain_leaf(value, at + n, rule, false, &mut cache, narrowing)? {
+                            Some((v, m)) => {
+                                w.plain_pair_consumed(n + m);
+                                d.pair(k, v, rule);
+                            }
+                            None => {
+                                w.plain_consumed(n);
+                                d.push(k, rule);
+                            }
                         }
                     }
                 }
