@@ -78,6 +78,24 @@ fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     }
 }
 
+/// [`owned_text`] into `out`, an empty text (inline, in its final position): short plain text
+/// is filled in place instead of being built elsewhere and moved.
+#[inline(always)]
+fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -> Result<()> {
+    if plain_short(raw) {
+        if raw.len() <= 8 {
+            out.push_short_ascii(raw);
+            return Ok(());
+        }
+        if let Ok(s) = core::str::from_utf8(raw) {
+            out.push_str(s);
+            return Ok(());
+        }
+    }
+    *out = owned_text(raw, at, dialect)?;
+    Ok(())
+}
+
 /// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
 /// BOM, nothing to cut and is valid text in every dialect. Overlapping word loads from both
 /// ends, no loop; `false` for anything else (which then takes the exact path).
@@ -180,20 +198,19 @@ impl DictBuilder {
         }
     }
 
-    /// Takes a whole pair (no key pending): the value replaces an earlier same key's, or the
-    /// pair is appended.
+    /// Takes the pair just put at the end of the entries whole (no key was pending): if an
+    /// earlier key is the same key, the value replaces that entry's, and the last entry goes.
     #[inline(always)]
-    fn pair(&mut self, k: Variant, v: Variant, rule: Dialect) {
-        match find_earlier(&mut self.index, &mut self.strings, &self.entries, &k, rule) {
+    fn placed(&mut self, rule: Dialect) {
+        let Some(((key, value), earlier)) = self.entries.split_last_mut() else {
+            return;
+        };
+        match find_earlier(&mut self.index, &mut self.strings, earlier, key, rule) {
             Some(at) => {
-                if let Some(e) = self.entries.get_mut(at) {
-                    e.1 = v;
-                }
+                earlier[at].1 = core::mem::take(value);
+                self.entries.pop();
             }
-            None => {
-                self.entries.push((k, v));
-                self.grown(rule);
-            }
+            None => self.grown(rule),
         }
     }
 
@@ -475,6 +492,43 @@ impl<'a> StrCache<'a> {
         slots[i] = (raw, s.clone());
         Ok(s)
     }
+
+    /// [`get`](StrCache::get) into `out`, an empty text in its final position.
+    #[inline(always)]
+    fn get_into(
+        &mut self,
+        raw: &'a [u8],
+        at: usize,
+        dialect: Dialect,
+        out: &mut GString,
+    ) -> Result<()> {
+        if raw.len() > crate::owned::INLINE_CAPACITY || raw.is_empty() {
+            return owned_text_into(raw, at, dialect, out);
+        }
+        let Some(slots) = &mut self.slots else {
+            self.seen += 1;
+            if self.seen == 64 {
+                self.slots = Some(Box::new(core::array::from_fn(|_| {
+                    (&[][..], GString::new())
+                })));
+            }
+            return owned_text_into(raw, at, dialect, out);
+        };
+        let i = 2 * Self::set(raw);
+        if same_bytes(slots[i].0, raw) {
+            *out = slots[i].1.clone();
+            return Ok(());
+        }
+        if same_bytes(slots[i + 1].0, raw) {
+            slots.swap(i, i + 1);
+            *out = slots[i].1.clone();
+            return Ok(());
+        }
+        owned_text_into(raw, at, dialect, out)?;
+        slots.swap(i, i + 1);
+        slots[i] = (raw, out.clone());
+        Ok(())
+    }
 }
 
 /// Reads `count` strings at `r` (the body of a PackedStringArray).
@@ -556,20 +610,28 @@ fn quick_leaf<'a>(
     }))
 }
 
+/// Sets `out`, which is Nil, without dropping it (no call, no check).
+#[inline(always)]
+fn put(out: &mut Variant, x: Variant) {
+    core::mem::forget(core::mem::replace(out, x));
+}
+
 /// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
-/// `head` checks it, and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their
-/// 64-bit math is to be narrowed: `narrow`), and String or StringName whose bytes and padding
-/// are ASCII. `None` for anything else, short input included: the event path reads it.
+/// `head` checks it into `out` (a Nil, in its final position: a short text is filled in place),
+/// and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is to be
+/// narrowed: `narrow`), and String or StringName whose bytes and padding are ASCII. `None` for
+/// anything else, short input included (`out` is then still Nil): the event path reads it.
 /// A String at a dictionary key position (`key`) goes through the cache.
 #[inline(always)]
-fn plain_leaf<'a>(
+fn plain_leaf_into<'a>(
     rest: &'a [u8],
     at: usize,
     dialect: Dialect,
     key: bool,
     cache: &mut StrCache<'a>,
     narrow: bool,
-) -> Result<Option<(Variant, usize)>> {
+    out: &mut Variant,
+) -> Result<Option<usize>> {
     use VariantType as T;
     let Some((h, after)) = rest.split_first_chunk::<4>() else {
         return Ok(None);
@@ -579,60 +641,89 @@ fn plain_leaf<'a>(
         let Some((raw, tail)) = plain_string::<true>(after) else {
             return Ok(None);
         };
-        let s = if key {
-            cache.get(raw, at + 8, dialect)?
+        if l.ty == T::String {
+            put(out, Variant::String(GString::new()));
         } else {
-            owned_text(raw, at + 8, dialect)?
-        };
-        let x = if l.ty == T::String {
-            Variant::String(s)
-        } else {
-            Variant::StringName(s)
-        };
-        return Ok(Some((x, rest.len() - tail.len())));
+            put(out, Variant::StringName(GString::new()));
+        }
+        if let Variant::String(s) | Variant::StringName(s) = out {
+            if key {
+                cache.get_into(raw, at + 8, dialect, s)?;
+            } else {
+                owned_text_into(raw, at + 8, dialect, s)?;
+            }
+        }
+        return Ok(Some(rest.len() - tail.len()));
     }
     let d = after;
-    let x = match (l.ty, l.shape) {
-        (T::Nil, Shape::F0) => (Variant::Nil, 0),
+    let n = match (l.ty, l.shape) {
+        (T::Nil, Shape::F0) => 0,
         (T::Bool, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Bool(w != 0), 4),
+            Some(w) => {
+                put(out, Variant::Bool(w != 0));
+                4
+            }
             None => return Ok(None),
         },
         (T::Int, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Int(i64::from(w as i32)), 4),
+            Some(w) => {
+                put(out, Variant::Int(i64::from(w as i32)));
+                4
+            }
             None => return Ok(None),
         },
         (T::Int, Shape::F8) => match d.get(..8) {
-            Some(b) => (Variant::Int(i64::from_le_bytes(arr(b))), 8),
+            Some(b) => {
+                put(out, Variant::Int(i64::from_le_bytes(arr(b))));
+                8
+            }
             None => return Ok(None),
         },
         (T::Float, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Float(f64::from(f32::from_bits(w))), 4),
+            Some(w) => {
+                put(out, Variant::Float(f64::from(f32::from_bits(w))));
+                4
+            }
             None => return Ok(None),
         },
         (T::Float, Shape::F8) => match d.get(..8) {
-            Some(b) => (Variant::Float(f64::from_le_bytes(arr(b))), 8),
+            Some(b) => {
+                put(out, Variant::Float(f64::from_le_bytes(arr(b))));
+                8
+            }
             None => return Ok(None),
         },
         (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
-            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 8),
+            Some(a) => {
+                put(out, Variant::Vector2(Vector2::from_array(a)));
+                8
+            }
             None => return Ok(None),
         },
         (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
-            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 16),
+            Some(a) => {
+                put(out, Variant::Vector2(Vector2::from_array(a)));
+                16
+            }
             None => return Ok(None),
         },
         (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
-            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 12),
+            Some(a) => {
+                put(out, Variant::Vector3(Vector3::from_array(a)));
+                12
+            }
             None => return Ok(None),
         },
         (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
-            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 24),
+            Some(a) => {
+                put(out, Variant::Vector3(Vector3::from_array(a)));
+                24
+            }
             None => return Ok(None),
         },
         _ => return Ok(None),
     };
-    Ok(Some((x.0, 4 + x.1)))
+    Ok(Some(4 + n))
 }
 
 /// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
@@ -869,45 +960,64 @@ impl VariantRef<'_> {
             let in_depth = w.depth() <= opts.max_depth();
             match &mut top {
                 Building::Dict(d) if in_depth => {
-                    // A pending key's value first, then whole pairs: a key whose value is not
-                    // plain is left pending for the event path.
-                    if d.pending {
-                        if let Some(rest) = w.plain_bytes() {
-                            if let Some((x, n)) =
-                                plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)?
-                            {
-                                w.plain_consumed(n);
-                                d.value(x, rule);
-                            }
+                    // A pending key's value first, then whole pairs, each read into its place
+                    // at the end of the entries: a key whose value is not plain is left there
+                    // pending (with a Nil value) for the event path.
+                    if let (true, Some(rest)) = (d.pending, w.plain_bytes()) {
+                        let mut x = Variant::Nil;
+                        let at = w.offset();
+                        let read =
+                            plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, &mut x)?;
+                        if let Some(n) = read {
+                            w.plain_consumed(n);
+                            d.value(x, rule);
                         }
                     }
                     while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
                         let at = w.offset();
-                        let Some((k, n)) = plain_leaf(rest, at, rule, true, &mut cache, narrowing)?
+                        d.entries.push((Variant::Nil, Variant::Nil));
+                        let Some((k, v)) = d.entries.last_mut() else {
+                            break;
+                        };
+                        let Some(n) =
+                            plain_leaf_into(rest, at, rule, true, &mut cache, narrowing, k)?
                         else {
+                            // Nothing to drop: the pair is still Nil, Nil.
+                            if let Some(pair) = d.entries.pop() {
+                                core::mem::forget(pair);
+                            }
                             break;
                         };
                         let value = rest.get(n..).unwrap_or(&[]);
-                        match plain_leaf(value, at + n, rule, false, &mut cache, narrowing)? {
-                            Some((v, m)) => {
+                        match plain_leaf_into(value, at + n, rule, false, &mut cache, narrowing, v)?
+                        {
+                            Some(m) => {
                                 w.plain_pair_consumed(n + m);
-                                d.pair(k, v, rule);
+                                d.placed(rule);
                             }
                             None => {
                                 w.plain_consumed(n);
-                                d.push(k, rule);
+                                d.pending = true;
                             }
                         }
                     }
                 }
                 Building::Array { items, .. } if in_depth => {
                     while let Some(rest) = w.plain_bytes() {
-                        match plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)? {
-                            Some((x, n)) => {
-                                w.plain_consumed(n);
-                                items.push(x);
+                        let at = w.offset();
+                        items.push(Variant::Nil);
+                        let Some(x) = items.last_mut() else {
+                            break;
+                        };
+                        match plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, x)? {
+                            Some(n) => w.plain_consumed(n),
+                            None => {
+                                // Nothing to drop: the element is still Nil.
+                                if let Some(x) = items.pop() {
+                                    core::mem::forget(x);
+                                }
+                                break;
                             }
-                            None => break,
                         }
                     }
                 }

@@ -83,6 +83,18 @@ impl GString {
         GString(Repr::Inline(a))
     }
 
+    /// Appends `raw`, at most 8 ASCII bytes, to an inline text with room for them (as
+    /// [`from_short_ascii`](GString::from_short_ascii); nothing for a text on the heap): for
+    /// filling a text in place, in its final position, instead of moving it there.
+    #[inline(always)]
+    pub(crate) fn push_short_ascii(&mut self, raw: &[u8]) {
+        if let Repr::Inline(a) = &mut self.0 {
+            for &b in raw.iter().take(8) {
+                let _ = a.try_push(char::from(b & 0x7F));
+            }
+        }
+    }
+
     /// Appends `s`.
     pub fn push_str(&mut self, s: &str) {
         match &mut self.0 {
