@@ -84,7 +84,7 @@ fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
 fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -> Result<()> {
     if plain_short(raw) {
         if raw.len() <= 8 {
-            out.push_short_ascii(raw);
+            out.set_short_ascii(raw);
             return Ok(());
         }
         if let Ok(s) = core::str::from_utf8(raw) {

@@ -83,12 +83,14 @@ impl GString {
         GString(Repr::Inline(a))
     }
 
-    /// Appends `raw`, at most 8 ASCII bytes, to an inline text with room for them (as
+    /// Makes an inline text the text of `raw`, at most 8 ASCII bytes (as
     /// [`from_short_ascii`](GString::from_short_ascii); nothing for a text on the heap): for
-    /// filling a text in place, in its final position, instead of moving it there.
+    /// filling a text in place, in its final position, instead of moving it there. (Cleared
+    /// first, the text is known to have room for every byte: no capacity check per byte.)
     #[inline(always)]
-    pub(crate) fn push_short_ascii(&mut self, raw: &[u8]) {
+    pub(crate) fn set_short_ascii(&mut self, raw: &[u8]) {
         if let Repr::Inline(a) = &mut self.0 {
+            a.clear();
             for &b in raw.iter().take(8) {
                 let _ = a.try_push(char::from(b & 0x7F));
             }
