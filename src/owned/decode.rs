@@ -61,39 +61,39 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 /// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
-    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at; the
-    // shortest is taken a byte at a time, without a UTF-8 check or a copy call.
-    if plain_short(raw) {
-        if raw.len() <= 8 {
-            return Ok(GString::from_short_ascii(raw));
-        }
-        if let Ok(s) = core::str::from_utf8(raw) {
-            return Ok(GString::from(s));
-        }
-    }
-    let (t, skipped) = engine_text(raw);
-    match core::str::from_utf8(t) {
-        Ok(s) => Ok(GString::from(s)),
-        Err(_) => not_utf8(t, at, skipped, dialect),
-    }
+    let mut s = GString::new();
+    owned_text_into(raw, at, dialect, &mut s)?;
+    Ok(s)
 }
 
-/// [`owned_text`] into `out`, an empty text (inline, in its final position): short plain text
-/// is filled in place instead of being built elsewhere and moved.
+/// [`owned_text`] into `out`, a text in its final position (its text is replaced), where
+/// short plain text is filled in place instead of being built elsewhere and moved.
 #[inline(always)]
 fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -> Result<()> {
+    // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at; the
+    // shortest is taken a byte at a time, without a UTF-8 check or a copy call.
     if plain_short(raw) {
         if raw.len() <= 8 {
             out.set_short_ascii(raw);
             return Ok(());
         }
         if let Ok(s) = core::str::from_utf8(raw) {
-            out.push_str(s);
+            *out = GString::from(s);
             return Ok(());
         }
     }
-    *out = owned_text(raw, at, dialect)?;
+    *out = exact_text(raw, at, dialect)?;
     Ok(())
+}
+
+/// [`owned_text`] the exact way: the engine text (BOM stripped, cut at a NUL), checked.
+#[inline]
+fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
+    let (t, skipped) = engine_text(raw);
+    match core::str::from_utf8(t) {
+        Ok(s) => Ok(GString::from(s)),
+        Err(_) => not_utf8(t, at, skipped, dialect),
+    }
 }
 
 /// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
@@ -467,33 +467,13 @@ impl<'a> StrCache<'a> {
     /// The string of the raw string bytes `raw` (at `at`), from the cache or converted.
     #[inline(always)]
     fn get(&mut self, raw: &'a [u8], at: usize, dialect: Dialect) -> Result<GString> {
-        if raw.len() > crate::owned::INLINE_CAPACITY || raw.is_empty() {
-            return owned_text(raw, at, dialect);
-        }
-        let Some(slots) = &mut self.slots else {
-            self.seen += 1;
-            if self.seen == 64 {
-                self.slots = Some(Box::new(core::array::from_fn(|_| {
-                    (&[][..], GString::new())
-                })));
-            }
-            return owned_text(raw, at, dialect);
-        };
-        let i = 2 * Self::set(raw);
-        if same_bytes(slots[i].0, raw) {
-            return Ok(slots[i].1.clone());
-        }
-        if same_bytes(slots[i + 1].0, raw) {
-            slots.swap(i, i + 1);
-            return Ok(slots[i].1.clone());
-        }
-        let s = owned_text(raw, at, dialect)?;
-        slots.swap(i, i + 1);
-        slots[i] = (raw, s.clone());
+        let mut s = GString::new();
+        self.get_into(raw, at, dialect, &mut s)?;
         Ok(s)
     }
 
-    /// [`get`](StrCache::get) into `out`, an empty text in its final position.
+    /// [`get`](StrCache::get) into `out`, a text in its final position (its text is
+    /// replaced).
     #[inline(always)]
     fn get_into(
         &mut self,
