@@ -542,14 +542,21 @@ impl Drop for Dictionary {
             return;
         }
         let mut stack = Vec::new();
-        // Last first (see `drop_last_first`); pairs that own nothing are let go without calls.
-        while let Some((mut k, mut v)) = self.entries.pop() {
-            if owns_nothing(&k) && owns_nothing(&v) {
-                core::mem::forget((k, v));
-                continue;
+        // Last first (see `drop_last_first`), by reference: what a key or value owns is taken
+        // out (onto the stack if it is deep, else dropped here), leaving a Nil; the pairs that
+        // own nothing are not moved. Then every pair owns nothing and goes without a call.
+        for (k, v) in self.entries.iter_mut().rev() {
+            for x in [v, k] {
+                if !owns_nothing(x) {
+                    let x = core::mem::take(x);
+                    if is_deep(&x) {
+                        stack.push(x);
+                    }
+                }
             }
-            take_if_deep(&mut k, &mut stack);
-            take_if_deep(&mut v, &mut stack);
+        }
+        while let Some(pair) = self.entries.pop() {
+            core::mem::forget(pair);
         }
         if !stack.is_empty() {
             drop_stack(stack);
