@@ -529,6 +529,16 @@ impl<'a> Walker<'a> {
         self.top.remaining -= 1;
     }
 
+    /// Commits a dictionary's key and value, `n` bytes together, that a fast path read whole
+    /// from the bytes that [`plain_bytes`](Walker::plain_bytes) returned at a key position (so
+    /// the key's value is still due in the container's count).
+    #[inline(always)]
+    pub(crate) fn plain_pair_consumed(&mut self, n: usize) {
+        // Cannot fail: `n` bytes are there.
+        let _ = self.r.skip(n);
+        self.top.remaining = self.top.remaining.saturating_sub(2);
+    }
+
     /// Commits the head of a container, `n` bytes read by a fast path from
     /// [`leaf_bytes`](Walker::leaf_bytes), of `count` elements (pairs for a Dictionary): the
     /// container is open.

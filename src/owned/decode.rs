@@ -61,16 +61,34 @@ fn read_owned_string(r: &mut Reader<'_>, dialect: Dialect) -> Result<GString> {
 /// only Godot 3 accepts is decoded as Godot 3 reads it.
 #[inline(always)]
 fn owned_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
+    let mut s = GString::new();
+    owned_text_into(raw, at, dialect, &mut s)?;
+    Ok(s)
+}
+
+/// [`owned_text`] into `out`, a text in its final position (its text is replaced), where
+/// short plain text is filled in place instead of being built elsewhere and moved.
+#[inline(always)]
+fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -> Result<()> {
     // Short plain text (keys, names) is its own engine text: no BOM, no NUL to cut at; the
     // shortest is taken a byte at a time, without a UTF-8 check or a copy call.
     if plain_short(raw) {
         if raw.len() <= 8 {
-            return Ok(GString::from_short_ascii(raw));
+            out.set_short_ascii(raw);
+            return Ok(());
         }
         if let Ok(s) = core::str::from_utf8(raw) {
-            return Ok(GString::from(s));
+            *out = GString::from(s);
+            return Ok(());
         }
     }
+    *out = exact_text(raw, at, dialect)?;
+    Ok(())
+}
+
+/// [`owned_text`] the exact way: the engine text (BOM stripped, cut at a NUL), checked.
+#[inline]
+fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     let (t, skipped) = engine_text(raw);
     match core::str::from_utf8(t) {
         Ok(s) => Ok(GString::from(s)),
@@ -167,34 +185,7 @@ impl DictBuilder {
         let Some(((key, slot), earlier)) = self.entries.split_last_mut() else {
             return;
         };
-        let found = match &mut self.index {
-            Some(index) => {
-                let info = key_info(key, rule, &index.state);
-                if !info.matchable {
-                    None
-                } else {
-                    let at = index.find(info.hash, |at| same_key(&earlier[at].0, key, rule));
-                    if at.is_none() {
-                        index.insert(info.hash, earlier.len());
-                    }
-                    at
-                }
-            }
-            None => match key {
-                Variant::String(t) | Variant::StringName(t) => {
-                    let bit = 1u64 << fingerprint(t.as_bytes());
-                    let seen = self.strings & bit != 0;
-                    self.strings |= bit;
-                    if seen {
-                        scan(earlier, key, rule)
-                    } else {
-                        None
-                    }
-                }
-                _ => scan(earlier, key, rule),
-            },
-        };
-        match found {
+        match find_earlier(&mut self.index, &mut self.strings, earlier, key, rule) {
             Some(at) => {
                 earlier[at].1 = x;
                 self.entries.pop();
@@ -202,10 +193,32 @@ impl DictBuilder {
             None => {
                 // The slot holds the Nil put there with the key: nothing to drop (no call).
                 core::mem::forget(core::mem::replace(slot, x));
-                if self.index.is_none() && self.entries.len() > SCAN_MAX {
-                    self.build_index(rule);
-                }
+                self.grown(rule);
             }
+        }
+    }
+
+    /// Takes the pair just put at the end of the entries whole (no key was pending): if an
+    /// earlier key is the same key, the value replaces that entry's, and the last entry goes.
+    #[inline(always)]
+    fn placed(&mut self, rule: Dialect) {
+        let Some(((key, value), earlier)) = self.entries.split_last_mut() else {
+            return;
+        };
+        match find_earlier(&mut self.index, &mut self.strings, earlier, key, rule) {
+            Some(at) => {
+                earlier[at].1 = core::mem::take(value);
+                self.entries.pop();
+            }
+            None => self.grown(rule),
+        }
+    }
+
+    /// After an entry was added: the index is built once there are more than [`SCAN_MAX`].
+    #[inline(always)]
+    fn grown(&mut self, rule: Dialect) {
+        if self.index.is_none() && self.entries.len() > SCAN_MAX {
+            self.build_index(rule);
         }
     }
 
@@ -234,6 +247,47 @@ impl DictBuilder {
             }
             None => Dictionary::from_parts(self.entries, None, self.index),
         }
+    }
+}
+
+/// The position among `earlier` (a dictionary's entries so far) of the same key as `key`, by the
+/// dialect's key rule: by the hash `index` once there is one (`key`, if new, is then indexed
+/// at `earlier.len()`), else by a scan, which a String or StringName key whose fingerprint bit
+/// is clear in `strings` skips (and sets the bit).
+#[inline(always)]
+fn find_earlier(
+    index: &mut Option<Index>,
+    strings: &mut u64,
+    earlier: &[(Variant, Variant)],
+    key: &Variant,
+    rule: Dialect,
+) -> Option<usize> {
+    match index {
+        Some(index) => {
+            let info = key_info(key, rule, &index.state);
+            if !info.matchable {
+                None
+            } else {
+                let at = index.find(info.hash, |at| same_key(&earlier[at].0, key, rule));
+                if at.is_none() {
+                    index.insert(info.hash, earlier.len());
+                }
+                at
+            }
+        }
+        None => match key {
+            Variant::String(t) | Variant::StringName(t) => {
+                let bit = 1u64 << fingerprint(t.as_bytes());
+                let seen = *strings & bit != 0;
+                *strings |= bit;
+                if seen {
+                    scan(earlier, key, rule)
+                } else {
+                    None
+                }
+            }
+            _ => scan(earlier, key, rule),
+        },
     }
 }
 
@@ -413,8 +467,23 @@ impl<'a> StrCache<'a> {
     /// The string of the raw string bytes `raw` (at `at`), from the cache or converted.
     #[inline(always)]
     fn get(&mut self, raw: &'a [u8], at: usize, dialect: Dialect) -> Result<GString> {
+        let mut s = GString::new();
+        self.get_into(raw, at, dialect, &mut s)?;
+        Ok(s)
+    }
+
+    /// [`get`](StrCache::get) into `out`, a text in its final position (its text is
+    /// replaced).
+    #[inline(always)]
+    fn get_into(
+        &mut self,
+        raw: &'a [u8],
+        at: usize,
+        dialect: Dialect,
+        out: &mut GString,
+    ) -> Result<()> {
         if raw.len() > crate::owned::INLINE_CAPACITY || raw.is_empty() {
-            return owned_text(raw, at, dialect);
+            return owned_text_into(raw, at, dialect, out);
         }
         let Some(slots) = &mut self.slots else {
             self.seen += 1;
@@ -423,20 +492,22 @@ impl<'a> StrCache<'a> {
                     (&[][..], GString::new())
                 })));
             }
-            return owned_text(raw, at, dialect);
+            return owned_text_into(raw, at, dialect, out);
         };
         let i = 2 * Self::set(raw);
         if same_bytes(slots[i].0, raw) {
-            return Ok(slots[i].1.clone());
+            *out = slots[i].1.clone();
+            return Ok(());
         }
         if same_bytes(slots[i + 1].0, raw) {
             slots.swap(i, i + 1);
-            return Ok(slots[i].1.clone());
+            *out = slots[i].1.clone();
+            return Ok(());
         }
-        let s = owned_text(raw, at, dialect)?;
+        owned_text_into(raw, at, dialect, out)?;
         slots.swap(i, i + 1);
-        slots[i] = (raw, s.clone());
-        Ok(s)
+        slots[i] = (raw, out.clone());
+        Ok(())
     }
 }
 
@@ -519,20 +590,28 @@ fn quick_leaf<'a>(
     }))
 }
 
+/// Sets `out`, which is Nil, without dropping it (no call, no check).
+#[inline(always)]
+fn put(out: &mut Variant, x: Variant) {
+    core::mem::forget(core::mem::replace(out, x));
+}
+
 /// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
-/// `head` checks it, and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their
-/// 64-bit math is to be narrowed: `narrow`), and String or StringName whose bytes and padding
-/// are ASCII. `None` for anything else, short input included: the event path reads it.
+/// `head` checks it into `out` (a Nil, in its final position: a short text is filled in place),
+/// and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is to be
+/// narrowed: `narrow`), and String or StringName whose bytes and padding are ASCII. `None` for
+/// anything else, short input included (`out` is then still Nil): the event path reads it.
 /// A String at a dictionary key position (`key`) goes through the cache.
 #[inline(always)]
-fn plain_leaf<'a>(
+fn plain_leaf_into<'a>(
     rest: &'a [u8],
     at: usize,
     dialect: Dialect,
     key: bool,
     cache: &mut StrCache<'a>,
     narrow: bool,
-) -> Result<Option<(Variant, usize)>> {
+    out: &mut Variant,
+) -> Result<Option<usize>> {
     use VariantType as T;
     let Some((h, after)) = rest.split_first_chunk::<4>() else {
         return Ok(None);
@@ -542,60 +621,89 @@ fn plain_leaf<'a>(
         let Some((raw, tail)) = plain_string::<true>(after) else {
             return Ok(None);
         };
-        let s = if key {
-            cache.get(raw, at + 8, dialect)?
+        if l.ty == T::String {
+            put(out, Variant::String(GString::new()));
         } else {
-            owned_text(raw, at + 8, dialect)?
-        };
-        let x = if l.ty == T::String {
-            Variant::String(s)
-        } else {
-            Variant::StringName(s)
-        };
-        return Ok(Some((x, rest.len() - tail.len())));
+            put(out, Variant::StringName(GString::new()));
+        }
+        if let Variant::String(s) | Variant::StringName(s) = out {
+            if key {
+                cache.get_into(raw, at + 8, dialect, s)?;
+            } else {
+                owned_text_into(raw, at + 8, dialect, s)?;
+            }
+        }
+        return Ok(Some(rest.len() - tail.len()));
     }
     let d = after;
-    let x = match (l.ty, l.shape) {
-        (T::Nil, Shape::F0) => (Variant::Nil, 0),
+    let n = match (l.ty, l.shape) {
+        (T::Nil, Shape::F0) => 0,
         (T::Bool, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Bool(w != 0), 4),
+            Some(w) => {
+                put(out, Variant::Bool(w != 0));
+                4
+            }
             None => return Ok(None),
         },
         (T::Int, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Int(i64::from(w as i32)), 4),
+            Some(w) => {
+                put(out, Variant::Int(i64::from(w as i32)));
+                4
+            }
             None => return Ok(None),
         },
         (T::Int, Shape::F8) => match d.get(..8) {
-            Some(b) => (Variant::Int(i64::from_le_bytes(arr(b))), 8),
+            Some(b) => {
+                put(out, Variant::Int(i64::from_le_bytes(arr(b))));
+                8
+            }
             None => return Ok(None),
         },
         (T::Float, Shape::F4) => match word(d, 0) {
-            Some(w) => (Variant::Float(f64::from(f32::from_bits(w))), 4),
+            Some(w) => {
+                put(out, Variant::Float(f64::from(f32::from_bits(w))));
+                4
+            }
             None => return Ok(None),
         },
         (T::Float, Shape::F8) => match d.get(..8) {
-            Some(b) => (Variant::Float(f64::from_le_bytes(arr(b))), 8),
+            Some(b) => {
+                put(out, Variant::Float(f64::from_le_bytes(arr(b))));
+                8
+            }
             None => return Ok(None),
         },
         (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
-            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 8),
+            Some(a) => {
+                put(out, Variant::Vector2(Vector2::from_array(a)));
+                8
+            }
             None => return Ok(None),
         },
         (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
-            Some(a) => (Variant::Vector2(Vector2::from_array(a)), 16),
+            Some(a) => {
+                put(out, Variant::Vector2(Vector2::from_array(a)));
+                16
+            }
             None => return Ok(None),
         },
         (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
-            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 12),
+            Some(a) => {
+                put(out, Variant::Vector3(Vector3::from_array(a)));
+                12
+            }
             None => return Ok(None),
         },
         (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
-            Some(a) => (Variant::Vector3(Vector3::from_array(a)), 24),
+            Some(a) => {
+                put(out, Variant::Vector3(Vector3::from_array(a)));
+                24
+            }
             None => return Ok(None),
         },
         _ => return Ok(None),
     };
-    Ok(Some((x.0, 4 + x.1)))
+    Ok(Some(4 + n))
 }
 
 /// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
@@ -832,25 +940,64 @@ impl VariantRef<'_> {
             let in_depth = w.depth() <= opts.max_depth();
             match &mut top {
                 Building::Dict(d) if in_depth => {
-                    while let Some(rest) = w.plain_bytes() {
-                        let key = !d.pending;
-                        match plain_leaf(rest, w.offset(), rule, key, &mut cache, narrowing)? {
-                            Some((x, n)) => {
-                                w.plain_consumed(n);
-                                d.push(x, rule);
+                    // A pending key's value first, then whole pairs, each read into its place
+                    // at the end of the entries: a key whose value is not plain is left there
+                    // pending (with a Nil value) for the event path.
+                    if let (true, Some(rest)) = (d.pending, w.plain_bytes()) {
+                        let mut x = Variant::Nil;
+                        let at = w.offset();
+                        let read =
+                            plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, &mut x)?;
+                        if let Some(n) = read {
+                            w.plain_consumed(n);
+                            d.value(x, rule);
+                        }
+                    }
+                    while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
+                        let at = w.offset();
+                        d.entries.push((Variant::Nil, Variant::Nil));
+                        let Some((k, v)) = d.entries.last_mut() else {
+                            break;
+                        };
+                        let Some(n) =
+                            plain_leaf_into(rest, at, rule, true, &mut cache, narrowing, k)?
+                        else {
+                            // Nothing to drop: the pair is still Nil, Nil.
+                            if let Some(pair) = d.entries.pop() {
+                                core::mem::forget(pair);
                             }
-                            None => break,
+                            break;
+                        };
+                        let value = rest.get(n..).unwrap_or(&[]);
+                        match plain_leaf_into(value, at + n, rule, false, &mut cache, narrowing, v)?
+                        {
+                            Some(m) => {
+                                w.plain_pair_consumed(n + m);
+                                d.placed(rule);
+                            }
+                            None => {
+                                w.plain_consumed(n);
+                                d.pending = true;
+                            }
                         }
                     }
                 }
                 Building::Array { items, .. } if in_depth => {
                     while let Some(rest) = w.plain_bytes() {
-                        match plain_leaf(rest, w.offset(), rule, false, &mut cache, narrowing)? {
-                            Some((x, n)) => {
-                                w.plain_consumed(n);
-                                items.push(x);
+                        let at = w.offset();
+                        items.push(Variant::Nil);
+                        let Some(x) = items.last_mut() else {
+                            break;
+                        };
+                        match plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, x)? {
+                            Some(n) => w.plain_consumed(n),
+                            None => {
+                                // Nothing to drop: the element is still Nil.
+                                if let Some(x) = items.pop() {
+                                    core::mem::forget(x);
+                                }
+                                break;
                             }
-                            None => break,
                         }
                     }
                 }

@@ -70,16 +70,28 @@ impl GString {
         matches!(self.0, Repr::Inline(_))
     }
 
-    /// The text of `raw`, ASCII bytes that fit inline (checked by the caller; any other byte
-    /// would be taken as the character of its value, and bytes past the capacity dropped),
-    /// pushed a byte at a time: for a few bytes, cheaper than a UTF-8 check and a copy call.
+    /// Makes this the text of `raw`, at most 8 ASCII bytes (checked by the caller: a byte's high
+    /// bit would be dropped, and bytes past the eighth), inline, in place: for filling a text in
+    /// its final position instead of building it elsewhere and moving it there. The bytes are
+    /// pushed one at a time (for a few bytes, cheaper than a UTF-8 check and a copy call); the
+    /// text cleared first, the mask and the bound let the compiler see that every push is one
+    /// byte that fits, so the loop has no capacity check or branch per byte.
     #[inline(always)]
-    pub(crate) fn from_short_ascii(raw: &[u8]) -> GString {
-        let mut a = ArrayString::new();
-        for &b in raw {
-            let _ = a.try_push(char::from(b));
+    pub(crate) fn set_short_ascii(&mut self, raw: &[u8]) {
+        let fill = |a: &mut ArrayString<INLINE_CAPACITY>| {
+            a.clear();
+            for &b in raw.iter().take(8) {
+                let _ = a.try_push(char::from(b & 0x7F));
+            }
+        };
+        match &mut self.0 {
+            Repr::Inline(a) => fill(a),
+            Repr::Heap(_) => {
+                let mut a = ArrayString::new();
+                fill(&mut a);
+                self.0 = Repr::Inline(a);
+            }
         }
-        GString(Repr::Inline(a))
     }
 
     /// Appends `s`.
@@ -320,6 +332,19 @@ mod tests {
         assert!(!long.is_inline());
         assert_eq!(long.len(), INLINE_CAPACITY + 1);
         assert!(GString::from(String::from("ab")).is_inline());
+    }
+
+    #[test]
+    fn set_short_ascii_replaces_any_text() {
+        let mut s = GString::from("x".repeat(INLINE_CAPACITY + 10).as_str());
+        assert!(!s.is_inline());
+        s.set_short_ascii(b"hp");
+        assert_eq!(s, "hp");
+        assert!(s.is_inline());
+        s.set_short_ascii(b"buttons");
+        assert_eq!(s, "buttons");
+        s.set_short_ascii(b"");
+        assert_eq!(s, "");
     }
 
     #[test]

@@ -524,16 +524,39 @@ impl Drop for Array {
 
 impl Drop for Dictionary {
     fn drop(&mut self) {
-        let mut stack = Vec::new();
-        // Last first (see `drop_last_first`); pairs that own nothing (most pairs of a packet:
-        // an inline string key, a number or a short string value) are let go without calls.
-        while let Some((mut k, mut v)) = self.entries.pop() {
-            if owns_nothing(&k) && owns_nothing(&v) {
-                core::mem::forget((k, v));
-                continue;
+        // Most dictionaries of a packet own nothing but their entries' allocation (inline
+        // string keys, numbers, short string values): a pass by reference from the end finds
+        // the last pair that owns something, and the pairs after it are let go without a drop
+        // call or a move each (all of them, usually).
+        let owning = self
+            .entries
+            .iter()
+            .rposition(|(k, v)| !(owns_nothing(k) && owns_nothing(v)));
+        let keep = owning.map_or(0, |at| at + 1);
+        while self.entries.len() > keep {
+            if let Some(pair) = self.entries.pop() {
+                core::mem::forget(pair);
             }
-            take_if_deep(&mut k, &mut stack);
-            take_if_deep(&mut v, &mut stack);
+        }
+        if keep == 0 {
+            return;
+        }
+        let mut stack = Vec::new();
+        // Last first (see `drop_last_first`), by reference: what a key or value owns is taken
+        // out (onto the stack if it is deep, else dropped here), leaving a Nil; the pairs that
+        // own nothing are not moved. Then every pair owns nothing and goes without a call.
+        for (k, v) in self.entries.iter_mut().rev() {
+            for x in [v, k] {
+                if !owns_nothing(x) {
+                    let x = core::mem::take(x);
+                    if is_deep(&x) {
+                        stack.push(x);
+                    }
+                }
+            }
+        }
+        while let Some(pair) = self.entries.pop() {
+            core::mem::forget(pair);
         }
         if !stack.is_empty() {
             drop_stack(stack);
