@@ -446,7 +446,14 @@ mod tests {
         assert!(check(surrogate, Dialect::Godot3, 0).is_ok());
         assert!(check(b"\xF8\x88\x80\x80\x80", Dialect::Godot3, 0).is_ok());
         assert!(check(b"\xC0\x80", Dialect::Godot3, 0).is_err());
-        assert!(check(b"\xE0\x80\x80", Dialect::Godot3, 0).is_ok());
+        // Overlong forms: refused where the engine's rule refuses them (checked live).
+        assert!(check(b"\xE0\x81\x81", Dialect::Godot3, 0).is_ok());
+        assert_eq!(
+            check(b"\xE0\x80\x80", Dialect::Godot3, 0)
+                .unwrap_err()
+                .offset(),
+            2
+        );
         assert_eq!(
             check(b"a\xE2\x82", Dialect::Godot3, 0)
                 .unwrap_err()
