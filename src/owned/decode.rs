@@ -4,6 +4,11 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// The pair a Dictionary entry starts as before its key and value are read into it, a
+/// constant so that it is copied from read-only data rather than assembled on the stack first
+/// (whose byte stores, read back as wide words, stall the CPU).
+const NIL_PAIR: (Variant, Variant) = (Variant::Nil, Variant::Nil);
+
 use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
@@ -496,12 +501,12 @@ impl<'a> StrCache<'a> {
         };
         let i = 2 * Self::set(raw);
         if same_bytes(slots[i].0, raw) {
-            *out = slots[i].1.clone();
+            out.clone_from(&slots[i].1);
             return Ok(());
         }
         if same_bytes(slots[i + 1].0, raw) {
             slots.swap(i, i + 1);
-            *out = slots[i].1.clone();
+            out.clone_from(&slots[i].1);
             return Ok(());
         }
         owned_text_into(raw, at, dialect, out)?;
@@ -522,7 +527,12 @@ fn read_strings<'a>(
     let mut out = Vec::with_capacity(capacity(count, r.remaining(), 4, budget));
     for _ in 0..count {
         let (raw, at) = r.read_string_raw()?;
-        out.push(cache.get(raw, at, dialect)?);
+        // Read into its final place (a text returned by value and pushed is a copy through a
+        // temporary, read back wide: a store-forwarding stall per string).
+        out.push(GString::new());
+        if let Some(s) = out.last_mut() {
+            cache.get_into(raw, at, dialect, s)?;
+        }
     }
     Ok(out)
 }
@@ -955,7 +965,7 @@ impl VariantRef<'_> {
                     }
                     while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
                         let at = w.offset();
-                        d.entries.push((Variant::Nil, Variant::Nil));
+                        d.entries.push(NIL_PAIR);
                         let Some((k, v)) = d.entries.last_mut() else {
                             break;
                         };

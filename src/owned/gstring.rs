@@ -38,7 +38,6 @@ pub const INLINE_CAPACITY: usize = 24;
 /// ```
 ///
 /// Equality, ordering and hashing are those of the text (as for `str`), whatever the storage.
-#[derive(Clone)]
 pub struct GString(Repr);
 
 #[derive(Clone)]
@@ -114,6 +113,28 @@ impl GString {
         match self.0 {
             Repr::Inline(s) => String::from(s.as_str()),
             Repr::Heap(s) => s,
+        }
+    }
+}
+
+impl Clone for GString {
+    /// An inline text is copied straight (its `Copy` storage), not through the derived
+    /// enum clone.
+    #[inline]
+    fn clone(&self) -> GString {
+        match &self.0 {
+            Repr::Inline(a) => GString(Repr::Inline(*a)),
+            Repr::Heap(s) => GString(Repr::Heap(s.clone())),
+        }
+    }
+
+    /// Copies an inline text over an inline text in place (no temporary: `*out = x.clone()`
+    /// goes through one, whose overlapping stores read back whole stall the CPU).
+    #[inline]
+    fn clone_from(&mut self, source: &GString) {
+        match (&mut self.0, &source.0) {
+            (Repr::Inline(d), Repr::Inline(s)) => *d = *s,
+            _ => *self = source.clone(),
         }
     }
 }
