@@ -365,13 +365,14 @@ pub fn print_round_trip(data: &[u8]) -> bool {
             // A text starting with U+FEFF (what is left once the reader stripped one BOM) is
             // written as it is and loses it when read again, as in the engine: the JSON's
             // bytes hold the text the engine read, not the original's second BOM.
-        } else if nil_and_null_object_keys(&owned) || nil_and_null_object_keys(&back) {
-            // (In the bytes' value too: a key that the engine converts, such as an Array key of a
-            // Dictionary typed PackedStringArray, prints the null-object key it holds.)
-            // A null object is written as Nil, as the engine writes it, so the engine reads a
-            // null-object key of the original as a key of its own but the same key as Nil in
-            // the JSON's bytes (no bytes can carry that key). What holds: the engine reads the
-            // JSON's bytes as it reads the original with every null object written as Nil.
+        } else if nil_and_null_object_keys(&owned) || any_value(&back, is_null_object) {
+            // A null object is written as Nil, as the engine writes it, and the engine tells
+            // them apart: a null-object key of the original is a key of its own but the same
+            // key as Nil in the JSON's bytes, and a value the engine converts to text (an Array
+            // key of a Dictionary typed PackedStringArray) prints `<Object#null>` for one and
+            // `<null>` for the other. No bytes can carry a null object. What holds: the engine
+            // reads the JSON's bytes as it reads the original with every null object written
+            // as Nil.
             let nil = null_objects_as_nil(data, &read);
             assert_eq!(
                 engine_bytes(&nil, &read),
