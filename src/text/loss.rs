@@ -226,7 +226,8 @@ fn classify(
                     return Ok(Some((LossKind::NotCanonical, w.name_at())));
                 }
                 if let Some(o) = open.last_mut() {
-                    o.script = d == Dialect::Godot4 && name.as_bytes() == b"script";
+                    // Both dialects print a script path as `Resource("path")`, as it is.
+                    o.script = name.as_bytes() == b"script";
                 }
                 continue;
             }
