@@ -817,29 +817,19 @@ impl DirectCompound<'_, '_> {
         if self.dict && self.written % 2 != 0 {
             return Err(misuse("dictionary key without a value", at));
         }
-        match self.declared {
-            Some(d) if d != self.written => {
-                return Err(misuse(
-                    "fewer values than the container's declared count",
-                    at,
-                ))
-            }
-            Some(_) => {}
-            None => {
-                let items = if self.dict {
-                    self.written / 2
-                } else {
-                    self.written
-                };
-                if items > i32::MAX as u64 {
-                    return Err(crate::Error::new(crate::ErrorKind::TooLong, at).into());
-                }
-                let word = (items as u32).to_le_bytes();
-                if let Some(slot) = self.s.out.get_mut(self.count_at..self.count_at + 4) {
-                    slot.copy_from_slice(&word);
-                }
-            }
-        }
+        let items = if self.dict {
+            self.written / 2
+        } else {
+            self.written
+        };
+        crate::writer::close_count(
+            &mut self.s.out[..],
+            self.count_at,
+            self.declared,
+            self.written,
+            items,
+            at,
+        )?;
         self.s.depth -= 1 + usize::from(self.variant);
         Ok(())
     }

@@ -89,6 +89,36 @@ impl Default for Writer {
     }
 }
 
+/// Closes a container whose `written` values (keys and values both counted) hold `items`
+/// elements: checks them against the `declared` count, or patches the count word at
+/// `count_at` in `buf` when none was declared. `at` is the offset for an error. Shared by the
+/// writer and serde's direct serializer.
+pub(crate) fn close_count(
+    buf: &mut [u8],
+    count_at: usize,
+    declared: Option<u64>,
+    written: u64,
+    items: u64,
+    at: usize,
+) -> Result<()> {
+    match declared {
+        Some(d) if d != written => Err(misuse(
+            "fewer values than the container's declared count",
+            at,
+        )),
+        Some(_) => Ok(()),
+        None => {
+            if items > i32::MAX as u64 {
+                return Err(Error::new(ErrorKind::TooLong, at));
+            }
+            if let Some(slot) = buf.get_mut(count_at..count_at + 4) {
+                slot.copy_from_slice(&(items as u32).to_le_bytes());
+            }
+            Ok(())
+        }
+    }
+}
+
 impl Writer {
     /// A writer with an empty buffer.
     pub fn new(opts: EncodeOptions) -> Writer {
@@ -373,24 +403,14 @@ impl Writer {
             Kind::Dictionary => top.written / 2,
             _ => top.written,
         };
-        match top.declared {
-            Some(d) if d != top.written => {
-                return Err(misuse(
-                    "fewer values than the container's declared count",
-                    at,
-                ))
-            }
-            Some(_) => {}
-            None => {
-                if items > i32::MAX as u64 {
-                    return Err(Error::new(ErrorKind::TooLong, at));
-                }
-                let word = (items as u32).to_le_bytes();
-                if let Some(slot) = self.buf.get_mut(top.count_at..top.count_at + 4) {
-                    slot.copy_from_slice(&word);
-                }
-            }
-        }
+        close_count(
+            &mut self.buf,
+            top.count_at,
+            top.declared,
+            top.written,
+            items,
+            at,
+        )?;
         self.stack.pop();
         Ok(())
     }
