@@ -254,6 +254,39 @@ fn every_reason_is_named() {
         loss(&deep, &ReadOptions::new(), &g4().with_max_depth(1)),
         Some((L::Depth, true))
     );
+    // An `Array[Array]` holding a packed array within the limit: the engine converts it to
+    // an Array, printed as one, whose elements are one level deeper than the limit allows.
+    let typed = encode_with(
+        &Variant::Array(Array::typed(
+            TypeInfo::Builtin(VariantType::Array),
+            vec![Variant::PackedInt32Array(vec![1])],
+        )),
+        &g4(),
+    )
+    .unwrap();
+    let within = ReadOptions::new().with_max_depth(1);
+    assert!(validate_with(&typed, &within).is_ok());
+    assert_eq!(
+        loss(&typed, &within, &g4().with_max_depth(1)),
+        Some((L::Depth, true))
+    );
+    assert_eq!(
+        loss(&typed, &within, &g4().with_max_depth(2)),
+        Some((L::Converted, false))
+    );
+    // Empty, it has no elements to be too deep.
+    let empty = encode_with(
+        &Variant::Array(Array::typed(
+            TypeInfo::Builtin(VariantType::Array),
+            vec![Variant::PackedInt32Array(vec![])],
+        )),
+        &g4(),
+    )
+    .unwrap();
+    assert_eq!(
+        loss(&empty, &within, &g4().with_max_depth(1)),
+        Some((L::Converted, false))
+    );
 }
 
 #[test]

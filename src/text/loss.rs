@@ -249,6 +249,17 @@ fn classify(
             let is_key = o.is_dict && o.next_is_key;
             o.next_is_key ^= o.is_dict;
             if let Some(t) = &o.checked {
+                // A packed array the engine converts to an Array is printed as one: its
+                // elements are one level deeper in the text than in the bytes (a packed array
+                // holds elements past its header and count).
+                if (is_key || !o.is_dict)
+                    && *t == TypeInfo::Builtin(T::Array)
+                    && x.ty().is_packed_array()
+                    && x.depth() + 1 > opts.max_depth()
+                    && x.byte_len()? > 8
+                {
+                    return Ok(Some((LossKind::Depth, at)));
+                }
                 if !unreadable
                     && (is_key || !o.is_dict)
                     && crate::convert::fit_ref(t, &x)? != crate::convert::Fit::Keep
