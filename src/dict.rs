@@ -276,6 +276,64 @@ impl<'a> DictionaryRef<'a> {
         self.find(&key, true)
     }
 
+    /// The values of several keys in one walk over the Dictionary: the same as
+    /// `keys.map(|k| self.get(k))`, with the first error if any, at the cost of about one
+    /// [`get`](DictionaryRef::get) (which reads the whole dictionary anyway, to find the value
+    /// the engine keeps). This is the lookup for reading a few fields of a packet.
+    ///
+    /// String keys are compared in place, in one walk (up to 64 keys); other keys, Godot 3
+    /// dictionaries and typed Dictionaries are looked up one [`get`](DictionaryRef::get) after
+    /// the other, with the same answers.
+    ///
+    /// ```
+    /// // var_to_bytes({"seq": 7, "jump": true, "name": "ann"})
+    /// let bytes = [27, 0, 0, 0, 3, 0, 0, 0,
+    ///              4, 0, 0, 0, 3, 0, 0, 0, b's', b'e', b'q', 0, 2, 0, 0, 0, 7, 0, 0, 0,
+    ///              4, 0, 0, 0, 4, 0, 0, 0, b'j', b'u', b'm', b'p', 1, 0, 0, 0, 1, 0, 0, 0,
+    ///              4, 0, 0, 0, 4, 0, 0, 0, b'n', b'a', b'm', b'e',
+    ///              4, 0, 0, 0, 3, 0, 0, 0, b'a', b'n', b'n', 0];
+    /// gdvariant::validate(&bytes)?;
+    /// let d = gdvariant::parse(&bytes)?.as_dictionary()?;
+    /// let [jump, name, hp] = d.get_many(["jump", "name", "hp"])?;
+    /// assert!(jump.unwrap().as_bool()?);
+    /// assert_eq!(name.unwrap().as_str()?, "ann");
+    /// assert!(hp.is_none());
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn get_many<K: Key, const N: usize>(
+        &self,
+        keys: [K; N],
+    ) -> Result<[Option<VariantRef<'a>>; N]> {
+        let mut found = [None; N];
+        let plain = N <= 64
+            && self.value.dialect() == Dialect::Godot4
+            && self.value.header() & (0x3 << 16) == 0;
+        if plain {
+            let mut texts: [&[u8]; N] = [&[]; N];
+            let all = texts.iter_mut().zip(&keys).all(|(t, k)| {
+                let Some(s) = k.as_str_key() else {
+                    return false;
+                };
+                *t = s.as_bytes();
+                t.iter().all(|&b| b != 0) && !t.starts_with(BOM)
+            });
+            if all {
+                self.scan_str_keys(&ManyKeys(texts), |mut bits, v| {
+                    while bits != 0 {
+                        found[bits.trailing_zeros() as usize] = Some(v);
+                        bits &= bits - 1;
+                    }
+                    false
+                })?;
+                return Ok(found);
+            }
+        }
+        for (f, k) in found.iter_mut().zip(&keys) {
+            *f = self.find(k, false)?;
+        }
+        Ok(found)
+    }
+
     /// The same as [`get`](DictionaryRef::get), which now finds the last matching pair.
     #[deprecated(
         since = "0.2.0",
@@ -326,79 +384,94 @@ impl<'a> DictionaryRef<'a> {
     /// walked on the slice; from the first other pair on, the exact way
     /// ([`find_str_from`](DictionaryRef::find_str_from)).
     fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
+        let mut found = None;
+        self.scan_str_keys(&OneKey(s), |_, v| {
+            found = Some(v);
+            first
+        })?;
+        Ok(found)
+    }
+
+    /// The pairs in one walk: `hit` gets the bytes of each String or StringName key (as
+    /// encoded, before the engine's BOM strip and NUL cut) and says which of the keys looked up
+    /// it is (a bit each, 0 for none); `on` gets those bits and the pair's value, and stops the
+    /// walk by returning `true`. The plain pairs (a string key, a fixed or string value) are
+    /// walked on the slice; from the first other pair on, the exact way
+    /// ([`scan_str_keys_from`](DictionaryRef::scan_str_keys_from)). Every pair is checked as
+    /// `get` checks it, up to where `on` stops the walk.
+    #[inline(always)]
+    fn scan_str_keys(
+        &self,
+        hit: &impl KeyBits,
+        mut on: impl FnMut(u64, VariantRef<'a>) -> bool,
+    ) -> Result<()> {
         let v = &self.value;
         let count = v.h.count;
         let depth = v.depth() + 1;
         let opts = v.options_ref();
         if count == 0 || depth > opts.max_depth {
-            return self.find_str_from(v.body_reader(), count, s, first, None);
+            return self.scan_str_keys_from(v.body_reader(), count, hit, &mut on);
         }
         let mut r = v.body_reader();
         let mut left = count;
-        let mut found = None;
         loop {
-            let (taken, rest, hit) = scan_plain(r.rest(), left, s, opts.dialect.layouts());
+            let (taken, rest, bits) = scan_plain(r.rest(), left, hit, opts.dialect.layouts());
             r.advance(taken);
             left = rest;
-            if !hit {
+            if bits == 0 {
                 break;
             }
             let h = head_at(&mut r, opts, false)?;
-            let v = VariantRef::new(h, depth, *opts);
-            if first {
-                return Ok(Some(v));
+            if on(bits, VariantRef::new(h, depth, *opts)) {
+                return Ok(());
             }
             // The engine keeps a repeated key's last value: look on past this one.
-            found = Some(v);
             skip_body(&mut r, &h, depth, opts, false)?;
         }
         if left == 0 {
-            return Ok(found);
+            return Ok(());
         }
-        self.find_str_from(r, left, s, first, found)
+        self.scan_str_keys_from(r, left, hit, &mut on)
     }
 
-    /// The exact walk of [`find_str`](DictionaryRef::find_str) over the `left` pairs at `r`,
-    /// `found` the match before them (the last match wins unless `first`).
+    /// The exact walk of [`scan_str_keys`](DictionaryRef::scan_str_keys) over the `left` pairs
+    /// at `r`.
     #[inline(never)]
-    fn find_str_from(
+    fn scan_str_keys_from(
         &self,
         mut r: Reader<'a>,
         left: u32,
-        s: &[u8],
-        first: bool,
-        mut found: Option<VariantRef<'a>>,
-    ) -> Result<Option<VariantRef<'a>>> {
+        hit: &dyn KeyBits,
+        on: &mut dyn FnMut(u64, VariantRef<'a>) -> bool,
+    ) -> Result<()> {
         let depth = self.value.depth() + 1;
         let opts = self.value.options_ref();
         if left > 0 && depth > opts.max_depth {
             return Err(too_deep(r.offset(), opts));
         }
         for _ in 0..left {
-            let hit = match r.peek_u32() {
+            let bits = match r.peek_u32() {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
                     r.skip(4)?;
                     let (raw, _) = r.read_string_padded()?;
-                    key_eq(raw, s)
+                    hit.bits(raw)
                 }
                 _ => {
                     skip_one(&mut r, depth, opts)?;
-                    false
+                    0
                 }
             };
-            if hit {
+            if bits != 0 {
                 let h = head(&mut r, depth, opts, false)?;
-                let v = VariantRef::new(h, depth, *opts);
-                if first {
-                    return Ok(Some(v));
+                if on(bits, VariantRef::new(h, depth, *opts)) {
+                    return Ok(());
                 }
-                found = Some(v);
                 skip_body(&mut r, &h, depth, opts, false)?;
             } else {
                 skip_one(&mut r, depth, opts)?;
             }
         }
-        Ok(found)
+        Ok(())
     }
 }
 
@@ -463,13 +536,49 @@ fn as_key_type(
     }
 }
 
+/// Which of the keys looked up the bytes of a String or StringName key (as encoded) are: a
+/// bit each, 0 for none. (A trait, not a closure, so that it is inlined into the walks.)
+trait KeyBits {
+    fn bits(&self, raw: &[u8]) -> u64;
+}
+
+/// One key's text (no NUL, no leading BOM).
+struct OneKey<'k>(&'k [u8]);
+
+impl KeyBits for OneKey<'_> {
+    #[inline(always)]
+    fn bits(&self, raw: &[u8]) -> u64 {
+        u64::from(key_eq(raw, self.0))
+    }
+}
+
+/// Up to 64 keys' texts (no NUL, no leading BOM).
+struct ManyKeys<'k, const N: usize>([&'k [u8]; N]);
+
+impl<const N: usize> KeyBits for ManyKeys<'_, N> {
+    #[inline(always)]
+    fn bits(&self, raw: &[u8]) -> u64 {
+        let mut bits = 0;
+        for (i, t) in self.0.iter().enumerate() {
+            bits |= u64::from(key_eq(raw, t)) << i;
+        }
+        bits
+    }
+}
+
 /// Walks the plain pairs at the start of `rest` (`left` of them at most): a String or
-/// StringName key, compared with `s`, and a fixed-size or string value. Stops at the first
-/// pair that is not plain (or is cut short), or at the key equal to `s`: returns the bytes
+/// StringName key, given to `hit`, and a fixed-size or string value. Stops at the first pair
+/// that is not plain (or is cut short), or at a key `hit` gives bits for: returns the bytes
 /// taken (whole pairs, and the matching key), the pairs left (the matching one not counted),
-/// and whether a key matched. Depths and errors are the caller's: nothing here fails.
+/// and the key's bits (0 if none matched). Depths and errors are the caller's: nothing here
+/// fails.
 #[inline(always)]
-fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (usize, u32, bool) {
+fn scan_plain(
+    rest: &[u8],
+    mut left: u32,
+    hit: &impl KeyBits,
+    table: &[Layout; 512],
+) -> (usize, u32, u64) {
     let all = rest.len();
     let mut rest = rest;
     while left > 0 {
@@ -484,8 +593,9 @@ fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (u
         let Some((raw, after)) = plain_string::<false>(after) else {
             break;
         };
-        if key_eq(raw, s) {
-            return (all - after.len(), left - 1, true);
+        let bits = hit.bits(raw);
+        if bits != 0 {
+            return (all - after.len(), left - 1, bits);
         }
         let Some(after) = skip_plain::<false>(after, table) else {
             break;
@@ -493,7 +603,7 @@ fn scan_plain(rest: &[u8], mut left: u32, s: &[u8], table: &[Layout; 512]) -> (u
         rest = after;
         left -= 1;
     }
-    (all - rest.len(), left, false)
+    (all - rest.len(), left, 0)
 }
 
 /// Whether the engine text of the string bytes `raw` is `s` (no NUL, no leading BOM): equal

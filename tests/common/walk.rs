@@ -338,6 +338,27 @@ pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
                     check_lookups(name, val, levels - 1);
                 }
             }
+            // `get_many` gives what `get` gives for each key, in any dictionary (its one walk
+            // for string keys, its fallback otherwise), the first error if any.
+            let mut texts: Vec<String> = Vec::new();
+            let mut it = d.iter();
+            while let Ok(Some((k, _))) = it.try_next() {
+                if texts.len() < 2 {
+                    if let Some(s) = k.as_text().ok().and_then(|t| t.as_str()) {
+                        texts.push(s.to_string());
+                    }
+                }
+            }
+            texts.push(texts.first().map_or("x".to_string(), |t| format!("{t}x")));
+            texts.push(texts[0].clone());
+            let keys: [&str; 4] = core::array::from_fn(|i| texts.get(i).map_or("", String::as_str));
+            let each: core::result::Result<Vec<Option<usize>>, (gdvariant::ErrorKind, usize)> =
+                keys.iter().map(|k| found(d.get(*k))).collect();
+            let many = d
+                .get_many(keys)
+                .map(|f| f.iter().map(|v| v.map(|v| v.offset())).collect::<Vec<_>>())
+                .map_err(|e| (e.kind(), e.offset()));
+            assert_eq!(many, each, "{name}: get_many({keys:?})");
             if as_encoded {
                 assert_eq!(
                     found(d.get_first("")),
