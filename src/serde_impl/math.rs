@@ -42,18 +42,28 @@ impl<const N: usize> de::Expected for Count<N> {
     }
 }
 
-/// Reads `N` components from a sequence (or a newtype around one).
-struct ComponentsVisitor<T, const N: usize>(&'static str, PhantomData<T>);
+/// A math type made of `N` components of type `T`.
+trait FromComponents<T, const N: usize> {
+    fn from_components(a: [T; N]) -> Self;
+}
 
-impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N> {
-    type Value = [T; N];
+/// Reads the `N` components of `M` from a sequence (or a newtype around one), and makes the
+/// `M` itself: the visitor's value is the math type, so that no conversion follows the
+/// deserializer's call (a copy of the components through memory there cost more than the
+/// read).
+struct ComponentsVisitor<T, const N: usize, M>(&'static str, PhantomData<(T, M)>);
+
+impl<'de, T: Component, const N: usize, M: FromComponents<T, N>> Visitor<'de>
+    for ComponentsVisitor<T, N, M>
+{
+    type Value = M;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0)
     }
 
-    #[inline]
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<[T; N], A::Error> {
+    #[inline(always)]
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<M, A::Error> {
         let mut out = [T::default(); N];
         let len = Count::<N>(self.0);
         for (i, slot) in out.iter_mut().enumerate() {
@@ -64,13 +74,10 @@ impl<'de, T: Component, const N: usize> Visitor<'de> for ComponentsVisitor<T, N>
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
             return Err(de::Error::invalid_length(N + 1, &len));
         }
-        Ok(out)
+        Ok(M::from_components(out))
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> core::result::Result<[T; N], D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> core::result::Result<M, D::Error> {
         d.deserialize_tuple(N, self)
     }
 }
@@ -93,9 +100,15 @@ macro_rules! math_serde {
                 fn deserialize<D: Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
                     d.deserialize_newtype_struct(
                         concat!("\0", $code, "gdvariant::", stringify!($ty)),
-                        ComponentsVisitor::<$t, $n>(stringify!($ty), PhantomData),
+                        ComponentsVisitor::<$t, $n, $ty>(stringify!($ty), PhantomData),
                     )
-                    .map($ty::from_array)
+                }
+            }
+
+            impl FromComponents<$t, $n> for $ty {
+                #[inline(always)]
+                fn from_components(a: [$t; $n]) -> $ty {
+                    $ty::from_array(a)
                 }
             }
         )*
