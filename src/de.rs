@@ -324,6 +324,14 @@ mod source {
             de: &mut Deserializer<'de, Self>,
             visitor: V,
         ) -> core::result::Result<Result<V::Value>, V>;
+
+        /// [`typed`](Source::typed) for an enum's `{name: value}` in a typed Dictionary.
+        fn typed_enum<'de, V: Visitor<'de>>(
+            de: &mut Deserializer<'de, Self>,
+            name: &'static str,
+            variants: &'static [&'static str],
+            visitor: V,
+        ) -> core::result::Result<Result<V::Value>, V>;
     }
 }
 use source::Source;
@@ -334,10 +342,32 @@ impl Source for FromInput {
         de: &mut Deserializer<'de, Self>,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if de.typed_container_due() && de.w.offset() >= de.checked_until {
-            Ok(typed_container(de, visitor))
-        } else {
-            Err(visitor)
+        if !de.typed_container_due() || de.w.offset() < de.checked_until {
+            return Err(visitor);
+        }
+        Ok(match engine_value(de) {
+            Ok(None) => de.next().and_then(|e| de.event(e, visitor)),
+            Ok(Some(v)) => v.read(de, |d| de::Deserializer::deserialize_any(d, visitor)),
+            Err(e) => Err(e),
+        })
+    }
+
+    #[inline(always)]
+    fn typed_enum<'de, V: Visitor<'de>>(
+        de: &mut Deserializer<'de, Self>,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        if !de.typed_container_due() || de.w.offset() < de.checked_until {
+            return Err(visitor);
+        }
+        match engine_value(de) {
+            Ok(None) => Err(visitor),
+            Ok(Some(v)) => Ok(v.read(de, |d| {
+                de::Deserializer::deserialize_enum(d, name, variants, visitor)
+            })),
+            Err(e) => Ok(Err(e)),
         }
     }
 }
@@ -346,6 +376,16 @@ impl Source for FromEngine {
     #[inline(always)]
     fn typed<'de, V: Visitor<'de>>(
         _: &mut Deserializer<'de, Self>,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        Err(visitor)
+    }
+
+    #[inline(always)]
+    fn typed_enum<'de, V: Visitor<'de>>(
+        _: &mut Deserializer<'de, Self>,
+        _: &'static str,
+        _: &'static [&'static str],
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
         Err(visitor)
@@ -1224,20 +1264,19 @@ impl<'de, S: Source> Deserializer<'de, S> {
     }
 }
 
-/// A typed container as the engine reads it: when an element (a key) in it, at any depth, is
-/// not of its container's type, the engine converts or drops it ([`crate::convert`]), and the
-/// visitor reads the value the engine holds (`to_owned`, encoded afresh); otherwise the bytes
-/// as they are, borrowed, and the typed containers inside are not looked at again.
+/// The engine's value of the typed container due, encoded afresh, when the engine reads it
+/// otherwise than its bytes say: when an element (a key) in it, at any depth, is not of its
+/// container's type, the engine converts or drops it ([`crate::convert`]), and the visitor
+/// reads the value the engine holds (`to_owned`, encoded afresh). `None` when the engine reads
+/// the bytes as they are: they are read as usual, borrowed, and the typed containers up to its
+/// end are not looked at again.
 ///
 /// Linear: one walk of the container decides ([`crate::convert::same_until`]); its errors are
 /// never reported from there but from this deserializer's own walk (`take_value`), which
 /// reports exactly `validate`'s.
 #[cold]
 #[inline(never)]
-fn typed_container<'de, V: Visitor<'de>>(
-    this: &mut Deserializer<'de, FromInput>,
-    visitor: V,
-) -> Result<V::Value> {
+fn engine_value(this: &mut Deserializer<'_, FromInput>) -> Result<Option<EngineValue>> {
     if let Some(mut r) = this.w.value_due() {
         let opts = *this.w.options();
         let depth = this.w.depth();
@@ -1245,8 +1284,7 @@ fn typed_container<'de, V: Visitor<'de>>(
             .and_then(|h| crate::convert::same_until(VariantRef::new(h, depth, opts)));
         if let Ok(Some(end)) = same {
             this.checked_until = end;
-            let e = this.next()?;
-            return this.event(e, visitor);
+            return Ok(None);
         }
     }
     // On an error, the walk stops in `take_value` (even if a caller swallows the error, it
@@ -1262,11 +1300,36 @@ fn typed_container<'de, V: Visitor<'de>>(
             .with_double_precision(opts.double_precision())
             .with_max_depth(crate::MAX_DEPTH_LIMIT),
     )?;
-    let ropts = opts.with_max_depth(crate::MAX_DEPTH_LIMIT);
-    let mut de = Deserializer::<FromEngine>::with_source(Walker::new(&bytes, &ropts));
-    de.remaining_depth = this.remaining_depth;
-    de::Deserializer::deserialize_any(crate::serde_impl::owned::Owned::new(&mut de), visitor)
-        .map_err(|e| e.in_engine_value(offset))
+    Ok(Some(EngineValue {
+        bytes,
+        offset,
+        opts: opts.with_max_depth(crate::MAX_DEPTH_LIMIT),
+    }))
+}
+
+/// A typed container as the engine holds it ([`engine_value`]).
+struct EngineValue {
+    bytes: alloc::vec::Vec<u8>,
+    /// The container's offset in the input.
+    offset: usize,
+    opts: crate::ReadOptions,
+}
+
+impl EngineValue {
+    /// Reads the value with `f`, through a deserializer over its bytes (with what is left of
+    /// `this`'s depth limit) that presents its text as owned; errors are placed at the
+    /// container in the input.
+    fn read<'de, T>(
+        &self,
+        this: &Deserializer<'de, FromInput>,
+        f: impl for<'b, 'c> FnOnce(
+            crate::serde_impl::owned::Owned<'b, &'c mut Deserializer<'b, FromEngine>>,
+        ) -> Result<T>,
+    ) -> Result<T> {
+        let mut de = Deserializer::<FromEngine>::with_source(Walker::new(&self.bytes, &self.opts));
+        de.remaining_depth = this.remaining_depth;
+        f(crate::serde_impl::owned::Owned::new(&mut de)).map_err(|e| e.in_engine_value(self.offset))
+    }
 }
 
 /// Text only Godot 3 accepts (not UTF-8): as Godot 3 reads it.
@@ -1451,6 +1514,11 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        // `{name: value}` in a typed Dictionary: the engine's value (its value converted).
+        let visitor = match S::typed_enum(self, _name, _variants, visitor) {
+            Ok(res) => return res,
+            Err(visitor) => visitor,
+        };
         match self.next()? {
             // A unit variant, by its name.
             Event::Value(v) if matches!(v.ty(), VariantType::String | VariantType::StringName) => {

@@ -926,6 +926,62 @@ fn serde_reads_what_the_engine_reads() {
         [[3.0, 0.5]]
     );
     assert_eq!(gdvariant::from_slice::<Variant>(&bytes).unwrap(), engine);
+    // An enum's `{name: value}` in a typed Dictionary: the engine's value, its key converted
+    // (a NodePath key of a Dictionary[String, …] is the String of its path).
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Cmd {
+        Move(i64),
+        Stop,
+    }
+    let path = |p: &str| {
+        Variant::from(gdvariant::NodePath {
+            names: vec![p.into()],
+            subnames: vec![],
+            absolute: false,
+        })
+    };
+    let wrapper = Variant::Dictionary(Dictionary::typed(
+        TypeInfo::Builtin(T::String),
+        TypeInfo::Builtin(T::Int),
+        vec![(path("Move"), Variant::Int(2))],
+    ));
+    let bytes = encode(&wrapper).unwrap();
+    let engine = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
+    let Variant::Dictionary(d) = &engine else {
+        panic!("{engine:?}")
+    };
+    assert_eq!(d.get(&Variant::from("Move")), Some(&Variant::Int(2)));
+    assert_eq!(gdvariant::from_slice::<Cmd>(&bytes).unwrap(), Cmd::Move(2));
+    // As the bytes say when nothing converts; and a unit variant by its name, as usual.
+    let plain = Variant::Dictionary(Dictionary::typed(
+        TypeInfo::Builtin(T::String),
+        TypeInfo::Builtin(T::Int),
+        vec![(Variant::from("Move"), Variant::Int(7))],
+    ));
+    let bytes = encode(&plain).unwrap();
+    assert_eq!(gdvariant::from_slice::<Cmd>(&bytes).unwrap(), Cmd::Move(7));
+    assert_eq!(
+        gdvariant::from_slice::<Cmd>(&encode(&Variant::from("Stop")).unwrap()).unwrap(),
+        Cmd::Stop
+    );
+    // The engine drops a key it cannot convert: no entry, no variant then.
+    let dropped = Variant::Dictionary(Dictionary::typed(
+        TypeInfo::Builtin(T::String),
+        TypeInfo::Builtin(T::Int),
+        vec![(Variant::Int(5), Variant::Int(1))],
+    ));
+    let bytes = encode(&dropped).unwrap();
+    assert_eq!(
+        gdvariant::parse(&bytes).unwrap().to_owned().unwrap(),
+        Variant::Dictionary(Dictionary::typed(
+            TypeInfo::Builtin(T::String),
+            TypeInfo::Builtin(T::Int),
+            vec![]
+        ))
+    );
+    let err = gdvariant::from_slice::<Cmd>(&bytes).unwrap_err();
+    assert_eq!(err.offset(), Some(0), "{err}");
+    assert!(err.message().contains("a Dictionary of one entry"), "{err}");
     // A typed container the engine reads as its bytes say is borrowed as usual.
     let names = Variant::Array(Array::typed(
         TypeInfo::Builtin(T::String),
