@@ -380,9 +380,7 @@ impl<'a> DictionaryRef<'a> {
 
     /// [`find`](DictionaryRef::find) for the string key `s` (no NUL, no leading BOM): each
     /// String or StringName key is compared in place, its length first; any other key is
-    /// skipped as a value is. The plain pairs (a string key, a fixed or string value) are
-    /// walked on the slice; from the first other pair on, the exact way
-    /// ([`find_str_from`](DictionaryRef::find_str_from)).
+    /// skipped as a value is ([`scan_str_keys`](DictionaryRef::scan_str_keys)).
     fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
         let mut found = None;
         self.scan_str_keys(&OneKey(s), |_, v| {
