@@ -225,6 +225,12 @@ fn read_everything(bytes: &[u8], last: usize) -> f64 {
     assert_eq!(far.raw().unwrap(), chain.raw().unwrap());
     sum += chain.as_vector3().unwrap().z;
     assert!(arr.get(last + 1).unwrap().is_none());
+    // Several fields in one walk.
+    let entity = arr.get(last).unwrap().unwrap().as_dictionary().unwrap();
+    let [pos, hp, missing] = entity.get_many(["pos", "hp", "missing"]).unwrap();
+    assert_eq!(pos.unwrap().raw().unwrap(), chain.raw().unwrap());
+    sum += hp.unwrap().as_f64().unwrap();
+    assert!(missing.is_none());
 
     // Iterate every entity and every field through the typed accessors.
     for e in arr.iter() {
