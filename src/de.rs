@@ -1319,6 +1319,8 @@ impl EngineValue {
     /// Reads the value with `f`, through a deserializer over its bytes (with what is left of
     /// `this`'s depth limit) that presents its text as owned; errors are placed at the
     /// container in the input.
+    #[cold]
+    #[inline(never)]
     fn read<'de, T>(
         &self,
         this: &Deserializer<'de, FromInput>,

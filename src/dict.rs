@@ -282,8 +282,8 @@ impl<'a> DictionaryRef<'a> {
     /// the engine keeps). This is the lookup for reading a few fields of a packet.
     ///
     /// String keys are compared in place, in one walk (up to 64 keys); other keys, Godot 3
-    /// dictionaries and typed Dictionaries are looked up one [`get`](DictionaryRef::get) after
-    /// the other, with the same answers.
+    /// dictionaries and Dictionaries with a declared key type are looked up one
+    /// [`get`](DictionaryRef::get) after the other, with the same answers.
     ///
     /// ```
     /// // var_to_bytes({"seq": 7, "jump": true, "name": "ann"})
@@ -305,6 +305,10 @@ impl<'a> DictionaryRef<'a> {
         keys: [K; N],
     ) -> Result<[Option<VariantRef<'a>>; N]> {
         let mut found = [None; N];
+        if N == 0 {
+            // No `get` to make: nothing is read.
+            return Ok(found);
+        }
         let plain = N <= 64
             && self.value.dialect() == Dialect::Godot4
             && self.value.header() & (0x3 << 16) == 0;

@@ -256,14 +256,11 @@ fn every_reason_is_named() {
     );
     // An `Array[Array]` holding a packed array within the limit: the engine converts it to
     // an Array, printed as one, whose elements are one level deeper than the limit allows.
-    let typed = encode_with(
-        &Variant::Array(Array::typed(
-            TypeInfo::Builtin(VariantType::Array),
-            vec![Variant::PackedInt32Array(vec![1])],
-        )),
-        &g4(),
-    )
-    .unwrap();
+    let typed_value = Variant::Array(Array::typed(
+        TypeInfo::Builtin(VariantType::Array),
+        vec![Variant::PackedInt32Array(vec![1])],
+    ));
+    let typed = encode_with(&typed_value, &g4()).unwrap();
     let within = ReadOptions::new().with_max_depth(1);
     assert!(validate_with(&typed, &within).is_ok());
     assert_eq!(
@@ -274,6 +271,40 @@ fn every_reason_is_named() {
         loss(&typed, &within, &g4().with_max_depth(2)),
         Some((L::Converted, false))
     );
+    // The same as a key of a Dictionary whose keys are typed Array.
+    let keyed = encode_with(
+        &Variant::Dictionary(Dictionary::typed(
+            TypeInfo::Builtin(VariantType::Array),
+            TypeInfo::Builtin(VariantType::Nil),
+            vec![(Variant::PackedInt32Array(vec![1]), Variant::Int(1))],
+        )),
+        &g4(),
+    )
+    .unwrap();
+    assert!(validate_with(&keyed, &within).is_ok());
+    assert_eq!(
+        loss(&keyed, &within, &g4().with_max_depth(1)),
+        Some((L::Depth, true))
+    );
+    // Depth counts from the value printed, wherever it sits in its input: the typed Array as
+    // the element of an untyped one prints as it does on its own.
+    let outer = encode_with(&Variant::from(vec![typed_value.clone()]), &g4()).unwrap();
+    let read = ReadOptions::new().with_max_depth(2);
+    let element = parse_with(&outer, &read)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .unwrap();
+    let l = round_trip(&element, &g4().with_max_depth(2))
+        .unwrap()
+        .unwrap();
+    assert_eq!((l.kind(), l.unreadable()), (L::Converted, false));
+    let l = round_trip(&element, &g4().with_max_depth(1))
+        .unwrap()
+        .unwrap();
+    assert_eq!((l.kind(), l.unreadable()), (L::Depth, true));
     // Empty, it has no elements to be too deep.
     let empty = encode_with(
         &Variant::Array(Array::typed(

@@ -242,7 +242,9 @@ fn classify(
             Event::Begin(x) | Event::Value(x) => x,
         };
         let at = x.offset();
-        if x.depth() > opts.max_depth() {
+        // The text of `v` starts at depth 0, wherever `v` sits in its input.
+        let depth = x.depth().saturating_sub(v.depth());
+        if depth > opts.max_depth() {
             return Ok(Some((LossKind::Depth, at)));
         }
         if let Some(o) = open.last_mut() {
@@ -255,7 +257,7 @@ fn classify(
                 if (is_key || !o.is_dict)
                     && *t == TypeInfo::Builtin(T::Array)
                     && x.ty().is_packed_array()
-                    && x.depth() + 1 > opts.max_depth()
+                    && depth + 1 > opts.max_depth()
                     && x.byte_len()? > 8
                 {
                     return Ok(Some((LossKind::Depth, at)));

@@ -359,6 +359,8 @@ pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
                 .map(|f| f.iter().map(|v| v.map(|v| v.offset())).collect::<Vec<_>>())
                 .map_err(|e| (e.kind(), e.offset()));
             assert_eq!(many, each, "{name}: get_many({keys:?})");
+            // No keys: no `get` to make, nothing read.
+            assert!(d.get_many::<&str, 0>([]).is_ok(), "{name}: get_many([])");
             if as_encoded {
                 assert_eq!(
                     found(d.get_first("")),
