@@ -319,19 +319,27 @@ mod source {
     /// the engine reads them, or a value the engine holds.
     pub trait Source: Sized {
         /// Reads the next value if it is a typed container that needs the engine's reading;
-        /// gives the visitor back otherwise.
+        /// gives the visitor back otherwise (always, by default).
+        #[inline(always)]
         fn typed<'de, V: Visitor<'de>>(
             de: &mut Deserializer<'de, Self>,
             visitor: V,
-        ) -> core::result::Result<Result<V::Value>, V>;
+        ) -> core::result::Result<Result<V::Value>, V> {
+            let _ = de;
+            Err(visitor)
+        }
 
         /// [`typed`](Source::typed) for an enum's `{name: value}` in a typed Dictionary.
+        #[inline(always)]
         fn typed_enum<'de, V: Visitor<'de>>(
             de: &mut Deserializer<'de, Self>,
             name: &'static str,
             variants: &'static [&'static str],
             visitor: V,
-        ) -> core::result::Result<Result<V::Value>, V>;
+        ) -> core::result::Result<Result<V::Value>, V> {
+            let _ = (de, name, variants);
+            Err(visitor)
+        }
     }
 }
 use source::Source;
@@ -342,14 +350,11 @@ impl Source for FromInput {
         de: &mut Deserializer<'de, Self>,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if !de.typed_container_due() || de.w.offset() < de.checked_until {
-            return Err(visitor);
+        match engine_value_due(de) {
+            Ok(None) => Err(visitor),
+            Ok(Some(v)) => Ok(v.read(de, |d| de::Deserializer::deserialize_any(d, visitor))),
+            Err(e) => Ok(Err(e)),
         }
-        Ok(match engine_value(de) {
-            Ok(None) => de.next().and_then(|e| de.event(e, visitor)),
-            Ok(Some(v)) => v.read(de, |d| de::Deserializer::deserialize_any(d, visitor)),
-            Err(e) => Err(e),
-        })
     }
 
     #[inline(always)]
@@ -359,10 +364,7 @@ impl Source for FromInput {
         variants: &'static [&'static str],
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if !de.typed_container_due() || de.w.offset() < de.checked_until {
-            return Err(visitor);
-        }
-        match engine_value(de) {
+        match engine_value_due(de) {
             Ok(None) => Err(visitor),
             Ok(Some(v)) => Ok(v.read(de, |d| {
                 de::Deserializer::deserialize_enum(d, name, variants, visitor)
@@ -372,25 +374,8 @@ impl Source for FromInput {
     }
 }
 
-impl Source for FromEngine {
-    #[inline(always)]
-    fn typed<'de, V: Visitor<'de>>(
-        _: &mut Deserializer<'de, Self>,
-        visitor: V,
-    ) -> core::result::Result<Result<V::Value>, V> {
-        Err(visitor)
-    }
-
-    #[inline(always)]
-    fn typed_enum<'de, V: Visitor<'de>>(
-        _: &mut Deserializer<'de, Self>,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> core::result::Result<Result<V::Value>, V> {
-        Err(visitor)
-    }
-}
+/// The engine's value needs no other reading.
+impl Source for FromEngine {}
 
 // ----- the fast paths: values read straight from the walker's cursor -----
 
@@ -1262,6 +1247,15 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let h = head(&mut Reader::new(data, at), 0, &opts, false).ok()?;
         VariantRef::new(h, 0, opts).as_str().ok()
     }
+}
+
+/// [`engine_value`] if the next value is a typed container not looked at yet; `None` otherwise.
+#[inline(always)]
+fn engine_value_due(this: &mut Deserializer<'_, FromInput>) -> Result<Option<EngineValue>> {
+    if !this.typed_container_due() || this.w.offset() < this.checked_until {
+        return Ok(None);
+    }
+    engine_value(this)
 }
 
 /// The engine's value of the typed container due, encoded afresh, when the engine reads it
