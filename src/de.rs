@@ -52,10 +52,11 @@ use core::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use crate::head::{head, skip_string, Body};
+use crate::head::{head, skip_plain, skip_string, Body};
 use crate::object::ObjectRef;
 use crate::reader::{pad4, Reader};
 use crate::serde_impl::Magic;
+use crate::text::utf8;
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -514,18 +515,6 @@ fn word(b: &[u8]) -> Option<u32> {
 fn str_at(b: &[u8]) -> Option<(&str, usize)> {
     let (raw, n) = raw_str_at(b)?;
     Some((utf8(plain_text(raw)?)?, n))
-}
-
-/// `t` as a Rust string if it is UTF-8. ASCII text (nearly every name, key and tag) is
-/// checked a word at a time (`<[u8]>::is_ascii`, through the `ascii` crate, which makes the
-/// `&str` of it): `core::str::from_utf8` costs about five instructions a byte on short strings,
-/// which dominated reading a short name. Other text gets `from_utf8`'s full check.
-#[inline(always)]
-fn utf8(t: &[u8]) -> Option<&str> {
-    match ascii::AsciiStr::from_ascii(t) {
-        Ok(a) => Some(a.as_str()),
-        Err(_) => core::str::from_utf8(t).ok(),
-    }
 }
 
 /// The raw bytes of the §5 string at the start of `b` and its size with padding, if all of it
@@ -1405,6 +1394,14 @@ impl<'de, S: Source> Deserializer<'de, S> {
         }
     }
 
+    /// `deserialize_ignored_any` of anything but a plain value: skipped whole (and checked),
+    /// without events.
+    #[inline(never)]
+    fn ignored_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.w.next_value()?;
+        visitor.visit_unit()
+    }
+
     /// The event path of `deserialize_any` and of the containers.
     fn any_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let visitor = match S::typed(self, visitor) {
@@ -1558,10 +1555,16 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         }
     }
 
+    #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        // Skipped whole (and checked), without events.
-        self.w.next_value()?;
-        visitor.visit_unit()
+        // A value of a fixed size or a string of plain text: skipped as `validate` skips it.
+        if let Some(b) = self.leaf_bytes() {
+            if let Some(rest) = skip_plain::<true>(b, self.dialect().layouts()) {
+                self.leaf_consumed(b.len() - rest.len());
+                return visitor.visit_unit();
+            }
+        }
+        self.ignored_slow(visitor)
     }
 
     #[inline]

@@ -11,7 +11,7 @@ use crate::seq::{Nested, Seq};
 use crate::text::{engine_text, BOM};
 use crate::types::{layout_index, Dialect, Layout, Shape, VariantType};
 use crate::value::VariantRef;
-use crate::walker::{read_value, skip_body, skip_one, skip_value};
+use crate::walker::{read_value, skip_body, skip_one, skip_value, validate_at};
 
 /// A key that dictionary lookups compare against encoded keys without decoding anything else.
 ///
@@ -304,25 +304,75 @@ impl<'a> DictionaryRef<'a> {
         &self,
         keys: [K; N],
     ) -> Result<[Option<VariantRef<'a>>; N]> {
+        self.many::<K, N, false>(keys)
+    }
+
+    /// [`validate`](VariantRef::validate) of the whole Dictionary and
+    /// [`get_many`](DictionaryRef::get_many), in one walk: `validate`'s error if the
+    /// Dictionary is not valid, else the values of `keys`. This is the one-pass way to check a
+    /// packet and read a few of its fields (the top value's Dictionary validated is the packet
+    /// validated, as [`validate`](crate::validate()) does).
+    ///
+    /// ```
+    /// // var_to_bytes({"seq": 7, "jump": true, "name": "ann"})
+    /// let bytes = [27, 0, 0, 0, 3, 0, 0, 0,
+    ///              4, 0, 0, 0, 3, 0, 0, 0, b's', b'e', b'q', 0, 2, 0, 0, 0, 7, 0, 0, 0,
+    ///              4, 0, 0, 0, 4, 0, 0, 0, b'j', b'u', b'm', b'p', 1, 0, 0, 0, 1, 0, 0, 0,
+    ///              4, 0, 0, 0, 4, 0, 0, 0, b'n', b'a', b'm', b'e',
+    ///              4, 0, 0, 0, 3, 0, 0, 0, b'a', b'n', b'n', 0];
+    /// let d = gdvariant::parse(&bytes)?.as_dictionary()?;
+    /// let [seq, name] = d.validate_get_many(["seq", "name"])?;
+    /// assert_eq!(seq.unwrap().as_i64()?, 7);
+    /// assert_eq!(name.unwrap().as_str()?, "ann");
+    ///
+    /// // The same packet with the name's text cut short: not valid, whatever is looked up.
+    /// let cut = &bytes[..bytes.len() - 4];
+    /// let d = gdvariant::parse(cut)?.as_dictionary()?;
+    /// assert_eq!(d.validate_get_many(["seq"]).unwrap_err(), gdvariant::validate(cut).unwrap_err());
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn validate_get_many<K: Key, const N: usize>(
+        &self,
+        keys: [K; N],
+    ) -> Result<[Option<VariantRef<'a>>; N]> {
+        self.many::<K, N, true>(keys)
+    }
+
+    /// [`get_many`](DictionaryRef::get_many), and with `CHECK` every pair checked as
+    /// `validate` checks it.
+    #[inline(always)]
+    fn many<K: Key, const N: usize, const CHECK: bool>(
+        &self,
+        keys: [K; N],
+    ) -> Result<[Option<VariantRef<'a>>; N]> {
         let mut found = [None; N];
-        if N == 0 {
-            // No `get` to make: nothing is read.
-            return Ok(found);
-        }
-        let plain = N <= 64
+        let plain = N > 0
+            && N <= 64
             && self.value.dialect() == Dialect::Godot4
             && self.value.header() & (0x3 << 16) == 0;
         if plain {
-            let mut texts: [&[u8]; N] = [&[]; N];
-            let all = texts.iter_mut().zip(&keys).all(|(t, k)| {
+            if CHECK && self.value.header() >> 16 != 0 {
+                // The value type's info in the head (a class name's text): checked first, as
+                // `validate` checks it.
+                let v = &self.value;
+                head(
+                    &mut Reader::new(v.h.data, v.h.offset),
+                    v.depth(),
+                    v.options_ref(),
+                    true,
+                )?;
+            }
+            let mut probes = [Probe::new(&[]); N];
+            let all = probes.iter_mut().zip(&keys).all(|(p, k)| {
                 let Some(s) = k.as_str_key() else {
                     return false;
                 };
-                *t = s.as_bytes();
+                let t = s.as_bytes();
+                *p = Probe::new(t);
                 t.iter().all(|&b| b != 0) && !t.starts_with(BOM)
             });
             if all {
-                self.scan_str_keys(&ManyKeys(texts), |mut bits, v| {
+                self.scan_str_keys::<CHECK>(&ManyKeys(probes), |mut bits, v| {
                     while bits != 0 {
                         found[bits.trailing_zeros() as usize] = Some(v);
                         bits &= bits - 1;
@@ -331,6 +381,12 @@ impl<'a> DictionaryRef<'a> {
                 })?;
                 return Ok(found);
             }
+        }
+        if CHECK {
+            self.value.validate()?;
+        } else if N == 0 {
+            // No `get` to make: nothing is read.
+            return Ok(found);
         }
         for (f, k) in found.iter_mut().zip(&keys) {
             *f = self.find(k, false)?;
@@ -387,7 +443,7 @@ impl<'a> DictionaryRef<'a> {
     /// skipped as a value is ([`scan_str_keys`](DictionaryRef::scan_str_keys)).
     fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
         let mut found = None;
-        self.scan_str_keys(&OneKey(s), |_, v| {
+        self.scan_str_keys::<false>(&OneKey(Probe::new(s)), |_, v| {
             found = Some(v);
             first
         })?;
@@ -397,12 +453,12 @@ impl<'a> DictionaryRef<'a> {
     /// The pairs in one walk: `hit` gets the bytes of each String or StringName key (as
     /// encoded, before the engine's BOM strip and NUL cut) and says which of the keys looked up
     /// it is (a bit each, 0 for none); `on` gets those bits and the pair's value, and stops the
-    /// walk by returning `true`. The plain pairs (a string key, a fixed or string value) are
-    /// walked on the slice; from the first other pair on, the exact way
+    /// walk by returning `true` (never with `CHECK`). The plain pairs (a string key, a fixed or
+    /// string value) are walked on the slice; from the first other pair on, the exact way
     /// ([`scan_str_keys_from`](DictionaryRef::scan_str_keys_from)). Every pair is checked as
-    /// `get` checks it, up to where `on` stops the walk.
+    /// `get` checks it, up to where `on` stops the walk; with `CHECK`, as `validate` checks it.
     #[inline(always)]
-    fn scan_str_keys(
+    fn scan_str_keys<const CHECK: bool>(
         &self,
         hit: &impl KeyBits,
         mut on: impl FnMut(u64, VariantRef<'a>) -> bool,
@@ -412,34 +468,35 @@ impl<'a> DictionaryRef<'a> {
         let depth = v.depth() + 1;
         let opts = v.options_ref();
         if count == 0 || depth > opts.max_depth {
-            return self.scan_str_keys_from(v.body_reader(), count, hit, &mut on);
+            return self.scan_str_keys_from::<CHECK>(v.body_reader(), count, hit, &mut on);
         }
         let mut r = v.body_reader();
         let mut left = count;
         loop {
-            let (taken, rest, bits) = scan_plain(r.rest(), left, hit, opts.dialect.layouts());
+            let (taken, rest, bits) =
+                scan_plain::<CHECK>(r.rest(), left, hit, opts.dialect.layouts());
             r.advance(taken);
             left = rest;
             if bits == 0 {
                 break;
             }
-            let h = head_at(&mut r, opts, false)?;
+            let h = head_at(&mut r, opts, CHECK)?;
             if on(bits, VariantRef::new(h, depth, *opts)) {
                 return Ok(());
             }
             // The engine keeps a repeated key's last value: look on past this one.
-            skip_body(&mut r, &h, depth, opts, false)?;
+            skip_body(&mut r, &h, depth, opts, CHECK)?;
         }
         if left == 0 {
             return Ok(());
         }
-        self.scan_str_keys_from(r, left, hit, &mut on)
+        self.scan_str_keys_from::<CHECK>(r, left, hit, &mut on)
     }
 
     /// The exact walk of [`scan_str_keys`](DictionaryRef::scan_str_keys) over the `left` pairs
     /// at `r`.
     #[inline(never)]
-    fn scan_str_keys_from(
+    fn scan_str_keys_from<const CHECK: bool>(
         &self,
         mut r: Reader<'a>,
         left: u32,
@@ -454,26 +511,51 @@ impl<'a> DictionaryRef<'a> {
         for _ in 0..left {
             let bits = match r.peek_u32() {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
-                    r.skip(4)?;
-                    let (raw, _) = r.read_string_padded()?;
-                    hit.bits(raw)
+                    // With `CHECK`, the key checked as `validate` checks it first; its bytes
+                    // are then there to read.
+                    let at = r;
+                    if CHECK {
+                        head_at(&mut r, opts, true)?;
+                    }
+                    let mut k = at;
+                    k.skip(4)?;
+                    let (raw, padded) = k.read_string_padded()?;
+                    if !CHECK {
+                        r = k;
+                    }
+                    hit.bits(raw, text_word(padded))
                 }
                 _ => {
-                    skip_one(&mut r, depth, opts)?;
+                    skip_pair_part::<CHECK>(&mut r, depth, opts)?;
                     0
                 }
             };
             if bits != 0 {
-                let h = head(&mut r, depth, opts, false)?;
+                let h = head(&mut r, depth, opts, CHECK)?;
                 if on(bits, VariantRef::new(h, depth, *opts)) {
                     return Ok(());
                 }
-                skip_body(&mut r, &h, depth, opts, false)?;
+                skip_body(&mut r, &h, depth, opts, CHECK)?;
             } else {
-                skip_one(&mut r, depth, opts)?;
+                skip_pair_part::<CHECK>(&mut r, depth, opts)?;
             }
         }
         Ok(())
+    }
+}
+
+/// Skips a key or value at `depth` (which the caller checked); with `CHECK`, checked as
+/// `validate` checks it.
+#[inline(always)]
+fn skip_pair_part<const CHECK: bool>(
+    r: &mut Reader<'_>,
+    depth: u32,
+    opts: &crate::ReadOptions,
+) -> Result<()> {
+    if CHECK {
+        validate_at(r, depth, opts)
+    } else {
+        skip_one(r, depth, opts)
     }
 }
 
@@ -539,30 +621,104 @@ fn as_key_type(
 }
 
 /// Which of the keys looked up the bytes of a String or StringName key (as encoded) are: a
-/// bit each, 0 for none. (A trait, not a closure, so that it is inlined into the walks.)
+/// bit each, 0 for none. `word` is the four bytes from where the key's text starts (its first
+/// bytes and padding; anything after an empty text), a cheap first test. (A trait, not a closure, so that it is inlined into the
+/// walks.)
 trait KeyBits {
-    fn bits(&self, raw: &[u8]) -> u64;
+    fn bits(&self, raw: &[u8], word: u32) -> u64;
+}
+
+/// The first four bytes of a string's padded text (which holds four at least unless the
+/// text is empty), little-endian; 0 if there are none.
+#[inline(always)]
+fn text_word(padded: &[u8]) -> u32 {
+    padded
+        .first_chunk::<4>()
+        .map_or(0, |c| u32::from_le_bytes(*c))
+}
+
+/// A key looked up (no NUL, no leading BOM) and its first test: the encoded text of a key it
+/// matches begins with the same first bytes (up to four), unless that text begins with a BOM
+/// (which the engine strips, and which the tests below let through to the full compare).
+#[derive(Clone, Copy)]
+struct Probe<'k> {
+    text: &'k [u8],
+    /// The first `min(4, len)` bytes of `text`, little-endian.
+    prefix: u32,
+    /// Ones over those bytes.
+    mask: u32,
+}
+
+impl<'k> Probe<'k> {
+    #[inline(always)]
+    fn new(text: &'k [u8]) -> Probe<'k> {
+        let n = text.len().min(4);
+        let prefix = match text.first_chunk::<4>() {
+            Some(w) => u32::from_le_bytes(*w),
+            None => text.iter().rev().fold(0, |w, &b| w << 8 | u32::from(b)),
+        };
+        Probe {
+            text,
+            prefix,
+            mask: u32::MAX.checked_shr(32 - 8 * n as u32).unwrap_or(0),
+        }
+    }
+
+    /// Whether the engine text of the key bytes `raw` (`word`: its first padded bytes) is
+    /// this key, for `raw` not beginning with a BOM byte. Its text is `raw` cut at the first
+    /// NUL; equal to the key, it begins with the key's bytes (the key holds no NUL), so a
+    /// different first word rules it out before the compare.
+    #[inline(always)]
+    fn matches(&self, raw: &[u8], word: u32) -> bool {
+        word & self.mask == self.prefix && key_eq(raw, self.text)
+    }
+}
+
+/// Whether `raw` may carry a BOM, which the engine strips (its first byte starts one): then
+/// the first-word test of [`Probe`] does not apply.
+#[inline(always)]
+fn bom_first(word: u32) -> bool {
+    word as u8 == BOM[0]
 }
 
 /// One key's text (no NUL, no leading BOM).
-struct OneKey<'k>(&'k [u8]);
+struct OneKey<'k>(Probe<'k>);
 
 impl KeyBits for OneKey<'_> {
     #[inline(always)]
-    fn bits(&self, raw: &[u8]) -> u64 {
-        u64::from(key_eq(raw, self.0))
+    fn bits(&self, raw: &[u8], word: u32) -> u64 {
+        let hit = if bom_first(word) {
+            key_eq(raw, self.0.text)
+        } else {
+            self.0.matches(raw, word)
+        };
+        u64::from(hit)
     }
 }
 
 /// Up to 64 keys' texts (no NUL, no leading BOM).
-struct ManyKeys<'k, const N: usize>([&'k [u8]; N]);
+struct ManyKeys<'k, const N: usize>([Probe<'k>; N]);
 
 impl<const N: usize> KeyBits for ManyKeys<'_, N> {
     #[inline(always)]
-    fn bits(&self, raw: &[u8]) -> u64 {
+    fn bits(&self, raw: &[u8], word: u32) -> u64 {
+        if bom_first(word) {
+            return self.bits_bom(raw);
+        }
         let mut bits = 0;
-        for (i, t) in self.0.iter().enumerate() {
-            bits |= u64::from(key_eq(raw, t)) << i;
+        for (i, p) in self.0.iter().enumerate() {
+            bits |= u64::from(p.matches(raw, word)) << i;
+        }
+        bits
+    }
+}
+
+impl<const N: usize> ManyKeys<'_, N> {
+    #[cold]
+    fn bits_bom(&self, raw: &[u8]) -> u64 {
+        let mut bits = 0;
+        for (i, p) in self.0.iter().enumerate() {
+            bits |= u64::from(key_eq(raw, p.text)) << i;
         }
         bits
     }
@@ -572,10 +728,11 @@ impl<const N: usize> KeyBits for ManyKeys<'_, N> {
 /// StringName key, given to `hit`, and a fixed-size or string value. Stops at the first pair
 /// that is not plain (or is cut short), or at a key `hit` gives bits for: returns the bytes
 /// taken (whole pairs, and the matching key), the pairs left (the matching one not counted),
-/// and the key's bits (0 if none matched). Depths and errors are the caller's: nothing here
-/// fails.
+/// and the key's bits (0 if none matched). With `CHECK`, a string's text must be plain ASCII
+/// (`validate`'s fast path; other text is left to the exact walk). Depths and errors are the
+/// caller's: nothing here fails.
 #[inline(always)]
-fn scan_plain(
+fn scan_plain<const CHECK: bool>(
     rest: &[u8],
     mut left: u32,
     hit: &impl KeyBits,
@@ -592,14 +749,16 @@ fn scan_plain(
         if header != 4 && table[layout_index(header)].shape != Shape::Str {
             break;
         }
-        let Some((raw, after)) = plain_string::<false>(after) else {
+        // The text's first bytes, for the first test (anything past an empty text).
+        let word = after.get(4..).map_or(0, text_word);
+        let Some((raw, after)) = plain_string::<CHECK>(after) else {
             break;
         };
-        let bits = hit.bits(raw);
+        let bits = hit.bits(raw, word);
         if bits != 0 {
             return (all - after.len(), left - 1, bits);
         }
-        let Some(after) = skip_plain::<false>(after, table) else {
+        let Some(after) = skip_plain::<CHECK>(after, table) else {
             break;
         };
         rest = after;
@@ -717,6 +876,32 @@ mod tests {
     use alloc::string::ToString;
 
     use crate::{parse, ReadOptions};
+
+    #[test]
+    fn validate_get_many_reports_what_validate_reports() {
+        // Dictionary[Variant, <class "\xC3(">] {"a": 1}: the value type's class name is not
+        // UTF-8. `get_many` reads no head text; `validate`, and so `validate_get_many`, do.
+        let bytes = [
+            27, 0, 8, 0, 2, 0, 0, 0, 0xC3, b'(', 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0,
+            0, 0, 2, 0, 0, 0, 1, 0, 0, 0,
+        ];
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        assert!(d.get_many(["a"]).unwrap()[0].is_some());
+        let e = crate::validate(&bytes).unwrap_err();
+        assert_eq!(e.offset(), 8);
+        assert_eq!(d.validate_get_many(["a"]).unwrap_err(), e);
+        assert_eq!(d.validate_get_many::<&str, 0>([]).unwrap_err(), e);
+        // A key's text that is not UTF-8 (after the first pair): the same error as `validate`.
+        let bytes = [
+            27, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0,
+            4, 0, 0, 0, 1, 0, 0, 0, 0xFF, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0,
+        ];
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        assert_eq!(d.get_many(["a"]).unwrap()[0].unwrap().as_i64().unwrap(), 1);
+        let e = crate::validate(&bytes).unwrap_err();
+        assert_eq!(e.offset(), 36);
+        assert_eq!(d.validate_get_many(["a"]).unwrap_err(), e);
+    }
 
     #[test]
     fn keys_of_every_kind_find_their_value() {

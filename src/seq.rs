@@ -138,9 +138,9 @@ impl<'a> Seq<'a> {
         let item = self.r.offset();
         let (raw, at) = self.r.read_string_raw()?;
         let (t, skipped) = crate::text::engine_text(raw);
-        match core::str::from_utf8(t) {
-            Ok(s) => Ok(s),
-            Err(_) => Err(str_error(t, self.opts.dialect, at + skipped, item)),
+        match crate::text::utf8(t) {
+            Some(s) => Ok(s),
+            None => Err(str_error(t, self.opts.dialect, at + skipped, item)),
         }
     }
 

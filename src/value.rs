@@ -249,9 +249,9 @@ impl<'a> VariantRef<'a> {
         let (t, skipped) = crate::text::engine_text(raw);
         // One UTF-8 pass; the dialect's own check only to name an error (the bytes start after
         // the header and the length).
-        match core::str::from_utf8(t) {
-            Ok(s) => Ok(s),
-            Err(_) => Err(self.str_error(t, self.h.offset + 8 + skipped)),
+        match crate::text::utf8(t) {
+            Some(s) => Ok(s),
+            None => Err(self.str_error(t, self.h.offset + 8 + skipped)),
         }
     }
 

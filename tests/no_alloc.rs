@@ -231,6 +231,11 @@ fn read_everything(bytes: &[u8], last: usize) -> f64 {
     assert_eq!(pos.unwrap().raw().unwrap(), chain.raw().unwrap());
     sum += hp.unwrap().as_f64().unwrap();
     assert!(missing.is_none());
+    // The same, the entity checked as `validate` checks it, in the same walk.
+    let [pos, hp, missing] = entity.validate_get_many(["pos", "hp", "missing"]).unwrap();
+    assert_eq!(pos.unwrap().raw().unwrap(), chain.raw().unwrap());
+    sum += hp.unwrap().as_f64().unwrap();
+    assert!(missing.is_none());
 
     // Iterate every entity and every field through the typed accessors.
     for e in arr.iter() {

@@ -82,7 +82,7 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
             out.set_short_ascii(raw);
             return Ok(());
         }
-        if let Ok(s) = core::str::from_utf8(raw) {
+        if let Some(s) = crate::text::utf8(raw) {
             *out = GString::from(s);
             return Ok(());
         }
@@ -95,9 +95,9 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
 #[inline]
 fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     let (t, skipped) = engine_text(raw);
-    match core::str::from_utf8(t) {
-        Ok(s) => Ok(GString::from(s)),
-        Err(_) => not_utf8(t, at, skipped, dialect),
+    match crate::text::utf8(t) {
+        Some(s) => Ok(GString::from(s)),
+        None => not_utf8(t, at, skipped, dialect),
     }
 }
 

@@ -226,6 +226,18 @@ fn nul_at(b: &[u8]) -> Option<usize> {
     }
 }
 
+/// `t` as a Rust string if it is UTF-8. ASCII text (nearly every name, key and tag) is
+/// checked a word at a time (`<[u8]>::is_ascii`, through the `ascii` crate, which makes the
+/// `&str` of it): `core::str::from_utf8` costs about five instructions a byte on short strings,
+/// which dominated reading a short name. Other text gets `from_utf8`'s full check.
+#[inline(always)]
+pub(crate) fn utf8(t: &[u8]) -> Option<&str> {
+    match ascii::AsciiStr::from_ascii(t) {
+        Ok(a) => Some(a.as_str()),
+        Err(_) => core::str::from_utf8(t).ok(),
+    }
+}
+
 /// Checks `text` (already BOM-stripped and NUL-cut) against the dialect's rules. `at` is the
 /// absolute offset of `text[0]`; an error points at the first offending byte.
 #[inline]
@@ -358,7 +370,7 @@ impl<'a> Text<'a> {
 
     /// The text as `&str` when it is valid UTF-8 (always, in the Godot 4 dialect).
     pub fn as_str(&self) -> Option<&'a str> {
-        core::str::from_utf8(self.bytes).ok()
+        utf8(self.bytes)
     }
 
     /// The text as the engine reads it: borrowed when it is UTF-8; otherwise (Godot 3 only)
@@ -366,9 +378,9 @@ impl<'a> Text<'a> {
     /// code points a Rust `char` cannot hold (encoded surrogates, values above U+10FFFF)
     /// replaced by U+FFFD.
     pub fn to_string_lossy(&self) -> alloc::borrow::Cow<'a, str> {
-        match core::str::from_utf8(self.bytes) {
-            Ok(s) => alloc::borrow::Cow::Borrowed(s),
-            Err(_) => alloc::borrow::Cow::Owned(decode_godot3(self.bytes)),
+        match utf8(self.bytes) {
+            Some(s) => alloc::borrow::Cow::Borrowed(s),
+            None => alloc::borrow::Cow::Owned(decode_godot3(self.bytes)),
         }
     }
 

@@ -361,6 +361,23 @@ pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
             assert_eq!(many, each, "{name}: get_many({keys:?})");
             // No keys: no `get` to make, nothing read.
             assert!(d.get_many::<&str, 0>([]).is_ok(), "{name}: get_many([])");
+            // `validate_get_many`: `validate`'s error if the dictionary is not valid (the first
+            // one, at its offset), else `get_many`'s answers; in one walk that must check
+            // every pair as `validate` does.
+            let valid = v.validate().map_err(|e| (e.kind(), e.offset()));
+            let checked = d
+                .validate_get_many(keys)
+                .map(|f| f.iter().map(|v| v.map(|v| v.offset())).collect::<Vec<_>>())
+                .map_err(|e| (e.kind(), e.offset()));
+            let expected = valid.and_then(|_| many.clone());
+            assert_eq!(checked, expected, "{name}: validate_get_many({keys:?})");
+            assert_eq!(
+                d.validate_get_many::<&str, 0>([])
+                    .map(|_| ())
+                    .map_err(|e| (e.kind(), e.offset())),
+                valid.map(|_| ()),
+                "{name}: validate_get_many([])"
+            );
             if as_encoded {
                 assert_eq!(
                     found(d.get_first("")),
