@@ -60,6 +60,7 @@ ROWS = [
     ("same: serde `from_slice` into borrowed structs vs `bytes_to_var`", "serde_game_state/from_slice", "game_state", "bytes_to_var"),
     ("212-byte input packet: `validate` + three `get`s vs `bytes_to_var`", "vs_engine_input_packet/validate_get3", "input_packet", "bytes_to_var"),
     ("same: `validate` + `get_many` of the three keys vs `bytes_to_var`", "vs_engine_input_packet/validate_get_many", "input_packet", "bytes_to_var"),
+    ("same: `validate_get_many` of the three keys (one pass) vs `bytes_to_var`", "vs_engine_input_packet/validate_get_many_one_pass", "input_packet", "bytes_to_var"),
     ("same: `to_owned` vs `bytes_to_var`", "vs_engine_input_packet/to_owned", "input_packet", "bytes_to_var"),
     ("same: `encode` vs `var_to_bytes`", "vs_engine_input_packet/encode", "input_packet", "var_to_bytes"),
     ("same: serde `from_slice` into a struct vs `bytes_to_var`", "serde_input_packet/from_slice", "input_packet", "bytes_to_var"),
