@@ -885,6 +885,17 @@ impl<'de, S: Source> Deserializer<'de, S> {
         }
     }
 
+    /// [`leaf_consumed`](Deserializer::leaf_consumed) of the value that ends where `rest`, a
+    /// suffix of the bytes [`leaf_bytes`](Deserializer::leaf_bytes) returned, begins.
+    #[inline(always)]
+    fn leaf_taken(&mut self, rest: &'de [u8]) {
+        if self.plain {
+            self.w.plain_taken(rest)
+        } else {
+            self.w.leaf_taken(rest)
+        }
+    }
+
     /// The next event (the event path).
     #[inline]
     fn next(&mut self) -> Result<Event<'de>> {
@@ -1726,7 +1737,6 @@ impl<'de, S: Source> Map<'_, 'de, S> {
     /// The field after the last one found is tried first: keys usually come in field order.
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
-        let fields = self.fields;
         let b = self.de.leaf_bytes()?;
         let (h, rest) = b.split_first_chunk::<8>()?;
         // Header and length in one load.
@@ -1737,23 +1747,22 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         }
         // A negative length reads as more than any name holds.
         let len = (word >> 32) as usize;
-        let size = pad4(len);
-        if size > rest.len() {
-            return None;
-        }
-        let raw = rest.get(..len)?;
+        let (padded, after) = rest.split_at_checked(pad4(len))?;
+        let raw = padded.get(..len)?;
         // The field after the last one found, straight; else every field in turn.
+        let fields = self.fields;
         let j = self.next_field;
-        let k = match fields.get(j) {
-            Some(name) if is_field(name.as_bytes(), raw) => j,
+        let (k, name) = match fields.get(j) {
+            Some(&name) if is_field(name.as_bytes(), raw) => (j, name),
             _ => fields
                 .iter()
-                .position(|name| is_field(name.as_bytes(), raw))?,
+                .enumerate()
+                .find(|(_, name)| is_field(name.as_bytes(), raw))
+                .map(|(k, &name)| (k, name))?,
         };
-        let name = *fields.get(k)?;
         // (Past the last field: the next key is looked for from the first.)
         self.next_field = k + 1;
-        self.de.leaf_consumed(8 + size);
+        self.de.leaf_taken(after);
         Some(name)
     }
 

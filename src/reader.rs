@@ -156,6 +156,15 @@ impl<'a> Reader<'a> {
         counted(n);
     }
 
+    /// Moves to `rest`, a later part of the bytes not read yet (a suffix of them, which the
+    /// caller took from [`rest`](Reader::rest)): what it passes over is read.
+    #[inline(always)]
+    pub(crate) fn move_to(&mut self, rest: &'a [u8]) {
+        debug_assert!(rest.len() <= self.rest.len());
+        counted(self.rest.len() - rest.len());
+        self.rest = rest;
+    }
+
     /// Moves to the absolute offset `to`, ahead of the cursor, whose bytes another cursor has
     /// already walked (not counted as read); `false`, not moving, if it is not ahead or past
     /// the end.

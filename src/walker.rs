@@ -506,6 +506,29 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// [`leaf_consumed`](Walker::leaf_consumed) of the value that ends where `rest`, a suffix of
+    /// the bytes [`leaf_bytes`](Walker::leaf_bytes) returned, begins.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn leaf_taken(&mut self, rest: &'a [u8]) {
+        self.r.move_to(rest);
+        if self.state == State::Start {
+            self.state = State::Done;
+        } else {
+            self.top.remaining -= 1;
+            self.named = false;
+        }
+    }
+
+    /// [`plain_consumed`](Walker::plain_consumed) of the value that ends where `rest`, a suffix
+    /// of the bytes [`plain_bytes`](Walker::plain_bytes) returned, begins.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_taken(&mut self, rest: &'a [u8]) {
+        self.r.move_to(rest);
+        self.top.remaining -= 1;
+    }
+
     /// The input from the next value on, when the innermost open container is an Array or a
     /// Dictionary whose values the caller knows to be within the depth limit (it checked
     /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
