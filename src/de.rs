@@ -1745,8 +1745,12 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
-        // A negative length reads as more than any name holds.
-        let len = (word >> 32) as usize;
+        // A negative length is not a name (and `pad4` of it could overflow a 32-bit `usize`).
+        let len = (word >> 32) as u32;
+        if len > i32::MAX as u32 {
+            return None;
+        }
+        let len = len as usize;
         let (padded, after) = rest.split_at_checked(pad4(len))?;
         let raw = padded.get(..len)?;
         // The field after the last one found, straight; else every field in turn.

@@ -308,10 +308,15 @@ impl<'a> DictionaryRef<'a> {
     }
 
     /// [`validate`](VariantRef::validate) of the whole Dictionary and
-    /// [`get_many`](DictionaryRef::get_many), in one walk: `validate`'s error if the
-    /// Dictionary is not valid, else the values of `keys`. This is the one-pass way to check a
-    /// packet and read a few of its fields (the top value's Dictionary validated is the packet
-    /// validated, as [`validate`](crate::validate()) does).
+    /// [`get_many`](DictionaryRef::get_many): `validate`'s error if the Dictionary is not
+    /// valid, else the values of `keys`. This is the one-pass way to check a packet and read a
+    /// few of its fields (the top value's Dictionary validated is the packet validated, as
+    /// [`validate`](crate::validate()) does).
+    ///
+    /// String keys in a Godot 4 Dictionary without a declared key type (up to 64 keys, none
+    /// with a NUL or a leading BOM) are found in the walk that checks it; otherwise, as
+    /// `get_many` falls back to one `get` per key, the Dictionary is validated first and the
+    /// keys are then looked up one after the other, with the same answers.
     ///
     /// ```
     /// // var_to_bytes({"seq": 7, "jump": true, "name": "ann"})
@@ -439,8 +444,8 @@ impl<'a> DictionaryRef<'a> {
     }
 
     /// [`find`](DictionaryRef::find) for the string key `s` (no NUL, no leading BOM): each
-    /// String or StringName key is compared in place, its length first; any other key is
-    /// skipped as a value is ([`scan_str_keys`](DictionaryRef::scan_str_keys)).
+    /// String or StringName key is compared in place, its first bytes first ([`Probe`]); any
+    /// other key is skipped as a value is ([`scan_str_keys`](DictionaryRef::scan_str_keys)).
     fn find_str(&self, s: &[u8], first: bool) -> Result<Option<VariantRef<'a>>> {
         let mut found = None;
         self.scan_str_keys::<false>(&OneKey(Probe::new(s)), |_, v| {
@@ -622,8 +627,8 @@ fn as_key_type(
 
 /// Which of the keys looked up the bytes of a String or StringName key (as encoded) are: a
 /// bit each, 0 for none. `word` is the four bytes from where the key's text starts (its first
-/// bytes and padding; anything after an empty text), a cheap first test. (A trait, not a closure, so that it is inlined into the
-/// walks.)
+/// bytes and padding; anything after an empty text), a cheap first test. (A trait, not a
+/// closure, so that it is inlined into the walks.)
 trait KeyBits {
     fn bits(&self, raw: &[u8], word: u32) -> u64;
 }
@@ -876,6 +881,24 @@ mod tests {
     use alloc::string::ToString;
 
     use crate::{parse, ReadOptions};
+
+    #[test]
+    fn a_key_after_a_bom_is_found_by_every_lookup() {
+        // {"\u{FEFF}key": 7}: the engine strips the BOM, so the key is "key". Its first bytes
+        // are not the key's: the first-word test must let it through to the full compare.
+        let bytes = [
+            27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 6, 0, 0, 0, 0xEF, 0xBB, 0xBF, b'k', b'e', b'y', 0,
+            0, 2, 0, 0, 0, 7, 0, 0, 0,
+        ];
+        let d = parse(&bytes).unwrap().as_dictionary().unwrap();
+        let seven = |v: Option<crate::VariantRef<'_>>| v.unwrap().as_i64().unwrap();
+        assert_eq!(seven(d.get("key").unwrap()), 7);
+        assert_eq!(seven(d.get_first("key").unwrap()), 7);
+        let [key, x] = d.get_many(["key", "x"]).unwrap();
+        assert_eq!((seven(key), x.is_none()), (7, true));
+        let [x, key] = d.validate_get_many(["x", "key"]).unwrap();
+        assert_eq!((seven(key), x.is_none()), (7, true));
+    }
 
     #[test]
     fn validate_get_many_reports_what_validate_reports() {

@@ -158,6 +158,7 @@ impl<'a> Reader<'a> {
 
     /// Moves to `rest`, a later part of the bytes not read yet (a suffix of them, which the
     /// caller took from [`rest`](Reader::rest)): what it passes over is read.
+    #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn move_to(&mut self, rest: &'a [u8]) {
         debug_assert!(rest.len() <= self.rest.len());

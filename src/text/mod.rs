@@ -229,7 +229,8 @@ fn nul_at(b: &[u8]) -> Option<usize> {
 /// `t` as a Rust string if it is UTF-8. ASCII text (nearly every name, key and tag) is
 /// checked a word at a time (`<[u8]>::is_ascii`, through the `ascii` crate, which makes the
 /// `&str` of it): `core::str::from_utf8` costs about five instructions a byte on short strings,
-/// which dominated reading a short name. Other text gets `from_utf8`'s full check.
+/// which dominated reading a short name. Other text gets `from_utf8`'s full check, after the
+/// failed ASCII check (which also counts the ASCII bytes before the first other one).
 #[inline(always)]
 pub(crate) fn utf8(t: &[u8]) -> Option<&str> {
     match ascii::AsciiStr::from_ascii(t) {
