@@ -435,6 +435,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn utf8_gives_from_utf8s_answers() {
+        // ASCII: the word-at-a-time check, every length around the word sizes.
+        let ascii = b"player_one_with_a_name_and_more";
+        for n in 0..ascii.len() {
+            assert_eq!(utf8(&ascii[..n]).map(str::as_bytes), Some(&ascii[..n]));
+        }
+        // Other UTF-8, ASCII before and after: `from_utf8`.
+        for t in ["héros ⚔", "a é", "é a", "naïve text longer than a word"] {
+            assert_eq!(utf8(t.as_bytes()), Some(t));
+        }
+        // Not UTF-8 (Latin-1, a lone continuation byte, a truncated sequence, a surrogate, an
+        // overlong form): refused, as `from_utf8` refuses them.
+        for bad in [
+            &b"caf\xe9"[..],
+            b"\x80",
+            b"ok\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xe0\x80\x80",
+        ] {
+            assert!(core::str::from_utf8(bad).is_err());
+            assert_eq!(utf8(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
     fn bom_and_nul() {
         assert_eq!(engine_text(b"\xEF\xBB\xBFab\0cd"), (&b"ab"[..], 3));
         assert_eq!(engine_text(b"a\0\xFF"), (&b"a"[..], 0));
