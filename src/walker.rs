@@ -498,6 +498,14 @@ impl<'a> Walker<'a> {
     pub(crate) fn leaf_consumed(&mut self, n: usize) {
         // Cannot fail: `n` bytes are there.
         let _ = self.r.skip(n);
+        self.leaf_counted();
+    }
+
+    /// The walk after a value a fast path read whole: the top value done, or one value fewer
+    /// due in the innermost container.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    fn leaf_counted(&mut self) {
         if self.state == State::Start {
             self.state = State::Done;
         } else {
@@ -512,12 +520,7 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     pub(crate) fn leaf_taken(&mut self, rest: &'a [u8]) {
         self.r.move_to(rest);
-        if self.state == State::Start {
-            self.state = State::Done;
-        } else {
-            self.top.remaining -= 1;
-            self.named = false;
-        }
+        self.leaf_counted();
     }
 
     /// [`plain_consumed`](Walker::plain_consumed) of the value that ends where `rest`, a suffix
@@ -587,12 +590,7 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     pub(crate) fn leaf_done(&mut self, r: Reader<'a>) {
         self.r = r;
-        if self.state == State::Start {
-            self.state = State::Done;
-        } else {
-            self.top.remaining -= 1;
-            self.named = false;
-        }
+        self.leaf_counted();
     }
 
     /// Closes the innermost container if all its values have been read (its
