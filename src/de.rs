@@ -1738,21 +1738,12 @@ impl<'de, S: Source> Map<'_, 'de, S> {
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let b = self.de.leaf_bytes()?;
-        let (h, rest) = b.split_first_chunk::<8>()?;
-        // Header and length in one load.
-        let word = u64::from_le_bytes(*h);
-        let header = word as u32;
+        let (h, rest) = b.split_first_chunk::<4>()?;
+        let header = u32::from_le_bytes(*h);
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
-        // A negative length is not a name (and `pad4` of it could overflow a 32-bit `usize`).
-        let len = (word >> 32) as u32;
-        if len > i32::MAX as u32 {
-            return None;
-        }
-        let len = len as usize;
-        let (padded, after) = rest.split_at_checked(pad4(len))?;
-        let raw = padded.get(..len)?;
+        let (raw, after) = crate::head::plain_string::<false>(rest)?;
         // The field after the last one found, straight; else every field in turn.
         let fields = self.fields;
         let j = self.next_field;

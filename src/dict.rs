@@ -518,11 +518,10 @@ impl<'a> DictionaryRef<'a> {
                 Some(header) if opts.dialect.layout(header).shape == Shape::Str => {
                     // With `CHECK`, the key checked as `validate` checks it first; its bytes
                     // are then there to read.
-                    let at = r;
+                    let mut k = r;
                     if CHECK {
                         head_at(&mut r, opts, true)?;
                     }
-                    let mut k = at;
                     k.skip(4)?;
                     let (raw, padded) = k.read_string_padded()?;
                     if !CHECK {
@@ -670,12 +669,12 @@ impl<'k> Probe<'k> {
     }
 
     /// Whether the engine text of the key bytes `raw` (`word`: its first padded bytes) is
-    /// this key, for `raw` not beginning with a BOM byte. Its text is `raw` cut at the first
-    /// NUL; equal to the key, it begins with the key's bytes (the key holds no NUL), so a
-    /// different first word rules it out before the compare.
+    /// this key. Unless `raw` begins with a BOM byte, its text is `raw` cut at the first NUL;
+    /// equal to the key, it begins with the key's bytes (the key holds no NUL), so a different
+    /// first word rules it out before the compare.
     #[inline(always)]
     fn matches(&self, raw: &[u8], word: u32) -> bool {
-        word & self.mask == self.prefix && key_eq(raw, self.text)
+        (word & self.mask == self.prefix || bom_first(word)) && key_eq(raw, self.text)
     }
 }
 
@@ -692,12 +691,7 @@ struct OneKey<'k>(Probe<'k>);
 impl KeyBits for OneKey<'_> {
     #[inline(always)]
     fn bits(&self, raw: &[u8], word: u32) -> u64 {
-        let hit = if bom_first(word) {
-            key_eq(raw, self.0.text)
-        } else {
-            self.0.matches(raw, word)
-        };
-        u64::from(hit)
+        u64::from(self.0.matches(raw, word))
     }
 }
 
@@ -707,23 +701,9 @@ struct ManyKeys<'k, const N: usize>([Probe<'k>; N]);
 impl<const N: usize> KeyBits for ManyKeys<'_, N> {
     #[inline(always)]
     fn bits(&self, raw: &[u8], word: u32) -> u64 {
-        if bom_first(word) {
-            return self.bits_bom(raw);
-        }
         let mut bits = 0;
         for (i, p) in self.0.iter().enumerate() {
             bits |= u64::from(p.matches(raw, word)) << i;
-        }
-        bits
-    }
-}
-
-impl<const N: usize> ManyKeys<'_, N> {
-    #[cold]
-    fn bits_bom(&self, raw: &[u8]) -> u64 {
-        let mut bits = 0;
-        for (i, p) in self.0.iter().enumerate() {
-            bits |= u64::from(key_eq(raw, p.text)) << i;
         }
         bits
     }

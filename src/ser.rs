@@ -367,6 +367,27 @@ impl Sink for Direct<'_> {
     }
 }
 
+/// The `serialize_*` methods of the integer types: those that always fit an `int` (the first
+/// list), and those that fit when at most `i64::MAX` (the second list, each with what it is
+/// called in the error).
+macro_rules! int_methods {
+    ($($fit:ident($ft:ty)),*; $($check:ident($ct:ty, $what:literal)),*) => {
+        $(
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            fn $fit(self, v: $ft) -> Result<()> {
+                self.sink().put_leaf(|e| e.int(v.into()))
+            }
+        )*
+        $(
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            fn $check(self, v: $ct) -> Result<()> {
+                let v = i64::try_from(v).map_err(|_| too_big($what))?;
+                self.sink().put_leaf(|e| e.int(v))
+            }
+        )*
+    };
+}
+
 /// The serde `Serializer` once for both serializers: `&mut $ser` writes every value through
 /// its [`Sink`] (`$ser::sink`), and its containers are `$compound`s, which keep the sink's
 /// state of an open container. Every method is inlined always in optimized builds: a derived
@@ -443,48 +464,11 @@ macro_rules! serializer {
                     Ok(())
                 })
             }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_i8(self, v: i8) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_i16(self, v: i16) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_i32(self, v: i32) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_i64(self, v: i64) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_i128(self, v: i128) -> Result<()> {
-                let v = i64::try_from(v).map_err(|_| too_big("an i128"))?;
-                self.sink().put_leaf(|e| e.int(v))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_u8(self, v: u8) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_u16(self, v: u16) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_u32(self, v: u32) -> Result<()> {
-                self.sink().put_leaf(|e| e.int(v.into()))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_u64(self, v: u64) -> Result<()> {
-                let v = i64::try_from(v).map_err(|_| too_big("a u64 above i64::MAX"))?;
-                self.sink().put_leaf(|e| e.int(v))
-            }
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            fn serialize_u128(self, v: u128) -> Result<()> {
-                let v = i64::try_from(v).map_err(|_| too_big("a u128"))?;
-                self.sink().put_leaf(|e| e.int(v))
+            int_methods! {
+                serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+                serialize_u8(u8), serialize_u16(u16), serialize_u32(u32);
+                serialize_i128(i128, "an i128"), serialize_u64(u64, "a u64 above i64::MAX"),
+                serialize_u128(u128, "a u128")
             }
             #[cfg_attr(not(debug_assertions), inline(always))]
             fn serialize_f32(self, v: f32) -> Result<()> {
