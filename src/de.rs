@@ -665,6 +665,81 @@ fn visit_scalar<'de, V: Visitor<'de>>(s: Scalar<'de>, visitor: V) -> Result<V::V
     }
 }
 
+/// The math type `ty` (of `n` components) at the start of `b` (at absolute offset `at`), if it
+/// is there whole with that exact type: its components to `visitor`, and its size. Gives the
+/// visitor back otherwise.
+#[inline(always)]
+fn math_at<'de, V: Visitor<'de>>(
+    b: &'de [u8],
+    at: usize,
+    ty: VariantType,
+    n: usize,
+    opts: &ReadOptions,
+    visitor: V,
+) -> core::result::Result<(Result<V::Value>, usize), V> {
+    use VariantType as T;
+    let dialect = opts.dialect;
+    let Some((h, rest)) = b.split_first_chunk::<4>() else {
+        return Err(visitor);
+    };
+    let header = u32::from_le_bytes(*h);
+    if dialect.type_of(header & 0xFF) != Some(ty) {
+        return Err(visitor);
+    }
+    let wide = header & FLAG_64 != 0 && dialect == Dialect::Godot4;
+    let real = !matches!(
+        ty,
+        T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i | T::Color
+    );
+    let size = if real && wide { 8 } else { 4 };
+    let Some(bytes) = rest.get(..n * size) else {
+        return Err(visitor);
+    };
+    let res = match ty {
+        T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
+            components::<Int32, V>(bytes, at + 4, visitor)
+        }
+        T::Color => components::<Single, V>(bytes, at + 4, visitor),
+        _ if wide && opts.double_precision() => components::<Real64, V>(bytes, at + 4, visitor),
+        _ if wide => components::<Real64Narrowed, V>(bytes, at + 4, visitor),
+        _ => components::<Real32, V>(bytes, at + 4, visitor),
+    };
+    Ok((res.map_err(|e| e.value_at(ty, dialect, at)), 4 + n * size))
+}
+
+/// The PackedStringArray at `r`, if that is what is there: its strings handed to `visitor` as
+/// a sequence (all of them checked as `validate` checks them, the ones the visitor leaves too),
+/// and the cursor after it. Gives the visitor back otherwise. After an error, the walk cannot
+/// go on.
+#[inline(always)]
+fn strings_at<'de, V: Visitor<'de>>(
+    mut r: Reader<'de>,
+    ids: &Ids,
+    dialect: Dialect,
+    visitor: V,
+) -> core::result::Result<(Result<V::Value>, Reader<'de>), V> {
+    let at = r.offset();
+    match r.read_u32() {
+        Ok(h) if h == ids.strings => {}
+        _ => return Err(visitor),
+    }
+    // A negative count reads as an empty array, as in the engine.
+    let Ok(count) = r.read_i32() else {
+        return Err(visitor);
+    };
+    let mut strings = Strings {
+        r,
+        left: count.max(0) as usize,
+        index: 0,
+        dialect,
+    };
+    let res = visitor
+        .visit_seq(&mut strings)
+        .and_then(|v| strings.finish().map(|()| v))
+        .map_err(|e| e.value_at(VariantType::PackedStringArray, dialect, at));
+    Ok((res, strings.r))
+}
+
 /// The components of a math type, read from its payload bytes, as a sequence.
 struct Components<'de, C> {
     bytes: &'de [u8],
@@ -801,7 +876,16 @@ impl<'de> Strings<'de> {
     }
 
     /// Checks the strings the visitor did not read, as `validate` does.
+    #[inline(always)]
     fn finish(&mut self) -> Result<()> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        self.finish_slow()
+    }
+
+    #[inline(never)]
+    fn finish_slow(&mut self) -> Result<()> {
         for _ in 0..self.left {
             skip_string(&mut self.r, self.dialect, true)?;
         }
@@ -885,17 +969,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
         }
     }
 
-    /// [`leaf_consumed`](Deserializer::leaf_consumed) of the value that ends where `rest`, a
-    /// suffix of the bytes [`leaf_bytes`](Deserializer::leaf_bytes) returned, begins.
-    #[inline(always)]
-    fn leaf_taken(&mut self, rest: &'de [u8]) {
-        if self.plain {
-            self.w.plain_taken(rest)
-        } else {
-            self.w.leaf_taken(rest)
-        }
-    }
-
     /// The next event (the event path).
     #[inline]
     fn next(&mut self) -> Result<Event<'de>> {
@@ -976,41 +1049,13 @@ impl<'de, S: Source> Deserializer<'de, S> {
         n: usize,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        use VariantType as T;
         let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
-        let dialect = self.dialect();
-        let Some((h, rest)) = b.split_first_chunk::<4>() else {
-            return Err(visitor);
-        };
-        let header = u32::from_le_bytes(*h);
-        if dialect.type_of(header & 0xFF) != Some(ty) {
-            return Err(visitor);
-        }
-        let wide = header & FLAG_64 != 0 && dialect == Dialect::Godot4;
-        let real = !matches!(
-            ty,
-            T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i | T::Color
-        );
-        let size = if real && wide { 8 } else { 4 };
-        let Some(bytes) = rest.get(..n * size) else {
-            return Err(visitor);
-        };
         let at = self.w.offset();
-        self.leaf_consumed(4 + n * size);
-        let res = match ty {
-            T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
-                components::<Int32, V>(bytes, at + 4, visitor)
-            }
-            T::Color => components::<Single, V>(bytes, at + 4, visitor),
-            _ if wide && self.w.options().double_precision() => {
-                components::<Real64, V>(bytes, at + 4, visitor)
-            }
-            _ if wide => components::<Real64Narrowed, V>(bytes, at + 4, visitor),
-            _ => components::<Real32, V>(bytes, at + 4, visitor),
-        };
-        Ok(res.map_err(|e| e.value_at(ty, dialect, at)))
+        let (res, size) = math_at(b, at, ty, n, self.w.options(), visitor)?;
+        self.leaf_consumed(size);
+        Ok(res)
     }
 
     /// The fast path of a PackedStringArray read as a sequence: its strings handed to the
@@ -1021,39 +1066,21 @@ impl<'de, S: Source> Deserializer<'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let Some(mut r) = self.w.leaf_slot() else {
+        let Some(r) = self.w.leaf_slot() else {
             return Err(visitor);
         };
-        let at = r.offset();
-        let dialect = self.dialect();
-        match r.read_u32() {
-            Ok(h) if h == self.ids.strings => {}
-            _ => return Err(visitor),
-        }
-        // A negative count reads as an empty array, as in the engine.
-        let Ok(count) = r.read_i32() else {
-            return Err(visitor);
-        };
-        let mut strings = Strings {
-            r,
-            left: count.max(0) as usize,
-            index: 0,
-            dialect,
-        };
-        let res = visitor
-            .visit_seq(&mut strings)
-            .and_then(|v| strings.finish().map(|()| v));
-        Ok(match res {
+        let (res, r) = strings_at(r, &self.ids, self.dialect(), visitor)?;
+        match res {
             Ok(v) => {
-                self.w.leaf_done(strings.r);
-                Ok(v)
+                self.w.leaf_done(r);
+                Ok(Ok(v))
             }
             Err(e) => {
                 // Part-way through the value: the walk cannot go on.
                 self.w.stop();
-                Err(e.value_at(VariantType::PackedStringArray, dialect, at))
+                Ok(Err(e))
             }
-        })
+        }
     }
 
     // ----- the event path -----
@@ -1125,15 +1152,24 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 len,
                 index: 0,
             }),
-            _ => visitor.visit_map(Map {
-                de: self,
-                len,
-                index: 0,
-                key: KeyAt::None,
-                object: ty == VariantType::Object,
-                fields,
-                next_field: 0,
-            }),
+            _ => {
+                let (rest, left, fast) = match self.w.plain_state() {
+                    Some((rest, left)) if self.plain => (rest, left, true),
+                    _ => (&[][..], 0, false),
+                };
+                visitor.visit_map(Map {
+                    de: self,
+                    len,
+                    index: 0,
+                    key: KeyAt::None,
+                    object: ty == VariantType::Object,
+                    fields,
+                    next_field: 0,
+                    rest,
+                    left,
+                    fast,
+                })
+            }
         };
         self.plain = outer;
         self.leave();
@@ -1719,6 +1755,72 @@ struct Map<'a, 'de, S> {
     /// Where to start looking for the next key among `fields`: after the last one found (keys
     /// usually come in field order).
     next_field: usize,
+    /// The map's own cursor (when `fast`): the input from its next key or value on, ahead of
+    /// the walker's, which catches up (`sync`) before anything else reads.
+    rest: &'de [u8],
+    /// The keys and values still due, on that cursor.
+    left: u32,
+    /// Whether the map reads on its own cursor: a plain Dictionary (not an object, its values
+    /// within the depth limit), and no error since.
+    fast: bool,
+}
+
+impl<'de, S> Map<'_, 'de, S> {
+    /// The walker caught up with the map's own cursor.
+    #[inline(always)]
+    fn sync(&mut self) {
+        if self.fast {
+            self.de.w.set_plain_state(self.rest, self.left);
+        }
+    }
+
+    /// The map's own cursor caught up with the walker's, after the deserializer read.
+    #[inline(always)]
+    fn resume(&mut self) {
+        if self.fast {
+            match self.de.w.plain_state() {
+                Some((rest, left)) => {
+                    self.rest = rest;
+                    self.left = left;
+                }
+                None => self.fast = false,
+            }
+        }
+    }
+
+    /// `f` on the deserializer, the walker caught up first.
+    #[inline(always)]
+    fn through<T>(&mut self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
+        self.sync();
+        let res = f(self.de);
+        if res.is_ok() {
+            self.resume();
+        } else {
+            // The walk is over: nothing more on the map's own cursor.
+            self.fast = false;
+        }
+        res
+    }
+
+    /// The input from the next key or value on, for the fast paths.
+    #[inline(always)]
+    fn bytes(&self) -> Option<&'de [u8]> {
+        (self.fast && self.left > 0).then_some(self.rest)
+    }
+
+    /// Commits a key or value read from [`bytes`](Map::bytes): `rest` is after it.
+    #[inline(always)]
+    fn took(&mut self, rest: &'de [u8]) {
+        self.rest = rest;
+        self.left -= 1;
+    }
+}
+
+impl<S> Drop for Map<'_, '_, S> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.sync();
+    }
 }
 
 /// Where the current entry's key is, for an error's path.
@@ -1737,7 +1839,7 @@ impl<'de, S: Source> Map<'_, 'de, S> {
     /// The field after the last one found is tried first: keys usually come in field order.
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
-        let b = self.de.leaf_bytes()?;
+        let b = self.bytes()?;
         let (h, rest) = b.split_first_chunk::<4>()?;
         let header = u32::from_le_bytes(*h);
         if header != self.de.ids.string && header != self.de.ids.string_name {
@@ -1757,7 +1859,7 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         };
         // (Past the last field: the next key is looked for from the first.)
         self.next_field = k + 1;
-        self.de.leaf_taken(after);
+        self.took(after);
         Some(name)
     }
 
@@ -1811,13 +1913,14 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
                 Err(e) => Err(self.path(self.key, e, self.index - 1)),
             };
         }
+        self.sync();
         self.de.check_going()?;
         if self.object {
             self.key = KeyAt::None;
             return self.property_name(seed);
         }
         self.key = KeyAt::At(self.de.w.offset());
-        match seed.deserialize(&mut *self.de) {
+        match self.through(|de| seed.deserialize(de)) {
             Ok(k) => Ok(Some(k)),
             Err(e) => Err(self.path(self.key, e, self.index - 1)),
         }
@@ -1825,7 +1928,7 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        match seed.deserialize(&mut *self.de) {
+        match seed.deserialize(Slot { m: self }) {
             Ok(v) => Ok(v),
             Err(e) => Err(self.path(self.key, e, self.index - 1)),
         }
@@ -1833,7 +1936,185 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
 
     fn size_hint(&self) -> Option<usize> {
         // Entries take 8 bytes at least (a key and a value).
-        Some((self.len - self.index).min(self.de.w.bytes_left() / 8))
+        let bytes = if self.fast {
+            self.rest.len()
+        } else {
+            self.de.w.bytes_left()
+        };
+        Some((self.len - self.index).min(bytes / 8))
+    }
+}
+
+/// A map's value, read by the fast paths on the map's own cursor; anything else through the
+/// deserializer, the walker caught up first.
+struct Slot<'m, 'a, 'de, S> {
+    m: &'m mut Map<'a, 'de, S>,
+}
+
+/// The `deserialize_*` methods of [`Slot`] for a scalar: the fast path for the types in
+/// `$mask` on the map's cursor, else the deserializer's method.
+macro_rules! slot_scalar {
+    ($($method:ident $mask:expr;)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+            match self.scalar::<V, { $mask }>(visitor) {
+                Ok(res) => res,
+                Err(visitor) => self.m.through(|de| de.$method(visitor)),
+            }
+        }
+    )*};
+}
+
+/// The `deserialize_*` methods of [`Slot`] that the deserializer reads.
+macro_rules! slot_through {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+            self.m.through(|de| de.$method($($arg,)* visitor))
+        }
+    )*};
+}
+
+impl<'de, S: Source> Slot<'_, '_, 'de, S> {
+    /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.
+    #[inline(always)]
+    fn scalar<V: Visitor<'de>, const MASK: u8>(
+        &mut self,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        let Some(b) = self.m.bytes() else {
+            return Err(visitor);
+        };
+        match read_scalar::<MASK>(b, &self.m.de.ids) {
+            Some((s, ty, n)) => {
+                self.m.took(&b[n..]);
+                Ok(visit_scalar(s, visitor).map_err(|e| {
+                    let de = &self.m.de;
+                    e.value_at(ty, de.dialect(), de.w.offset_of(b))
+                }))
+            }
+            None => Err(visitor),
+        }
+    }
+}
+
+impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
+    type Error = Error;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        match self.scalar::<V, SCALARS>(visitor) {
+            Ok(res) => res,
+            Err(visitor) => self.m.through(|de| de.deserialize_any(visitor)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.m.bytes().and_then(word) {
+            Some(h) if h == self.m.de.ids.nil => {
+                let b = self.m.rest;
+                self.m.took(&b[4..]);
+                visitor.visit_none()
+            }
+            Some(_) => visitor.visit_some(self),
+            None => self.m.through(|de| de.deserialize_option(visitor)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match crate::serde_impl::magic(name) {
+            // A math type read as itself: its components straight to the visitor's `visit_seq`.
+            Some(Magic::Math(ty, n)) => {
+                if let Some(b) = self.m.bytes() {
+                    let at = self.m.de.w.offset_of(b);
+                    match math_at(b, at, ty, n, self.m.de.w.options(), visitor) {
+                        Ok((res, size)) => {
+                            self.m.took(&b[size..]);
+                            res
+                        }
+                        Err(visitor) => self
+                            .m
+                            .through(|de| de.deserialize_newtype_struct(name, visitor)),
+                    }
+                } else {
+                    self.m
+                        .through(|de| de.deserialize_newtype_struct(name, visitor))
+                }
+            }
+            Some(Magic::Raw | Magic::Packed(..)) => self
+                .m
+                .through(|de| de.deserialize_newtype_struct(name, visitor)),
+            _ => visitor.visit_newtype_struct(self),
+        }
+    }
+
+    #[inline]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(b) = self.m.bytes() {
+            if let Some(rest) = skip_plain::<true>(b, self.m.de.dialect().layouts()) {
+                self.m.took(rest);
+                return visitor.visit_unit();
+            }
+        }
+        self.m.through(|de| de.deserialize_ignored_any(visitor))
+    }
+
+    slot_scalar! {
+        deserialize_bool BOOL;
+        deserialize_i8 INT;
+        deserialize_i16 INT;
+        deserialize_i32 INT;
+        deserialize_i64 INT;
+        deserialize_i128 INT;
+        deserialize_u8 INT;
+        deserialize_u16 INT;
+        deserialize_u32 INT;
+        deserialize_u64 INT;
+        deserialize_u128 INT;
+        deserialize_f32 INT | FLOAT;
+        deserialize_f64 INT | FLOAT;
+        deserialize_char STR;
+        deserialize_str STR;
+        deserialize_string STR;
+        deserialize_unit NIL;
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(b) = self.m.bytes() {
+            let r = self.m.de.w.cursor_at(b);
+            match strings_at(r, &self.m.de.ids, self.m.de.dialect(), visitor) {
+                Ok((Ok(v), r)) => {
+                    self.m.took(r.rest());
+                    return Ok(v);
+                }
+                Ok((Err(e), _)) => {
+                    self.m.fast = false;
+                    self.m.de.w.stop();
+                    return Err(e);
+                }
+                Err(visitor) => return self.m.through(|de| de.deserialize_seq(visitor)),
+            }
+        }
+        self.m.through(|de| de.deserialize_seq(visitor))
+    }
+
+    slot_through! {
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+        deserialize_unit_struct(name: &'static str);
     }
 }
 

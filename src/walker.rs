@@ -514,24 +514,6 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// [`leaf_consumed`](Walker::leaf_consumed) of the value that ends where `rest`, a suffix of
-    /// the bytes [`leaf_bytes`](Walker::leaf_bytes) returned, begins.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn leaf_taken(&mut self, rest: &'a [u8]) {
-        self.r.move_to(rest);
-        self.leaf_counted();
-    }
-
-    /// [`plain_consumed`](Walker::plain_consumed) of the value that ends where `rest`, a suffix
-    /// of the bytes [`plain_bytes`](Walker::plain_bytes) returned, begins.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn plain_taken(&mut self, rest: &'a [u8]) {
-        self.r.move_to(rest);
-        self.top.remaining -= 1;
-    }
-
     /// The input from the next value on, when the innermost open container is an Array or a
     /// Dictionary whose values the caller knows to be within the depth limit (it checked
     /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
@@ -591,6 +573,43 @@ impl<'a> Walker<'a> {
     pub(crate) fn leaf_done(&mut self, r: Reader<'a>) {
         self.r = r;
         self.leaf_counted();
+    }
+
+    /// The cursor and the count of values still due in the innermost open container, if the
+    /// walk is running (for a serde container that reads its plain values on a cursor of its
+    /// own, see [`set_plain_state`](Walker::set_plain_state)).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_state(&self) -> Option<(&'a [u8], u32)> {
+        (self.state == State::Running && self.open > 0)
+            .then_some((self.r.rest(), self.top.remaining))
+    }
+
+    /// Commits what a serde container read on its own cursor since
+    /// [`plain_state`](Walker::plain_state): `rest`, a suffix of the bytes it returned, is where
+    /// the walk goes on, and `remaining` values are still due in the innermost container.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn set_plain_state(&mut self, rest: &'a [u8], remaining: u32) {
+        debug_assert!(self.state == State::Running && remaining <= self.top.remaining);
+        self.r.move_to(rest);
+        self.top.remaining = remaining;
+    }
+
+    /// A copy of the cursor moved to `rest`, a suffix of the input from the cursor on (not
+    /// counted as read: what is read from it is committed with
+    /// [`set_plain_state`](Walker::set_plain_state)).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn cursor_at(&self, rest: &'a [u8]) -> Reader<'a> {
+        self.r.with_rest(rest)
+    }
+
+    /// The absolute offset of `rest`, a suffix of the input from the cursor on.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn offset_of(&self, rest: &[u8]) -> usize {
+        self.r.offset_of(rest)
     }
 
     /// Closes the innermost container if all its values have been read (its
