@@ -1926,6 +1926,18 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         }
     }
 
+    // serde's own `next_key` and `next_value`, inlined: the map's cursor then stays in the
+    // visitor's frame, not behind a pointer passed to a call per value.
+    #[inline(always)]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
+        self.next_key_seed(core::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
+        self.next_value_seed(core::marker::PhantomData)
+    }
+
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         match seed.deserialize(Slot { m: self }) {
