@@ -2097,24 +2097,31 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
         deserialize_unit NIL;
     }
 
+    /// A PackedStringArray straight to the visitor; anything else as the deserializer reads it.
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(b) = self.m.bytes() {
-            let r = self.m.de.w.cursor_at(b);
-            match strings_at(r, &self.m.de.ids, self.m.de.dialect(), visitor) {
-                Ok((Ok(v), r)) => {
-                    self.m.took(r.rest());
-                    return Ok(v);
-                }
-                Ok((Err(e), _)) => {
-                    self.m.fast = false;
-                    self.m.de.w.stop();
-                    return Err(e);
-                }
-                Err(visitor) => return self.m.through(|de| de.deserialize_seq(visitor)),
-            }
+        if self.m.bytes().is_none() {
+            return self.m.through(|de| de.deserialize_seq(visitor));
         }
-        self.m.through(|de| de.deserialize_seq(visitor))
+        // Read on the walker's cursor, caught up first, so that its bytes are counted once.
+        self.m.sync();
+        let de = &mut *self.m.de;
+        let dialect = de.dialect();
+        match strings_at(de.w.cursor(), &de.ids, dialect, visitor) {
+            Ok((Ok(v), r)) => {
+                de.w.leaf_done(r);
+                self.m.rest = r.rest();
+                self.m.left -= 1;
+                Ok(v)
+            }
+            Ok((Err(e), _)) => {
+                // Part-way through the value: the walk cannot go on.
+                self.m.fast = false;
+                de.w.stop();
+                Err(e)
+            }
+            Err(visitor) => self.m.through(|de| de.deserialize_seq(visitor)),
+        }
     }
 
     slot_through! {

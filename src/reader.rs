@@ -97,14 +97,6 @@ impl<'a> Reader<'a> {
         self.end - self.rest.len()
     }
 
-    /// A copy of this cursor at `rest`, a suffix of its bytes (not counted as read).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn with_rest(&self, rest: &'a [u8]) -> Reader<'a> {
-        debug_assert!(rest.len() <= self.rest.len());
-        Reader { rest, ..*self }
-    }
-
     /// The absolute offset of `rest`, a suffix of this cursor's bytes.
     #[cfg(feature = "serde")]
     #[inline(always)]

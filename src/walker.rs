@@ -596,15 +596,6 @@ impl<'a> Walker<'a> {
         self.top.remaining = remaining;
     }
 
-    /// A copy of the cursor moved to `rest`, a suffix of the input from the cursor on (not
-    /// counted as read: what is read from it is committed with
-    /// [`set_plain_state`](Walker::set_plain_state)).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn cursor_at(&self, rest: &'a [u8]) -> Reader<'a> {
-        self.r.with_rest(rest)
-    }
-
     /// The absolute offset of `rest`, a suffix of the input from the cursor on.
     #[cfg(feature = "serde")]
     #[inline(always)]
