@@ -1400,3 +1400,92 @@ fn to_vec_and_to_writer_agree_on_bytes_and_errors() {
     assert_eq!(offsets[4], Some(80), "{:?}", errs[4]);
     assert!(offsets[..4].iter().all(Option::is_some), "{offsets:?}");
 }
+
+/// A struct's fields read on the map's own cursor between values it hands to the deserializer
+/// (an unknown key over a container, a nested struct, bytes, a typed container) and back: every
+/// field's value, and an error after them all pointing at its own value.
+#[test]
+fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
+    use gdvariant::{Dictionary, Variant};
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        x: f64,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Mixed<'a> {
+        a: i64,
+        b: &'a str,
+        inner: Inner,
+        opt: Option<i64>,
+        opt2: Option<i64>,
+        #[serde(borrow)]
+        tags: Vec<&'a str>,
+        pos: Vector3,
+        #[serde(borrow)]
+        bytes: &'a [u8],
+        ints: Vec<i64>,
+        last: bool,
+    }
+    let build = |last: Variant| {
+        let mut inner = Dictionary::new();
+        inner.insert("x", 2.5);
+        inner.insert(
+            "skipped",
+            Variant::Array([Variant::from(1), "two".into()].into_iter().collect()),
+        );
+        let mut d = Dictionary::new();
+        d.insert("b", "text");
+        d.insert(
+            "unknown",
+            Variant::Array(
+                [Variant::from(1), Variant::Dictionary(Dictionary::new())]
+                    .into_iter()
+                    .collect(),
+            ),
+        );
+        d.insert("inner", inner);
+        d.insert("opt", ());
+        d.insert("opt2", 5);
+        d.insert(
+            "tags",
+            Variant::PackedStringArray(vec!["p".into(), "q".into()]),
+        );
+        d.insert("pos", Vector3::new(1.0, -2.0, 0.5));
+        d.insert("bytes", Variant::PackedByteArray(vec![7, 8, 9]));
+        d.insert("ints", Variant::PackedInt64Array(vec![3, -4]));
+        d.insert("a", 42);
+        d.insert("last", last);
+        gdvariant::encode(&d.into()).unwrap()
+    };
+    let bytes = build(true.into());
+    assert_eq!(
+        gdvariant::from_slice::<Mixed<'_>>(&bytes).unwrap(),
+        Mixed {
+            a: 42,
+            b: "text",
+            inner: Inner { x: 2.5 },
+            opt: None,
+            opt2: Some(5),
+            tags: vec!["p", "q"],
+            pos: Vector3::new(1.0, -2.0, 0.5),
+            bytes: &[7, 8, 9],
+            ints: vec![3, -4],
+            last: true,
+        }
+    );
+    let bytes = build("yes".into());
+    let err = gdvariant::from_slice::<Mixed<'_>>(&bytes).unwrap_err();
+    let at = gdvariant::parse(&bytes)
+        .unwrap()
+        .as_dictionary()
+        .unwrap()
+        .get("last")
+        .unwrap()
+        .unwrap()
+        .offset();
+    assert_eq!(
+        (err.path().as_str(), err.offset()),
+        ("last", Some(at)),
+        "{err}"
+    );
+}
