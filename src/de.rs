@@ -1897,7 +1897,7 @@ impl<'de, S: Source> Map<'_, 'de, S> {
 impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         if self.index == self.len {
             return Ok(None);
@@ -1938,7 +1938,7 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         self.next_value_seed(core::marker::PhantomData)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         match seed.deserialize(Slot { m: self }) {
             Ok(v) => Ok(v),
