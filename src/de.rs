@@ -54,7 +54,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::head::{head, skip_plain, skip_string, Body};
 use crate::object::ObjectRef;
-use crate::reader::{pad4, Reader};
+use crate::reader::{counted, pad4, Reader};
 use crate::serde_impl::Magic;
 use crate::text::utf8;
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
@@ -719,10 +719,11 @@ fn strings_at<'de, V: Visitor<'de>>(
     visitor: V,
 ) -> core::result::Result<(Result<V::Value>, Reader<'de>), V> {
     let at = r.offset();
-    match r.read_u32() {
-        Ok(h) if h == ids.strings => {}
-        _ => return Err(visitor),
+    // (Looked at first, so that a declined value is not counted as read.)
+    if r.peek_u32() != Some(ids.strings) {
+        return Err(visitor);
     }
+    let _ = r.read_u32();
     // A negative count reads as an empty array, as in the engine.
     let Ok(count) = r.read_i32() else {
         return Err(visitor);
@@ -1811,6 +1812,13 @@ impl<'de, S> Map<'_, 'de, S> {
     /// Commits a key or value read from [`bytes`](Map::bytes): `rest` is after it.
     #[inline(always)]
     fn took(&mut self, rest: &'de [u8]) {
+        counted(self.rest.len() - rest.len());
+        self.took_read(rest);
+    }
+
+    /// [`took`](Map::took) of a value whose bytes a cursor read (and counted).
+    #[inline(always)]
+    fn took_read(&mut self, rest: &'de [u8]) {
         self.rest = rest;
         self.left -= 1;
     }
@@ -2100,18 +2108,13 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
     /// A PackedStringArray straight to the visitor; anything else as the deserializer reads it.
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.m.bytes().is_none() {
+        let Some(b) = self.m.bytes() else {
             return self.m.through(|de| de.deserialize_seq(visitor));
-        }
-        // Read on the walker's cursor, caught up first, so that its bytes are counted once.
-        self.m.sync();
+        };
         let de = &mut *self.m.de;
-        let dialect = de.dialect();
-        match strings_at(de.w.cursor(), &de.ids, dialect, visitor) {
+        match strings_at(de.w.cursor_at(b), &de.ids, de.dialect(), visitor) {
             Ok((Ok(v), r)) => {
-                de.w.leaf_done(r);
-                self.m.rest = r.rest();
-                self.m.left -= 1;
+                self.m.took_read(r.rest());
                 Ok(v)
             }
             Ok((Err(e), _)) => {

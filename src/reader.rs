@@ -58,8 +58,9 @@ pub(crate) fn work(_n: usize) {
     work_count::add(_n);
 }
 
+/// Counts `_n` bytes as read (feature `__count-reads`; nothing otherwise).
 #[inline(always)]
-fn counted(_n: usize) {
+pub(crate) fn counted(_n: usize) {
     #[cfg(feature = "__count-reads")]
     read_count::add(_n);
 }
@@ -95,6 +96,15 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn offset(&self) -> usize {
         self.end - self.rest.len()
+    }
+
+    /// A copy of this cursor at `rest`, a suffix of its bytes, whose bytes before `rest` are
+    /// counted as read by whoever read them.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn with_rest(&self, rest: &'a [u8]) -> Reader<'a> {
+        debug_assert!(rest.len() <= self.rest.len());
+        Reader { rest, ..*self }
     }
 
     /// The absolute offset of `rest`, a suffix of this cursor's bytes.
@@ -161,16 +171,6 @@ impl<'a> Reader<'a> {
     pub(crate) fn advance(&mut self, n: usize) {
         self.rest = self.rest.get(n..).unwrap_or(&[]);
         counted(n);
-    }
-
-    /// Moves to `rest`, a later part of the bytes not read yet (a suffix of them, which the
-    /// caller took from [`rest`](Reader::rest)): what it passes over is read.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn move_to(&mut self, rest: &'a [u8]) {
-        debug_assert!(rest.len() <= self.rest.len());
-        counted(self.rest.len() - rest.len());
-        self.rest = rest;
     }
 
     /// Moves to the absolute offset `to`, ahead of the cursor, whose bytes another cursor has

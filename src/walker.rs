@@ -587,13 +587,23 @@ impl<'a> Walker<'a> {
 
     /// Commits what a serde container read on its own cursor since
     /// [`plain_state`](Walker::plain_state): `rest`, a suffix of the bytes it returned, is where
-    /// the walk goes on, and `remaining` values are still due in the innermost container.
+    /// the walk goes on, and `remaining` values are still due in the innermost container. The
+    /// bytes in between are not counted as read here: the container counted them.
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn set_plain_state(&mut self, rest: &'a [u8], remaining: u32) {
         debug_assert!(self.state == State::Running && remaining <= self.top.remaining);
-        self.r.move_to(rest);
+        // (The container counted the bytes as it read them.)
+        self.r = self.r.with_rest(rest);
         self.top.remaining = remaining;
+    }
+
+    /// A copy of the cursor at `rest`, a suffix of the input from the cursor on (for a serde
+    /// container reading on a cursor of its own).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn cursor_at(&self, rest: &'a [u8]) -> Reader<'a> {
+        self.r.with_rest(rest)
     }
 
     /// The absolute offset of `rest`, a suffix of the input from the cursor on.

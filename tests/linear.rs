@@ -246,3 +246,50 @@ fn serde_reads_nested_typed_containers_in_linear_work() {
         assert!(per2 <= 8.0, "convert {convert}: {per2} reads per byte");
     }
 }
+
+/// serde reads each byte of the engine's packets exactly once into derived structs: the
+/// struct's own cursor (keys and plain values), the packed strings it reads there, and the
+/// walker it hands the rest to count every byte, and none twice.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_reads_each_byte_of_the_engines_packets_once() {
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Input<'a> {
+        seq: i64,
+        tick: u32,
+        #[serde(rename = "move")]
+        movement: gdvariant::Vector2,
+        aim: gdvariant::Vector3,
+        buttons: u8,
+        jump: bool,
+        name: &'a str,
+        ts: f64,
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Entity<'a> {
+        id: i64,
+        name: &'a str,
+        pos: gdvariant::Vector3,
+        hp: f32,
+        #[serde(borrow)]
+        tags: Vec<&'a str>,
+        // `vel` is left out: skipped as an unknown key.
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct State<'a> {
+        tick: i64,
+        #[serde(borrow)]
+        entities: Vec<Entity<'a>>,
+    }
+    let file =
+        |name: &str| std::fs::read(format!("{}/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = file("benches/data/input_packet.bin");
+    let n = bytes_read(|| drop(gdvariant::from_slice::<Input<'_>>(&input).unwrap()));
+    assert_eq!(n, input.len() as u64);
+    let game = file("benches/data/game_state.bin");
+    let n = bytes_read(|| drop(gdvariant::from_slice::<State<'_>>(&game).unwrap()));
+    assert_eq!(n, game.len() as u64);
+}
