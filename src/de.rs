@@ -1759,7 +1759,7 @@ struct Map<'a, 'de, S> {
     /// The map's own cursor (when `fast`): the input from its next key or value on, ahead of
     /// the walker's, which catches up (`sync`) before anything else reads.
     rest: &'de [u8],
-    /// The keys and values still due, on that cursor.
+    /// The keys and values still due, on that cursor (0 when not `fast`).
     left: u32,
     /// Whether the map reads on its own cursor: a plain Dictionary (not an object, its values
     /// within the depth limit), and no error since.
@@ -1784,7 +1784,7 @@ impl<'de, S> Map<'_, 'de, S> {
                     self.rest = rest;
                     self.left = left;
                 }
-                None => self.fast = false,
+                None => self.stop_fast(),
             }
         }
     }
@@ -1798,15 +1798,23 @@ impl<'de, S> Map<'_, 'de, S> {
             self.resume();
         } else {
             // The walk is over: nothing more on the map's own cursor.
-            self.fast = false;
+            self.stop_fast();
         }
         res
+    }
+
+    /// No more reading on the map's own cursor (the walker's is the one).
+    #[inline(always)]
+    fn stop_fast(&mut self) {
+        self.fast = false;
+        self.left = 0;
     }
 
     /// The input from the next key or value on, for the fast paths.
     #[inline(always)]
     fn bytes(&self) -> Option<&'de [u8]> {
-        (self.fast && self.left > 0).then_some(self.rest)
+        // (Nothing is left on the cursor when not `fast`.)
+        (self.left > 0).then_some(self.rest)
     }
 
     /// Commits a key or value read from [`bytes`](Map::bytes): `rest` is after it.
@@ -2119,8 +2127,8 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
             }
             Ok((Err(e), _)) => {
                 // Part-way through the value: the walk cannot go on.
-                self.m.fast = false;
                 de.w.stop();
+                self.m.stop_fast();
                 Err(e)
             }
             Err(visitor) => self.m.through(|de| de.deserialize_seq(visitor)),
