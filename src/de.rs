@@ -13,8 +13,10 @@
 //! id, the depth limit, the object policy and the `script` rule are checked as it goes, in one
 //! pass, without allocating for the values it reads. The commonest values (scalars, strings,
 //! math types, the heads of untyped containers, the strings of a PackedStringArray) are read
-//! straight from the walker's cursor, with exactly the checks `validate` makes, without
-//! building an [`Event`]; everything else goes through the walker's events.
+//! straight from the input, with exactly the checks `validate` makes, without building an
+//! [`Event`]: a struct's or map's Dictionary reads its keys and such values on a cursor of its
+//! own, kept in the visitor's frame, and catches the walker up before anything else reads;
+//! everything else goes through the walker's events.
 //!
 //! Errors say where, with the field path and the byte offset, and name the Godot type found:
 //! `entities[9999].pos: expected Vector3, found String at offset 1754192`. serde's own nesting
@@ -378,7 +380,7 @@ impl Source for FromInput {
 /// The engine's value needs no other reading.
 impl Source for FromEngine {}
 
-// ----- the fast paths: values read straight from the walker's cursor -----
+// ----- the fast paths: values read straight from the input (the walker's cursor, or a map's) -----
 
 /// Which scalar types a fast path reads (the others it leaves to the event path).
 const NIL: u8 = 1;
@@ -719,8 +721,8 @@ fn strings_at<'de, V: Visitor<'de>>(
     visitor: V,
 ) -> core::result::Result<(Result<V::Value>, Reader<'de>), V> {
     let at = r.offset();
-    // (Looked at first, so that a declined value is not counted as read.)
-    if r.peek_u32() != Some(ids.strings) {
+    // (Header and count looked at first, so that a declined value is not counted as read.)
+    if r.peek_u32() != Some(ids.strings) || r.remaining() < 8 {
         return Err(visitor);
     }
     let _ = r.read_u32();
@@ -1793,13 +1795,16 @@ impl<'de, S> Map<'_, 'de, S> {
     #[inline(always)]
     fn through<T>(&mut self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
         self.sync();
+        // Not `fast` while the deserializer reads: a panic unwinding through `f` drops this map
+        // with the walker elsewhere, and the map must then leave it be.
+        let fast = self.fast;
+        self.stop_fast();
         let res = f(self.de);
-        if res.is_ok() {
+        if fast && res.is_ok() {
+            self.fast = true;
             self.resume();
-        } else {
-            // The walk is over: nothing more on the map's own cursor.
-            self.stop_fast();
         }
+        // (After an error the walk is over: nothing more on the map's own cursor.)
         res
     }
 
@@ -1919,26 +1924,31 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
             return Ok(None);
         }
         self.index += 1;
-        // (Never an object's property name, nor after an error ended the walk: the fast path
-        // reads only a due value of an Array or Dictionary.)
+        // (Never an object's property name, nor after an error ended the walk: only a map that
+        // is `fast` has anything on its own cursor.)
         if let Some(name) = self.field() {
             // The key's text is the field's name: kept for an error's path as it is.
             self.key = KeyAt::Name(name);
             return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
                 Ok(k) => Ok(Some(k)),
-                Err(e) => Err(self.path(self.key, e, self.index - 1)),
+                Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
             };
         }
-        self.sync();
         self.de.check_going()?;
         if self.object {
             self.key = KeyAt::None;
             return self.property_name(seed);
         }
-        self.key = KeyAt::At(self.de.w.offset());
+        // (`through` catches the walker up with the map's cursor.)
+        let at = if self.fast {
+            self.de.w.offset_of(self.rest)
+        } else {
+            self.de.w.offset()
+        };
+        self.key = KeyAt::At(at);
         match self.through(|de| seed.deserialize(de)) {
             Ok(k) => Ok(Some(k)),
-            Err(e) => Err(self.path(self.key, e, self.index - 1)),
+            Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
         }
     }
 
@@ -1958,7 +1968,7 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         match seed.deserialize(Slot { m: self }) {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.path(self.key, e, self.index - 1)),
+            Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
         }
     }
 
@@ -2039,8 +2049,10 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // Nil is its header alone, whatever its flag bits (as the deserializer reads it).
+        let dialect = self.m.de.dialect();
         match self.m.bytes().and_then(word) {
-            Some(h) if h == self.m.de.ids.nil => {
+            Some(h) if dialect.type_of(h & 0xFF) == Some(VariantType::Nil) => {
                 let b = self.m.rest;
                 self.m.took(&b[4..]);
                 visitor.visit_none()
@@ -2056,30 +2068,26 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        match crate::serde_impl::magic(name) {
+        let visitor = match crate::serde_impl::magic(name) {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
-            Some(Magic::Math(ty, n)) => {
-                if let Some(b) = self.m.bytes() {
+            Some(Magic::Math(ty, n)) => match self.m.bytes() {
+                Some(b) => {
                     let at = self.m.de.w.offset_of(b);
                     match math_at(b, at, ty, n, self.m.de.w.options(), visitor) {
                         Ok((res, size)) => {
                             self.m.took(&b[size..]);
-                            res
+                            return res;
                         }
-                        Err(visitor) => self
-                            .m
-                            .through(|de| de.deserialize_newtype_struct(name, visitor)),
+                        Err(visitor) => visitor,
                     }
-                } else {
-                    self.m
-                        .through(|de| de.deserialize_newtype_struct(name, visitor))
                 }
-            }
-            Some(Magic::Raw | Magic::Packed(..)) => self
-                .m
-                .through(|de| de.deserialize_newtype_struct(name, visitor)),
-            _ => visitor.visit_newtype_struct(self),
-        }
+                None => visitor,
+            },
+            Some(Magic::Raw | Magic::Packed(..)) => visitor,
+            _ => return visitor.visit_newtype_struct(self),
+        };
+        self.m
+            .through(|de| de.deserialize_newtype_struct(name, visitor))
     }
 
     #[inline]
@@ -2126,9 +2134,11 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
                 Ok(v)
             }
             Ok((Err(e), _)) => {
-                // Part-way through the value: the walk cannot go on.
-                de.w.stop();
+                // Part-way through the value: the walk cannot go on (from the value's start, where
+                // the deserializer's own fast path leaves it too).
+                self.m.sync();
                 self.m.stop_fast();
+                self.m.de.w.stop();
                 Err(e)
             }
             Err(visitor) => self.m.through(|de| de.deserialize_seq(visitor)),
@@ -2144,7 +2154,15 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
         deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
         deserialize_identifier();
-        deserialize_unit_struct(name: &'static str);
+    }
+
+    #[inline]
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_unit(self, visitor)
     }
 }
 

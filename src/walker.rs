@@ -441,7 +441,8 @@ impl<'a> Walker<'a> {
     // The deserializer (and `to_owned`, through `plain_bytes`) reads the commonest values
     // (scalars, strings, math types, the heads of untyped containers, PackedStringArrays)
     // straight from a copy of the walker's cursor and then commits that copy here, instead of
-    // building an event. A fast path reads only what it knows to be well-formed by the very
+    // building an event (a serde map reads on a cursor of its own and commits it with
+    // `set_plain_state`). A fast path reads only what it knows to be well-formed by the very
     // checks `head` makes (bounds, UTF-8 by the dialect's rules); on anything else it
     // declines, consuming nothing, and the event path reads the value and reports any error
     // exactly as `validate` does.

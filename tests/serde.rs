@@ -1402,8 +1402,9 @@ fn to_vec_and_to_writer_agree_on_bytes_and_errors() {
 }
 
 /// A struct's fields read on the map's own cursor between values it hands to the deserializer
-/// (an unknown key over a container, a nested struct, bytes, a typed container) and back: every
-/// field's value, and an error after them all pointing at its own value.
+/// (an unknown key over a container, a nested struct, bytes, a typed Array) and back: every
+/// field's value, and an error after them all pointing at its own value; an `Option` field over
+/// a Nil whose header has flag bits.
 #[test]
 fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
     use gdvariant::{Dictionary, Variant};
@@ -1424,6 +1425,7 @@ fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
         #[serde(borrow)]
         bytes: &'a [u8],
         ints: Vec<i64>,
+        typed: Vec<i64>,
         last: bool,
     }
     let build = |last: Variant| {
@@ -1453,6 +1455,13 @@ fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
         d.insert("pos", Vector3::new(1.0, -2.0, 0.5));
         d.insert("bytes", Variant::PackedByteArray(vec![7, 8, 9]));
         d.insert("ints", Variant::PackedInt64Array(vec![3, -4]));
+        d.insert(
+            "typed",
+            Variant::Array(gdvariant::Array::typed(
+                gdvariant::TypeInfo::Builtin(gdvariant::VariantType::Int),
+                vec![Variant::from(6), Variant::from(-7)],
+            )),
+        );
         d.insert("a", 42);
         d.insert("last", last);
         gdvariant::encode(&d.into()).unwrap()
@@ -1470,6 +1479,7 @@ fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
             pos: Vector3::new(1.0, -2.0, 0.5),
             bytes: &[7, 8, 9],
             ints: vec![3, -4],
+            typed: vec![6, -7],
             last: true,
         }
     );
@@ -1488,4 +1498,64 @@ fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
         ("last", Some(at)),
         "{err}"
     );
+
+    // A Nil with flag bits in its header is still Nil (as `validate` and the engine read it):
+    // `None` in an `Option` field, as at the top level.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Opt {
+        o: Option<i64>,
+        n: i64,
+    }
+    let mut d = Dictionary::new();
+    d.insert("o", ());
+    d.insert("n", 1);
+    let mut bytes = gdvariant::encode(&d.into()).unwrap();
+    // The Dictionary's head (8), the key "o" (12), then the Nil's header.
+    assert_eq!(bytes[20..24], [0, 0, 0, 0]);
+    bytes[22] = 1;
+    assert!(gdvariant::validate(&bytes).is_ok());
+    assert_eq!(
+        gdvariant::from_slice::<Opt>(&bytes).unwrap(),
+        Opt { o: None, n: 1 }
+    );
+    assert_eq!(
+        gdvariant::from_slice::<Option<i64>>(&bytes[20..24]).unwrap(),
+        None
+    );
+}
+
+/// A target whose `Deserialize` panics deep inside a struct: the panic unwinds through the
+/// maps reading on their own cursors (each dropped on the way) and reaches the caller, in debug
+/// builds too (where a map that caught the walker up while a nested one was open would panic
+/// again while unwinding, and abort).
+#[test]
+fn a_panic_in_a_nested_value_unwinds_through_the_maps() {
+    struct Boom;
+    impl<'de> Deserialize<'de> for Boom {
+        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Boom, D::Error> {
+            panic!("boom")
+        }
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        w: Boom,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Outer {
+        a: i64,
+        inner: Inner,
+        b: i64,
+    }
+    let mut inner = gdvariant::Dictionary::new();
+    inner.insert("w", 2);
+    let mut d = gdvariant::Dictionary::new();
+    d.insert("a", 1);
+    d.insert("inner", inner);
+    d.insert("b", 3);
+    let bytes = gdvariant::encode(&d.into()).unwrap();
+    let res = std::panic::catch_unwind(|| gdvariant::from_slice::<Outer>(&bytes).map(drop));
+    let panic = res.unwrap_err();
+    assert_eq!(panic.downcast_ref::<&str>(), Some(&"boom"));
 }
