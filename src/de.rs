@@ -1408,6 +1408,35 @@ fn handoff_error(e: Error, v: VariantRef<'_>, offset: usize) -> Error {
     e.at(offset)
 }
 
+/// The scalar `deserialize_*` methods and the types their fast paths read (none: bytes, which
+/// the event path reads), written by `$m`: one list for the deserializer (`scalar!`) and for a
+/// map's values (`slot_scalar!`).
+macro_rules! scalar_methods {
+    ($m:ident) => {
+        $m! {
+            deserialize_bool BOOL;
+            deserialize_i8 INT;
+            deserialize_i16 INT;
+            deserialize_i32 INT;
+            deserialize_i64 INT;
+            deserialize_i128 INT;
+            deserialize_u8 INT;
+            deserialize_u16 INT;
+            deserialize_u32 INT;
+            deserialize_u64 INT;
+            deserialize_u128 INT;
+            deserialize_f32 INT | FLOAT;
+            deserialize_f64 INT | FLOAT;
+            deserialize_char STR;
+            deserialize_str STR;
+            deserialize_string STR;
+            deserialize_unit NIL;
+            deserialize_bytes 0;
+            deserialize_byte_buf 0;
+        }
+    };
+}
+
 /// The `deserialize_*` methods for a scalar: the fast path for the types in `$mask`, then the
 /// event path. A container, a math type or a packed array (other than a PackedByteArray) where
 /// a scalar is expected is a type mismatch named by the engine's type (`expected a string,
@@ -1663,27 +1692,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         self.any_slow(visitor)
     }
 
-    scalar! {
-        deserialize_bool BOOL;
-        deserialize_i8 INT;
-        deserialize_i16 INT;
-        deserialize_i32 INT;
-        deserialize_i64 INT;
-        deserialize_i128 INT;
-        deserialize_u8 INT;
-        deserialize_u16 INT;
-        deserialize_u32 INT;
-        deserialize_u64 INT;
-        deserialize_u128 INT;
-        deserialize_f32 INT | FLOAT;
-        deserialize_f64 INT | FLOAT;
-        deserialize_char STR;
-        deserialize_str STR;
-        deserialize_string STR;
-        deserialize_unit NIL;
-        deserialize_bytes 0;
-        deserialize_byte_buf 0;
-    }
+    scalar_methods!(scalar);
 
     /// A field or variant name: a String or StringName key, borrowed. Other values as
     /// `deserialize_any`.
@@ -2020,6 +2029,9 @@ impl<'de, S: Source> Slot<'_, '_, 'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
+        if MASK == 0 {
+            return Err(visitor);
+        }
         let Some(b) = self.m.bytes() else {
             return Err(visitor);
         };
@@ -2101,25 +2113,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
         self.m.through(|de| de.deserialize_ignored_any(visitor))
     }
 
-    slot_scalar! {
-        deserialize_bool BOOL;
-        deserialize_i8 INT;
-        deserialize_i16 INT;
-        deserialize_i32 INT;
-        deserialize_i64 INT;
-        deserialize_i128 INT;
-        deserialize_u8 INT;
-        deserialize_u16 INT;
-        deserialize_u32 INT;
-        deserialize_u64 INT;
-        deserialize_u128 INT;
-        deserialize_f32 INT | FLOAT;
-        deserialize_f64 INT | FLOAT;
-        deserialize_char STR;
-        deserialize_str STR;
-        deserialize_string STR;
-        deserialize_unit NIL;
-    }
+    scalar_methods!(slot_scalar);
 
     /// A PackedStringArray straight to the visitor; anything else as the deserializer reads it.
     #[inline]
@@ -2146,8 +2140,6 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
     }
 
     slot_through! {
-        deserialize_bytes();
-        deserialize_byte_buf();
         deserialize_tuple(len: usize);
         deserialize_tuple_struct(name: &'static str, len: usize);
         deserialize_map();
