@@ -503,6 +503,29 @@ fn read_scalar<'de, const MASK: u8>(
     None
 }
 
+/// The fast path of a scalar of a type in `MASK` at the start of `b` (see [`read_scalar`]):
+/// `commit` takes its size and returns its offset, then `visitor` gets it; `Err(visitor)` back
+/// when there is none (nothing committed).
+#[inline(always)]
+fn scalar_at<'de, V: Visitor<'de>, const MASK: u8>(
+    b: &'de [u8],
+    ids: &Ids,
+    dialect: Dialect,
+    visitor: V,
+    commit: impl FnOnce(usize) -> usize,
+) -> core::result::Result<Result<V::Value>, V> {
+    if MASK == 0 {
+        return Err(visitor);
+    }
+    match read_scalar::<MASK>(b, ids) {
+        Some((s, ty, n)) => {
+            let at = commit(n);
+            Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
+        }
+        None => Err(visitor),
+    }
+}
+
 /// The little-endian `u32` at the start of `b`.
 #[inline(always)]
 fn word(b: &[u8]) -> Option<u32> {
@@ -999,21 +1022,15 @@ impl<'de, S: Source> Deserializer<'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if MASK == 0 {
-            return Err(visitor);
-        }
         let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
-        match read_scalar::<MASK>(b, &self.ids) {
-            Some((s, ty, n)) => {
-                self.leaf_consumed(n);
-                // The value's offset only on an error: `n` bytes before the cursor.
-                Ok(visit_scalar(s, visitor)
-                    .map_err(|e| e.value_at(ty, self.dialect(), self.w.offset() - n)))
-            }
-            None => Err(visitor),
-        }
+        let (ids, dialect) = (self.ids, self.dialect());
+        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
+            self.leaf_consumed(n);
+            // The value's offset: `n` bytes before the cursor.
+            self.w.offset() - n
+        })
     }
 
     /// The fast path of an untyped container head (an Array if `array`, a Dictionary if
@@ -1786,20 +1803,6 @@ impl<'de, S> Map<'_, 'de, S> {
         }
     }
 
-    /// The map's own cursor caught up with the walker's, after the deserializer read.
-    #[inline(always)]
-    fn resume(&mut self) {
-        if self.fast {
-            match self.de.w.plain_state() {
-                Some((rest, left)) => {
-                    self.rest = rest;
-                    self.left = left;
-                }
-                None => self.stop_fast(),
-            }
-        }
-    }
-
     /// `f` on the deserializer, the walker caught up first.
     #[inline(always)]
     fn through<T>(&mut self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
@@ -1809,11 +1812,15 @@ impl<'de, S> Map<'_, 'de, S> {
         let fast = self.fast;
         self.stop_fast();
         let res = f(self.de);
+        // The map's cursor caught up with the walker's (after an error the walk is over:
+        // nothing more on the map's own cursor).
         if fast && res.is_ok() {
-            self.fast = true;
-            self.resume();
+            if let Some((rest, left)) = self.de.w.plain_state() {
+                self.fast = true;
+                self.rest = rest;
+                self.left = left;
+            }
         }
-        // (After an error the walk is over: nothing more on the map's own cursor.)
         res
     }
 
@@ -2029,22 +2036,14 @@ impl<'de, S: Source> Slot<'_, '_, 'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        if MASK == 0 {
-            return Err(visitor);
-        }
         let Some(b) = self.m.bytes() else {
             return Err(visitor);
         };
-        match read_scalar::<MASK>(b, &self.m.de.ids) {
-            Some((s, ty, n)) => {
-                self.m.took(&b[n..]);
-                Ok(visit_scalar(s, visitor).map_err(|e| {
-                    let de = &self.m.de;
-                    e.value_at(ty, de.dialect(), de.w.offset_of(b))
-                }))
-            }
-            None => Err(visitor),
-        }
+        let (ids, dialect) = (self.m.de.ids, self.m.de.dialect());
+        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
+            self.m.took(&b[n..]);
+            self.m.de.w.offset_of(b)
+        })
     }
 }
 
