@@ -1815,9 +1815,14 @@ impl<'de, S> Map<'_, 'de, S> {
         // The map's cursor caught up with the walker's (after an error the walk is over:
         // nothing more on the map's own cursor).
         if fast && res.is_ok() {
-            if let Some((rest, left)) = self.de.w.plain_state() {
+            // (The walker's bytes left are a suffix of the map's cursor, behind it: only their
+            // length is taken, see `Walker::set_plain_state`.)
+            if let Some((len, left)) = self.de.w.plain_state_len() {
                 self.fast = true;
-                self.rest = rest;
+                self.rest = self
+                    .rest
+                    .get(self.rest.len().wrapping_sub(len)..)
+                    .unwrap_or(&[]);
                 self.left = left;
             }
         }
@@ -1900,6 +1905,24 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         Some(name)
     }
 
+    /// The fast path of a struct's key that [`field`](Map::field) declined: a String or
+    /// StringName of simple text (see [`str_at`]; an unknown field, usually), consumed, with
+    /// its offset and whether it is a StringName; `None` otherwise, nothing consumed. Out of
+    /// line: the common keys stay on `field`'s short path.
+    #[inline(always)]
+    fn other_key(&mut self) -> Option<(&'de str, usize, bool)> {
+        let b = self.bytes()?;
+        let header = word(b)?;
+        let name = header == self.de.ids.string_name;
+        if header != self.de.ids.string && !name {
+            return None;
+        }
+        let (text, n) = str_at(b.get(4..)?)?;
+        let at = self.de.w.offset_of(b);
+        self.took(&b[4 + n..]);
+        Some((text, at, name))
+    }
+
     #[cold]
     fn path(&self, key: KeyAt<'de>, e: Error, index: usize) -> Error {
         let text = match key {
@@ -1950,19 +1973,42 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
                 Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
             };
         }
+        if !self.fields.is_empty() {
+            if let Some((text, at, name)) = self.other_key() {
+                // As the deserializer's identifier reads it, its text kept for an error's path.
+                self.key = KeyAt::Name(text);
+                let ty = if name {
+                    VariantType::StringName
+                } else {
+                    VariantType::String
+                };
+                let dialect = self.de.dialect();
+                return match seed
+                    .deserialize(de::value::BorrowedStrDeserializer::<Error>::new(text))
+                {
+                    Ok(k) => Ok(Some(k)),
+                    Err(e) => Err(self.path(
+                        self.key,
+                        e.value_at(ty, dialect, at),
+                        self.index.saturating_sub(1),
+                    )),
+                };
+            }
+        }
         self.de.check_going()?;
         if self.object {
             self.key = KeyAt::None;
             return self.property_name(seed);
         }
-        // (`through` catches the walker up with the map's cursor.)
         let at = if self.fast {
             self.de.w.offset_of(self.rest)
         } else {
             self.de.w.offset()
         };
         self.key = KeyAt::At(at);
-        match self.through(|de| seed.deserialize(de)) {
+        // (A key is read as a value is: its fast paths on the map's cursor, else through the
+        // deserializer.)
+        match seed.deserialize(Slot { m: self }) {
             Ok(k) => Ok(Some(k)),
             Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
         }
@@ -2144,7 +2190,16 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
         deserialize_map();
         deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
+    }
+
+    /// A key's (or a value's) identifier: a String or StringName of simple text straight to the
+    /// visitor, as the deserializer's own fast path reads it.
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        match self.scalar::<V, STR>(visitor) {
+            Ok(res) => res,
+            Err(visitor) => self.m.through(|de| de.deserialize_identifier(visitor)),
+        }
     }
 
     #[inline]

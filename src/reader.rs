@@ -107,6 +107,18 @@ impl<'a> Reader<'a> {
         Reader { rest, ..*self }
     }
 
+    /// A copy of the cursor with only its last `len` bytes left (the suffix of that length).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn with_rest_len(&self, len: usize) -> Reader<'a> {
+        debug_assert!(len <= self.rest.len());
+        let rest = self
+            .rest
+            .get(self.rest.len().wrapping_sub(len)..)
+            .unwrap_or(&[]);
+        Reader { rest, ..*self }
+    }
+
     /// The absolute offset of `rest`, a suffix of this cursor's bytes.
     #[cfg(feature = "serde")]
     #[inline(always)]

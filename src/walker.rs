@@ -586,6 +586,17 @@ impl<'a> Walker<'a> {
             .then_some((self.r.rest(), self.top.remaining))
     }
 
+    /// [`plain_state`](Walker::plain_state) with the length of the bytes left rather than the
+    /// bytes: for a container whose own cursor is behind the walker's (a suffix of it), which
+    /// takes the walker's position without loading its slice whole (see
+    /// [`set_plain_state`](Walker::set_plain_state)).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn plain_state_len(&self) -> Option<(usize, u32)> {
+        (self.state == State::Running && self.open > 0)
+            .then_some((self.r.rest().len(), self.top.remaining))
+    }
+
     /// Commits what a serde container read on its own cursor since
     /// [`plain_state`](Walker::plain_state): `rest`, a suffix of the bytes it returned, is where
     /// the walk goes on, and `remaining` values are still due in the innermost container. The
@@ -594,8 +605,10 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     pub(crate) fn set_plain_state(&mut self, rest: &'a [u8], remaining: u32) {
         debug_assert!(self.state == State::Running && remaining <= self.top.remaining);
-        // (The container counted the bytes as it read them.)
-        self.r = self.r.with_rest(rest);
+        // (The container counted the bytes as it read them.) Only `rest`'s length is taken:
+        // its pointer follows from the cursor's own, and loading the caller's slice whole (16
+        // bytes its fast paths had just stored as two halves) stalls the store forwarding.
+        self.r = self.r.with_rest_len(rest.len());
         self.top.remaining = remaining;
     }
 

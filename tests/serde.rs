@@ -1559,3 +1559,100 @@ fn a_panic_in_a_nested_value_unwinds_through_the_maps() {
     let panic = res.unwrap_err();
     assert_eq!(panic.downcast_ref::<&str>(), Some(&"boom"));
 }
+
+/// A Godot 4 Dictionary of `(key, value)` entries already encoded.
+fn dictionary_bytes(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut out = [27u32, entries.len() as u32]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect::<Vec<u8>>();
+    for (k, v) in entries {
+        out.extend_from_slice(k);
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+/// A String (type 4) or StringName (type 21) of these exact bytes.
+fn text_bytes(ty: u32, t: &[u8]) -> Vec<u8> {
+    let mut out = [ty, t.len() as u32]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect::<Vec<u8>>();
+    out.extend_from_slice(t);
+    out.resize(8 + t.len().div_ceil(4) * 4, 0);
+    out
+}
+
+/// A 32-bit int.
+fn int_bytes(i: i32) -> Vec<u8> {
+    [2u32.to_le_bytes(), i.to_le_bytes()].concat()
+}
+
+#[test]
+fn a_structs_other_keys_read_as_the_engine_reads_their_text() {
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Known {
+        ab: i64,
+        cd: i64,
+        #[serde(alias = "other_name")]
+        e: i64,
+        last: i64,
+    }
+    let s = |t: &str| text_bytes(4, t.as_bytes());
+    let entries = [
+        // Unknown: plain ASCII, other UTF-8, a StringName.
+        (s("zz"), int_bytes(1)),
+        (s("größe"), int_bytes(2)),
+        (text_bytes(21, b"q"), int_bytes(3)),
+        // The engine strips a BOM and ends the text at a NUL: these name fields.
+        (s("\u{feff}ab"), int_bytes(4)),
+        (s("cd\0zz"), int_bytes(5)),
+        // An alias (not among the names the deserializer is given).
+        (s("other_name"), int_bytes(6)),
+        (s("last"), int_bytes(7)),
+    ];
+    let bytes = dictionary_bytes(&entries);
+    assert_eq!(
+        gdvariant::from_slice::<Known>(&bytes).unwrap(),
+        Known {
+            ab: 4,
+            cd: 5,
+            e: 6,
+            last: 7
+        }
+    );
+
+    // Refused unknown fields are named, with their path and offset, whatever their text.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        ab: i64,
+    }
+    for (key, text) in [
+        (s("zz"), "zz"),
+        (s("größe"), "größe"),
+        (text_bytes(21, b"q"), "q"),
+        (s("\u{feff}zz"), "zz"),
+        (s("zz\0ab"), "zz"),
+    ] {
+        let bytes = dictionary_bytes(&[(s("ab"), int_bytes(1)), (key, int_bytes(2))]);
+        let e = gdvariant::from_slice::<Strict>(&bytes).unwrap_err();
+        // After the header (8 bytes), "ab" (12) and its int (8).
+        assert_eq!(e.offset(), Some(28), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("{text}: unknown field `{text}`, expected `ab` at offset 28")
+        );
+    }
+    // Text that is not UTF-8 is the engine's error, at its byte.
+    let bytes = dictionary_bytes(&[
+        (s("ab"), int_bytes(1)),
+        (text_bytes(4, b"z\xFFz"), int_bytes(2)),
+    ]);
+    let e = gdvariant::from_slice::<Strict>(&bytes).unwrap_err();
+    assert!(e.format_error().is_some(), "{e}");
+    let e = gdvariant::from_slice::<Known>(&bytes).unwrap_err();
+    assert!(e.format_error().is_some(), "{e}");
+}
