@@ -1907,8 +1907,8 @@ impl<'de, S: Source> Map<'_, 'de, S> {
 
     /// The fast path of a struct's key that [`field`](Map::field) declined: a String or
     /// StringName of simple text (see [`str_at`]; an unknown field, usually), consumed, with
-    /// its offset and whether it is a StringName; `None` otherwise, nothing consumed. Out of
-    /// line: the common keys stay on `field`'s short path.
+    /// its offset and whether it is a StringName; `None` otherwise, nothing consumed. Apart
+    /// from `field`, which stays the short path of the common keys.
     #[inline(always)]
     fn other_key(&mut self) -> Option<(&'de str, usize, bool)> {
         let b = self.bytes()?;
