@@ -64,6 +64,7 @@ ROWS = [
     ("same: `to_owned` vs `bytes_to_var`", "vs_engine_input_packet/to_owned", "input_packet", "bytes_to_var"),
     ("same: `encode` vs `var_to_bytes`", "vs_engine_input_packet/encode", "input_packet", "var_to_bytes"),
     ("same: serde `from_slice` into a struct vs `bytes_to_var`", "serde_input_packet/from_slice", "input_packet", "bytes_to_var"),
+    ("same: serde `from_slice` into a struct of three of its fields vs `bytes_to_var`", "serde_input_packet/from_slice_three_fields", "input_packet", "bytes_to_var"),
     ("same: serde `to_vec` vs `var_to_bytes`", "serde_input_packet/to_vec", "input_packet", "var_to_bytes"),
 ]
 
