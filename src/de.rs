@@ -56,7 +56,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::head::{head, skip_plain, skip_string, Body};
 use crate::object::ObjectRef;
-use crate::reader::{counted, pad4, Reader};
+use crate::reader::{counted, pad4, suffix, Reader};
 use crate::serde_impl::Magic;
 use crate::text::utf8;
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
@@ -1819,10 +1819,7 @@ impl<'de, S> Map<'_, 'de, S> {
             // length is taken, see `Walker::set_plain_state`.)
             if let Some((len, left)) = self.de.w.plain_state_len() {
                 self.fast = true;
-                self.rest = self
-                    .rest
-                    .get(self.rest.len().wrapping_sub(len)..)
-                    .unwrap_or(&[]);
+                self.rest = suffix(self.rest, len);
                 self.left = left;
             }
         }
@@ -1905,24 +1902,6 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         Some(name)
     }
 
-    /// The fast path of a struct's key that [`field`](Map::field) declined: a String or
-    /// StringName of simple text (see [`str_at`]; an unknown field, usually), consumed, with
-    /// its offset and whether it is a StringName; `None` otherwise, nothing consumed. Apart
-    /// from `field`, which stays the short path of the common keys.
-    #[inline(always)]
-    fn other_key(&mut self) -> Option<(&'de str, usize, bool)> {
-        let b = self.bytes()?;
-        let header = word(b)?;
-        let name = header == self.de.ids.string_name;
-        if header != self.de.ids.string && !name {
-            return None;
-        }
-        let (text, n) = str_at(b.get(4..)?)?;
-        let at = self.de.w.offset_of(b);
-        self.took(&b[4 + n..]);
-        Some((text, at, name))
-    }
-
     #[cold]
     fn path(&self, key: KeyAt<'de>, e: Error, index: usize) -> Error {
         let text = match key {
@@ -1972,28 +1951,6 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
                 Ok(k) => Ok(Some(k)),
                 Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
             };
-        }
-        if !self.fields.is_empty() {
-            if let Some((text, at, name)) = self.other_key() {
-                // As the deserializer's identifier reads it, its text kept for an error's path.
-                self.key = KeyAt::Name(text);
-                let ty = if name {
-                    VariantType::StringName
-                } else {
-                    VariantType::String
-                };
-                let dialect = self.de.dialect();
-                return match seed
-                    .deserialize(de::value::BorrowedStrDeserializer::<Error>::new(text))
-                {
-                    Ok(k) => Ok(Some(k)),
-                    Err(e) => Err(self.path(
-                        self.key,
-                        e.value_at(ty, dialect, at),
-                        self.index.saturating_sub(1),
-                    )),
-                };
-            }
         }
         self.de.check_going()?;
         if self.object {

@@ -80,6 +80,16 @@ pub(crate) struct Reader<'a> {
     base: usize,
 }
 
+/// The last `len` bytes of `b` (`len <= b.len()`): a suffix rebuilt from its length alone, for
+/// the serde cursors that pass each other only that (a slice just stored as two halves and
+/// loaded whole stalls the store forwarding).
+#[cfg(feature = "serde")]
+#[inline(always)]
+pub(crate) fn suffix(b: &[u8], len: usize) -> &[u8] {
+    debug_assert!(len <= b.len());
+    b.get(b.len().wrapping_sub(len)..).unwrap_or(&[])
+}
+
 impl<'a> Reader<'a> {
     /// A cursor at the start of `data`, which begins at absolute offset `base`.
     #[inline]
@@ -111,12 +121,10 @@ impl<'a> Reader<'a> {
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn with_rest_len(&self, len: usize) -> Reader<'a> {
-        debug_assert!(len <= self.rest.len());
-        let rest = self
-            .rest
-            .get(self.rest.len().wrapping_sub(len)..)
-            .unwrap_or(&[]);
-        Reader { rest, ..*self }
+        Reader {
+            rest: suffix(self.rest, len),
+            ..*self
+        }
     }
 
     /// The absolute offset of `rest`, a suffix of this cursor's bytes.
