@@ -15,8 +15,9 @@
 //! math types, the heads of untyped containers, the strings of a PackedStringArray) are read
 //! straight from the input, with exactly the checks `validate` makes, without building an
 //! [`Event`]: a struct's or map's Dictionary reads its keys and such values on a cursor of its
-//! own, kept in the visitor's frame, and catches the walker up before anything else reads;
-//! everything else goes through the walker's events.
+//! own, kept in the visitor's frame (in registers: each key and value is handed over by value,
+//! and the map learns where it ended from the deserializer), and moves the walker to a value
+//! before anything else reads it; everything else goes through the walker's events.
 //!
 //! Errors say where, with the field path and the byte offset, and name the Godot type found:
 //! `entities[9999].pos: expected Vector3, found String at offset 1754192`. serde's own nesting
@@ -266,6 +267,7 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         input: Reader::new(bytes, 0),
         source: core::marker::PhantomData::<FromInput>,
         checked_until: 0,
+        after: 0,
     };
     T::deserialize(&mut de)
 }
@@ -283,6 +285,7 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
         input: Reader::new(v.h.data, v.h.offset),
         source: core::marker::PhantomData::<FromInput>,
         checked_until: 0,
+        after: 0,
     };
     T::deserialize(&mut de)
 }
@@ -305,6 +308,9 @@ pub struct Deserializer<'de, S = FromInput> {
     /// The end of the last typed container found to read as its bytes say, at every depth
     /// (the typed containers before it are not looked at again).
     checked_until: usize,
+    /// Where a map's [`Slot`] left the walk: the length of the input after the key or value it
+    /// read ([`NOT_FAST`] when the walker read it and the map's own cursor is done).
+    after: usize,
 }
 
 /// The bytes of a [`Deserializer`] are the input (the default).
@@ -506,7 +512,11 @@ fn read_scalar<'de, const MASK: u8>(
 /// The fast path of a scalar of a type in `MASK` at the start of `b` (see [`read_scalar`]):
 /// `commit` takes its size and returns its offset, then `visitor` gets it; `Err(visitor)` back
 /// when there is none (nothing committed).
-#[inline(always)]
+///
+/// (Out of line in debug builds, where its locals would otherwise each take a slot in the
+/// frames that recurse through it, a nesting level's worth of stack at a time.)
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
 fn scalar_at<'de, V: Visitor<'de>, const MASK: u8>(
     b: &'de [u8],
     ids: &Ids,
@@ -967,6 +977,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
             input,
             source: core::marker::PhantomData,
             checked_until: 0,
+            after: 0,
         }
     }
 
@@ -1826,6 +1837,54 @@ impl<'de, S> Map<'_, 'de, S> {
         res
     }
 
+    /// `e` in the current entry (see [`path_of`]).
+    #[inline(always)]
+    fn in_entry(&self, e: Error) -> Error
+    where
+        S: Source,
+    {
+        let key = match self.key {
+            KeyAt::Field => self
+                .fields
+                .get(self.next_field.wrapping_sub(1))
+                .map_or(KeyAt::None, |&name| KeyAt::Name(name)),
+            key => key,
+        };
+        path_of(self.de, key, e, self.index.saturating_sub(1))
+    }
+
+    /// Reads the next key or value with `seed`: on the map's own cursor through a [`Slot`]
+    /// when `fast`, else through the deserializer.
+    #[inline(always)]
+    fn slot<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value>
+    where
+        S: Source,
+    {
+        let Some(b) = self.bytes() else {
+            return self.through(|de| seed.deserialize(de));
+        };
+        // Not `fast` while the slot reads: a panic unwinding through it drops this map with the
+        // walker elsewhere, and the map must then leave it be. (Nothing read: `after` says so.)
+        self.fast = false;
+        self.de.after = b.len();
+        let res = seed.deserialize(Slot {
+            de: &mut *self.de,
+            b,
+            left: self.left,
+        });
+        match self.de.after {
+            NOT_FAST => self.left = 0,
+            after => {
+                self.fast = true;
+                if after != b.len() {
+                    self.rest = suffix(b, after);
+                    self.left -= 1;
+                }
+            }
+        }
+        res
+    }
+
     /// No more reading on the map's own cursor (the walker's is the one).
     #[inline(always)]
     fn stop_fast(&mut self) {
@@ -1866,7 +1925,10 @@ impl<S> Drop for Map<'_, '_, S> {
 #[derive(Clone, Copy)]
 enum KeyAt<'de> {
     None,
-    /// A full object's property name, or a struct's field name the key matched.
+    /// The struct's field the key matched: the one before `next_field` (its name, kept as a
+    /// count the map holds anyway rather than as a string).
+    Field,
+    /// A full object's property name.
     Name(&'de str),
     /// The absolute offset of a Dictionary key.
     At(usize),
@@ -1901,36 +1963,26 @@ impl<'de, S: Source> Map<'_, 'de, S> {
         self.took(after);
         Some(name)
     }
-
-    #[cold]
-    fn path(&self, key: KeyAt<'de>, e: Error, index: usize) -> Error {
-        let text = match key {
-            KeyAt::Name(n) => Some(n),
-            KeyAt::At(at) => self.de.key_text(at),
-            KeyAt::None => None,
-        };
-        match text {
-            Some(k) => e.in_key(k),
-            None => e.in_index(index),
-        }
-    }
 }
 
-impl<'de, S: Source> Map<'_, 'de, S> {
-    /// A full object's property name, as the engine reads it.
-    #[cold]
-    #[inline(never)]
-    fn property_name<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let offset = self.de.w.offset();
-        let name = match self.de.next()? {
-            Event::Property(t) => t.to_string_lossy(),
-            _ => return Err(Error::new("expected a property name".into()).at(offset)),
-        };
-        if let alloc::borrow::Cow::Borrowed(name) = name {
-            self.key = KeyAt::Name(name);
-        }
-        str_seed(name, seed).map(Some)
-    }
+/// A full object's property name, as the engine reads it (and its text, when borrowed, for an
+/// error's path).
+#[cold]
+#[inline(never)]
+fn property_name<'de, S: Source, K: DeserializeSeed<'de>>(
+    de: &mut Deserializer<'de, S>,
+    seed: K,
+) -> Result<(Option<&'de str>, K::Value)> {
+    let offset = de.w.offset();
+    let name = match de.next()? {
+        Event::Property(t) => t.to_string_lossy(),
+        _ => return Err(Error::new("expected a property name".into()).at(offset)),
+    };
+    let key = match name {
+        alloc::borrow::Cow::Borrowed(name) => Some(name),
+        _ => None,
+    };
+    str_seed(name, seed).map(|v| (key, v))
 }
 
 impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
@@ -1945,17 +1997,18 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         // (Never an object's property name, nor after an error ended the walk: only a map that
         // is `fast` has anything on its own cursor.)
         if let Some(name) = self.field() {
-            // The key's text is the field's name: kept for an error's path as it is.
-            self.key = KeyAt::Name(name);
+            // The key's text is the field's name.
+            self.key = KeyAt::Field;
             return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
                 Ok(k) => Ok(Some(k)),
-                Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
+                Err(e) => Err(self.in_entry(e)),
             };
         }
         self.de.check_going()?;
         if self.object {
-            self.key = KeyAt::None;
-            return self.property_name(seed);
+            let (key, v) = property_name(self.de, seed)?;
+            self.key = key.map_or(KeyAt::None, KeyAt::Name);
+            return Ok(Some(v));
         }
         let at = if self.fast {
             self.de.w.offset_of(self.rest)
@@ -1965,9 +2018,9 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         self.key = KeyAt::At(at);
         // (A key is read as a value is: its fast paths on the map's cursor, else through the
         // deserializer.)
-        match seed.deserialize(Slot { m: self }) {
+        match self.slot(seed) {
             Ok(k) => Ok(Some(k)),
-            Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
+            Err(e) => Err(self.in_entry(e)),
         }
     }
 
@@ -1985,12 +2038,13 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
 
     #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        match seed.deserialize(Slot { m: self }) {
+        match self.slot(seed) {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.path(self.key, e, self.index.saturating_sub(1))),
+            Err(e) => Err(self.in_entry(e)),
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> Option<usize> {
         // Entries take 8 bytes at least (a key and a value).
         let bytes = if self.fast {
@@ -2002,10 +2056,41 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
     }
 }
 
-/// A map's value, read by the fast paths on the map's own cursor; anything else through the
-/// deserializer, the walker caught up first.
-struct Slot<'m, 'a, 'de, S> {
-    m: &'m mut Map<'a, 'de, S>,
+/// `e` in the entry `index` of a map, whose key is at `key`: in its key's text when there is one
+/// (a field name, a full object's property, or a Dictionary key of text), else in its index.
+/// (A function of the deserializer, not of the map: the map's own address reaches no call.)
+#[cold]
+fn path_of<'de, S: Source>(
+    de: &Deserializer<'de, S>,
+    key: KeyAt<'de>,
+    e: Error,
+    index: usize,
+) -> Error {
+    let text = match key {
+        KeyAt::Name(n) => Some(n),
+        KeyAt::At(at) => de.key_text(at),
+        KeyAt::None | KeyAt::Field => None,
+    };
+    match text {
+        Some(k) => e.in_key(k),
+        None => e.in_index(index),
+    }
+}
+
+/// What a [`Slot`] leaves in [`Deserializer::after`] when the map can no longer read on its own
+/// cursor (the walker read the value, and the walk did not go on as a plain walk).
+const NOT_FAST: usize = usize::MAX;
+
+/// A map's key or value, on the map's own cursor: read by the fast paths there, anything else
+/// by the deserializer, the walker moved to the value first. Passed by value, so that the map
+/// itself (its cursor, counts and key) never reaches a call and stays in registers: the map
+/// learns where the value ended from [`Deserializer::after`].
+struct Slot<'a, 'de, S> {
+    de: &'a mut Deserializer<'de, S>,
+    /// The input from the value on (the map's cursor).
+    b: &'de [u8],
+    /// The keys and values due on the map's cursor, this one included.
+    left: u32,
 }
 
 /// The `deserialize_*` methods of [`Slot`] for a scalar: the fast path for the types in
@@ -2016,7 +2101,7 @@ macro_rules! slot_scalar {
         fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
             match self.scalar::<V, { $mask }>(visitor) {
                 Ok(res) => res,
-                Err(visitor) => self.m.through(|de| de.$method(visitor)),
+                Err(visitor) => self.fallback(|de| de.$method(visitor)),
             }
         }
     )*};
@@ -2027,92 +2112,103 @@ macro_rules! slot_through {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-            self.m.through(|de| de.$method($($arg,)* visitor))
+            self.fallback(|de| de.$method($($arg,)* visitor))
         }
     )*};
 }
 
-impl<'de, S: Source> Slot<'_, '_, 'de, S> {
+impl<'de, S: Source> Slot<'_, 'de, S> {
+    /// Commits a value of `n` bytes read by a fast path (for the map to take up); returns its
+    /// offset.
+    #[inline(always)]
+    fn commit(&mut self, n: usize) -> usize {
+        counted(n);
+        self.de.after = self.b.len() - n;
+        self.de.w.offset_of(self.b)
+    }
+
+    /// `f` on the deserializer, the walker moved to the value first (it is behind the map's
+    /// cursor, in the same container); then where the walk goes on, for the map.
+    #[inline(always)]
+    fn fallback<T>(self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
+        self.de.w.set_plain_state(self.b, self.left);
+        let res = f(self.de);
+        // (After an error the walk is over: nothing more on the map's own cursor.)
+        self.de.after = match self.de.w.plain_state_len() {
+            Some((len, _)) if res.is_ok() => len,
+            _ => NOT_FAST,
+        };
+        res
+    }
+
     /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.
     #[inline(always)]
     fn scalar<V: Visitor<'de>, const MASK: u8>(
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let Some(b) = self.m.bytes() else {
-            return Err(visitor);
-        };
-        let (ids, dialect) = (self.m.de.ids, self.m.de.dialect());
-        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
-            self.m.took(&b[n..]);
-            self.m.de.w.offset_of(b)
-        })
+        let (ids, dialect) = (self.de.ids, self.de.dialect());
+        let b = self.b;
+        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| self.commit(n))
     }
 }
 
-impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
+impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     type Error = Error;
 
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         match self.scalar::<V, SCALARS>(visitor) {
             Ok(res) => res,
-            Err(visitor) => self.m.through(|de| de.deserialize_any(visitor)),
+            Err(visitor) => self.fallback(|de| de.deserialize_any(visitor)),
         }
     }
 
     #[inline]
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         // Nil is its header alone, whatever its flag bits (as the deserializer reads it).
-        let dialect = self.m.de.dialect();
-        match self.m.bytes().and_then(word) {
+        let dialect = self.de.dialect();
+        match word(self.b) {
             Some(h) if dialect.type_of(h & 0xFF) == Some(VariantType::Nil) => {
-                let b = self.m.rest;
-                self.m.took(&b[4..]);
+                self.commit(4);
                 visitor.visit_none()
             }
             Some(_) => visitor.visit_some(self),
-            None => self.m.through(|de| de.deserialize_option(visitor)),
+            None => self.fallback(|de| de.deserialize_option(visitor)),
         }
     }
 
     #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
+        mut self,
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
         let visitor = match crate::serde_impl::magic(name) {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
-            Some(Magic::Math(ty, n)) => match self.m.bytes() {
-                Some(b) => {
-                    let at = self.m.de.w.offset_of(b);
-                    match math_at(b, at, ty, n, self.m.de.w.options(), visitor) {
-                        Ok((res, size)) => {
-                            self.m.took(&b[size..]);
-                            return res;
-                        }
-                        Err(visitor) => visitor,
+            Some(Magic::Math(ty, n)) => {
+                let (b, at) = (self.b, self.de.w.offset_of(self.b));
+                match math_at(b, at, ty, n, self.de.w.options(), visitor) {
+                    Ok((res, size)) => {
+                        self.commit(size);
+                        return res;
                     }
+                    Err(visitor) => visitor,
                 }
-                None => visitor,
-            },
+            }
             Some(Magic::Raw | Magic::Packed(..)) => visitor,
             _ => return visitor.visit_newtype_struct(self),
         };
-        self.m
-            .through(|de| de.deserialize_newtype_struct(name, visitor))
+        self.fallback(|de| de.deserialize_newtype_struct(name, visitor))
     }
 
     #[inline]
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(b) = self.m.bytes() {
-            if let Some(rest) = skip_plain::<true>(b, self.m.de.dialect().layouts()) {
-                self.m.took(rest);
-                return visitor.visit_unit();
-            }
+    fn deserialize_ignored_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if let Some(rest) = skip_plain::<true>(self.b, self.de.dialect().layouts()) {
+            self.commit(self.b.len() - rest.len());
+            return visitor.visit_unit();
         }
-        self.m.through(|de| de.deserialize_ignored_any(visitor))
+        self.fallback(|de| de.deserialize_ignored_any(visitor))
     }
 
     scalar_methods!(slot_scalar);
@@ -2120,24 +2216,22 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
     /// A PackedStringArray straight to the visitor; anything else as the deserializer reads it.
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let Some(b) = self.m.bytes() else {
-            return self.m.through(|de| de.deserialize_seq(visitor));
-        };
-        let de = &mut *self.m.de;
-        match strings_at(de.w.cursor_at(b), &de.ids, de.dialect(), visitor) {
+        let de = &mut *self.de;
+        match strings_at(de.w.cursor_at(self.b), &de.ids, de.dialect(), visitor) {
             Ok((Ok(v), r)) => {
-                self.m.took_read(r.rest());
+                // (The cursor counted what it read.)
+                de.after = r.rest().len();
                 Ok(v)
             }
             Ok((Err(e), _)) => {
                 // Part-way through the value: the walk cannot go on (from the value's start, where
                 // the deserializer's own fast path leaves it too).
-                self.m.sync();
-                self.m.stop_fast();
-                self.m.de.w.stop();
+                de.w.set_plain_state(self.b, self.left);
+                de.w.stop();
+                de.after = NOT_FAST;
                 Err(e)
             }
-            Err(visitor) => self.m.through(|de| de.deserialize_seq(visitor)),
+            Err(visitor) => self.fallback(|de| de.deserialize_seq(visitor)),
         }
     }
 
@@ -2155,7 +2249,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, '_, 'de, S> {
     fn deserialize_identifier<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         match self.scalar::<V, STR>(visitor) {
             Ok(res) => res,
-            Err(visitor) => self.m.through(|de| de.deserialize_identifier(visitor)),
+            Err(visitor) => self.fallback(|de| de.deserialize_identifier(visitor)),
         }
     }
 
