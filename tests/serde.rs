@@ -1656,3 +1656,36 @@ fn a_structs_other_keys_read_as_the_engine_reads_their_text() {
     let e = gdvariant::from_slice::<Known>(&bytes).unwrap_err();
     assert!(e.format_error().is_some(), "{e}");
 }
+
+/// A `Deserialize` that reads nothing from its deserializer leaves its value unread (a breach
+/// of serde's contract): the map goes on from that value, read as the next key, as serde_json
+/// goes on from it; the struct is an error at that value, never a panic or a debug assertion on
+/// the map's own cursor.
+#[test]
+fn a_value_its_deserialize_leaves_unread_is_an_error() {
+    struct Nothing;
+    impl<'de> Deserialize<'de> for Nothing {
+        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Nothing, D::Error> {
+            Ok(Nothing)
+        }
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct S {
+        a: i64,
+        n: Nothing,
+        z: i64,
+    }
+    let bytes = dictionary_bytes(&[
+        (text_bytes(4, b"a"), int_bytes(1)),
+        (text_bytes(4, b"n"), int_bytes(2)),
+        (text_bytes(4, b"z"), int_bytes(3)),
+    ]);
+    let e = gdvariant::from_slice::<S>(&bytes).map(drop).unwrap_err();
+    // The header (8 bytes), "a" (12) and its int (8), "n" (12): the int 2 at 40.
+    assert_eq!(e.offset(), Some(40));
+    assert_eq!(
+        e.to_string(),
+        "[2]: expected field identifier, found int at offset 40"
+    );
+}
