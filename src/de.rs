@@ -1903,12 +1903,6 @@ impl<'de, S> Map<'_, 'de, S> {
     #[inline(always)]
     fn took(&mut self, rest: &'de [u8]) {
         counted(self.rest.len() - rest.len());
-        self.took_read(rest);
-    }
-
-    /// [`took`](Map::took) of a value whose bytes a cursor read (and counted).
-    #[inline(always)]
-    fn took_read(&mut self, rest: &'de [u8]) {
         self.rest = rest;
         self.left -= 1;
     }
@@ -2243,14 +2237,10 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     }
 
-    /// A key's (or a value's) identifier: a String or StringName of simple text straight to the
-    /// visitor, as the deserializer's own fast path reads it.
-    #[inline]
-    fn deserialize_identifier<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        match self.scalar::<V, STR>(visitor) {
-            Ok(res) => res,
-            Err(visitor) => self.fallback(|de| de.deserialize_identifier(visitor)),
-        }
+    // A key's (or a value's) identifier: a String or StringName of simple text straight to the
+    // visitor, as the deserializer's own fast path reads it.
+    slot_scalar! {
+        deserialize_identifier STR;
     }
 
     #[inline]
