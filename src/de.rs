@@ -1156,15 +1156,19 @@ impl<'de, S: Source> Deserializer<'de, S> {
     fn event<V: Visitor<'de>>(&mut self, e: Event<'de>, visitor: V) -> Result<V::Value> {
         match e {
             Event::Value(v) => self.value(v, visitor),
-            Event::Begin(v) => self.elements(v.ty(), v.count(), v.offset(), &[], visitor),
+            Event::Begin(v) => {
+                self.elements::<false, V>(v.ty(), v.count(), v.offset(), &[], visitor)
+            }
             Event::Property(_) | Event::End => Err(expected_value(self.w.offset())),
         }
     }
 
     /// Reads the elements of the container (of type `ty`, `len` elements or entries, at
     /// `offset`) that just opened with `visitor`, then checks that it read them all.
+    ///
+    /// `FIELDS`: whether the container is read as a struct (then `fields` are its field names).
     #[inline]
-    fn elements<V: Visitor<'de>>(
+    fn elements<const FIELDS: bool, V: Visitor<'de>>(
         &mut self,
         ty: VariantType,
         len: usize,
@@ -1188,7 +1192,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
                     Some((rest, left)) if self.plain => (rest, left, true),
                     _ => (&[][..], 0, false),
                 };
-                visitor.visit_map(Map {
+                visitor.visit_map(Map::<S, FIELDS> {
                     de: self,
                     len,
                     index: 0,
@@ -1565,7 +1569,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             Err(visitor) => visitor,
         };
         if let Some((ty, len, at)) = self.fast_open(true, true) {
-            return self.elements(ty, len, at, &[], visitor);
+            return self.elements::<false, V>(ty, len, at, &[], visitor);
         }
         self.any_slow(visitor)
     }
@@ -1677,7 +1681,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Some((ty, len, at)) = self.fast_open(true, false) {
-            return self.elements(ty, len, at, &[], visitor);
+            return self.elements::<false, V>(ty, len, at, &[], visitor);
         }
         match self.fast_strings(visitor) {
             Ok(res) => res,
@@ -1702,7 +1706,10 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     #[inline]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_struct("", &[], visitor)
+        if let Some((ty, len, at)) = self.fast_open(false, true) {
+            return self.elements::<false, V>(ty, len, at, &[], visitor);
+        }
+        self.any_slow(visitor)
     }
 
     /// A Dictionary whose String keys equal to field names are handed to the visitor as those
@@ -1715,7 +1722,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         if let Some((ty, len, at)) = self.fast_open(false, true) {
-            return self.elements(ty, len, at, fields, visitor);
+            return self.elements::<true, V>(ty, len, at, fields, visitor);
         }
         self.any_slow(visitor)
     }
@@ -1783,7 +1790,8 @@ impl<'de, S: Source> de::SeqAccess<'de> for Seq<'_, 'de, S> {
 }
 
 /// The entries of a Dictionary, or the properties of a full object.
-struct Map<'a, 'de, S> {
+/// `FIELDS`: whether the map is read as a struct (see [`Deserializer::elements`]).
+struct Map<'a, 'de, S, const FIELDS: bool> {
     de: &'a mut Deserializer<'de, S>,
     len: usize,
     index: usize,
@@ -1805,7 +1813,7 @@ struct Map<'a, 'de, S> {
     fast: bool,
 }
 
-impl<'de, S> Map<'_, 'de, S> {
+impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     /// The walker caught up with the map's own cursor.
     #[inline(always)]
     fn sync(&mut self) {
@@ -1908,10 +1916,118 @@ impl<'de, S> Map<'_, 'de, S> {
     }
 }
 
-impl<S> Drop for Map<'_, '_, S> {
+impl<S, const FIELDS: bool> Drop for Map<'_, '_, S, FIELDS> {
     #[inline(always)]
     fn drop(&mut self) {
         self.sync();
+    }
+}
+
+/// A struct's key that [`Map::field`] matched, as the field's name (as serde's
+/// `BorrowedStrDeserializer` presents it).
+///
+/// A type of this module, with an error type of its own, rather than serde's deserializer:
+/// the visitor's `visit_str` for that error type then has this one caller, in the code the
+/// compiler builds for the struct's `visit_map` (its `#[inline]` chain up to here stays in that
+/// code), and the compiler inlines the derived code's field match into the map's loop. (Through
+/// serde's deserializer, whose `deserialize_any` is not `#[inline]`, it is a call per key.)
+struct FieldName<S>(&'static str, core::marker::PhantomData<S>);
+
+impl<S> FieldName<S> {
+    #[inline(always)]
+    fn new(name: &'static str) -> Self {
+        FieldName(name, core::marker::PhantomData)
+    }
+}
+
+impl<'de, S> de::Deserializer<'de> for FieldName<S> {
+    type Error = FieldError<S>;
+
+    #[inline(always)]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError<S>> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, FieldError<S>> {
+        visitor.visit_enum(de::value::BorrowedStrDeserializer::new(self.0))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+/// The error type of [`FieldName`]: this crate's [`Error`], made the same way.
+struct FieldError<S>(Error, core::marker::PhantomData<S>);
+
+impl<S> FieldError<S> {
+    #[cold]
+    fn of(e: Error) -> Self {
+        FieldError(e, core::marker::PhantomData)
+    }
+}
+
+impl<S> fmt::Debug for FieldError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<S> fmt::Display for FieldError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl<S> core::error::Error for FieldError<S> {}
+
+impl<S> de::Error for FieldError<S> {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self::of(<Error as de::Error>::custom(msg))
+    }
+
+    #[cold]
+    fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Self::of(<Error as de::Error>::invalid_type(unexp, exp))
+    }
+
+    #[cold]
+    fn invalid_value(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Self::of(<Error as de::Error>::invalid_value(unexp, exp))
+    }
+
+    #[cold]
+    fn invalid_length(len: usize, exp: &dyn de::Expected) -> Self {
+        Self::of(<Error as de::Error>::invalid_length(len, exp))
+    }
+
+    #[cold]
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        Self::of(<Error as de::Error>::unknown_variant(variant, expected))
+    }
+
+    #[cold]
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Self::of(<Error as de::Error>::unknown_field(field, expected))
+    }
+
+    #[cold]
+    fn missing_field(field: &'static str) -> Self {
+        Self::of(<Error as de::Error>::missing_field(field))
+    }
+
+    #[cold]
+    fn duplicate_field(field: &'static str) -> Self {
+        Self::of(<Error as de::Error>::duplicate_field(field))
     }
 }
 
@@ -1928,12 +2044,15 @@ enum KeyAt<'de> {
     At(usize),
 }
 
-impl<'de, S: Source> Map<'_, 'de, S> {
+impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     /// The fast path of a struct's key: a String or StringName equal to one of the field names
     /// (whose bytes then need no UTF-8 check), consumed; `None` otherwise, nothing consumed.
     /// The field after the last one found is tried first: keys usually come in field order.
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
+        if !FIELDS {
+            return None;
+        }
         let b = self.bytes()?;
         let (h, rest) = b.split_first_chunk::<4>()?;
         let header = u32::from_le_bytes(*h);
@@ -1979,7 +2098,7 @@ fn property_name<'de, S: Source, K: DeserializeSeed<'de>>(
     str_seed(name, seed).map(|v| (key, v))
 }
 
-impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
+impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, FIELDS> {
     type Error = Error;
 
     #[inline(always)]
@@ -1990,13 +2109,21 @@ impl<'de, S: Source> de::MapAccess<'de> for Map<'_, 'de, S> {
         self.index += 1;
         // (Never an object's property name, nor after an error ended the walk: only a map that
         // is `fast` has anything on its own cursor.)
-        if let Some(name) = self.field() {
-            // The key's text is the field's name.
-            self.key = KeyAt::Field;
-            return match seed.deserialize(de::value::BorrowedStrDeserializer::new(name)) {
-                Ok(k) => Ok(Some(k)),
-                Err(e) => Err(self.in_entry(e)),
-            };
+        // (A constant test here, not only in `field`: a map not read as a struct then holds no
+        // code for field names at all.)
+        if FIELDS {
+            if let Some(name) = self.field() {
+                // The key's text is the field's name.
+                self.key = KeyAt::Field;
+                return match seed.deserialize(FieldName::<S>::new(name)) {
+                    Ok(k) => Ok(Some(k)),
+                    Err(e) => {
+                        // At the key, which ends at the map's cursor and whose text is the name.
+                        let at = self.de.w.offset_of(self.rest) - (8 + pad4(name.len()));
+                        Err(self.in_entry(e.0.at(at)))
+                    }
+                };
+            }
         }
         self.de.check_going()?;
         if self.object {

@@ -1689,3 +1689,95 @@ fn a_value_its_deserialize_leaves_unread_is_an_error() {
         "[2]: expected field identifier, found int at offset 40"
     );
 }
+
+/// A hand-written struct's keys, matched to its field names by the fast path, reach its own
+/// visitors as serde's `BorrowedStrDeserializer` hands them: borrowed (`&'de str` keys), and its
+/// field visitor's errors come back as this crate's errors, with the entry's path and offset.
+#[test]
+fn a_hand_written_structs_keys_reach_its_visitors_borrowed_and_its_errors_keep_their_path() {
+    use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+    use std::fmt;
+
+    /// The keys as `&'de str` (only a borrowed string will do), and their int values.
+    struct Borrowing<'de>(Vec<(&'de str, i64)>);
+    impl<'de> Deserialize<'de> for Borrowing<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Borrowing<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a struct")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(k) = map.next_key::<&'de str>()? {
+                        out.push((k, map.next_value()?));
+                    }
+                    Ok(Borrowing(out))
+                }
+            }
+            d.deserialize_struct("Borrowing", &["ok", "fine"], V)
+        }
+    }
+
+    /// A field visitor that refuses one of the struct's own field names.
+    struct Picky;
+    impl<'de> Deserialize<'de> for Picky {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Key;
+            impl<'de> DeserializeSeed<'de> for Key {
+                type Value = ();
+                fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                    struct K;
+                    impl Visitor<'_> for K {
+                        type Value = ();
+                        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                            f.write_str("a key other than `bad`")
+                        }
+                        fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+                            match v {
+                                "bad" => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                                _ => Ok(()),
+                            }
+                        }
+                    }
+                    d.deserialize_identifier(K)
+                }
+            }
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Picky;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a struct")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Picky, A::Error> {
+                    while map.next_key_seed(Key)?.is_some() {
+                        map.next_value::<i64>()?;
+                    }
+                    Ok(Picky)
+                }
+            }
+            d.deserialize_struct("Picky", &["ok", "bad"], V)
+        }
+    }
+
+    let s = |t: &str| text_bytes(4, t.as_bytes());
+    let bytes = dictionary_bytes(&[
+        (s("ok"), int_bytes(1)),
+        (s("other"), int_bytes(2)),
+        (text_bytes(21, b"fine"), int_bytes(3)),
+    ]);
+    let b = gdvariant::from_slice::<Borrowing<'_>>(&bytes).unwrap();
+    assert_eq!(b.0, [("ok", 1), ("other", 2), ("fine", 3)]);
+
+    assert!(gdvariant::from_slice::<Picky>(&bytes).is_ok());
+    let bytes = dictionary_bytes(&[(s("ok"), int_bytes(1)), (s("bad"), int_bytes(2))]);
+    let e = gdvariant::from_slice::<Picky>(&bytes)
+        .map(drop)
+        .unwrap_err();
+    // The header (8 bytes), "ok" (12) and its int (8): the key "bad" at 28.
+    assert_eq!(
+        e.to_string(),
+        "bad: invalid value: string \"bad\", expected a key other than `bad` at offset 28"
+    );
+}
