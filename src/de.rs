@@ -735,9 +735,14 @@ fn math_at<'de, V: Visitor<'de>>(
             components::<Int32, V>(bytes, at + 4, visitor)
         }
         T::Color => components::<Single, V>(bytes, at + 4, visitor),
-        _ if wide && opts.double_precision() => components::<Real64, V>(bytes, at + 4, visitor),
-        _ if wide => components::<Real64Narrowed, V>(bytes, at + 4, visitor),
-        _ => components::<Real32, V>(bytes, at + 4, visitor),
+        // One sequence type for the three forms of reals (the visitor's code once, not thrice).
+        _ => visitor.visit_seq(Reals {
+            bytes,
+            at: at + 4,
+            index: 0,
+            size,
+            narrow: wide && !opts.double_precision(),
+        }),
     };
     Ok((res.map_err(|e| e.value_at(ty, dialect, at)), 4 + n * size))
 }
@@ -797,44 +802,11 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
     b.first_chunk::<N>().copied().unwrap_or([0; N])
 }
 
-/// A real component stored as f32.
-struct Real32;
-/// A real component stored as f64 (Godot 4's flag-64 form), read by a precision=double engine.
-struct Real64;
-/// A real component stored as f64, narrowed to f32 as a standard engine's `real_t` reads it.
-struct Real64Narrowed;
 /// A Color's f32 component.
 struct Single;
 /// An integer vector's i32 component.
 struct Int32;
 
-impl Component for Real32 {
-    const SIZE: usize = 4;
-    const TY: VariantType = VariantType::Float;
-    type De<'de> = de::value::F64Deserializer<Error>;
-    #[inline(always)]
-    fn de<'de>(b: &[u8]) -> Self::De<'de> {
-        f64::from(f32::from_le_bytes(le(b))).into_deserializer()
-    }
-}
-impl Component for Real64 {
-    const SIZE: usize = 8;
-    const TY: VariantType = VariantType::Float;
-    type De<'de> = de::value::F64Deserializer<Error>;
-    #[inline(always)]
-    fn de<'de>(b: &[u8]) -> Self::De<'de> {
-        f64::from_le_bytes(le(b)).into_deserializer()
-    }
-}
-impl Component for Real64Narrowed {
-    const SIZE: usize = 8;
-    const TY: VariantType = VariantType::Float;
-    type De<'de> = de::value::F64Deserializer<Error>;
-    #[inline(always)]
-    fn de<'de>(b: &[u8]) -> Self::De<'de> {
-        crate::convert::real(f64::from_le_bytes(le(b)), false).into_deserializer()
-    }
-}
 impl Component for Single {
     const SIZE: usize = 4;
     const TY: VariantType = VariantType::Float;
@@ -874,6 +846,47 @@ impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.bytes.len() / C::SIZE)
+    }
+}
+
+/// The real components of a math type (Vector2, Transform3D, …), read from its payload bytes
+/// as a sequence of `f64`: stored as f32 (`size` 4) or as f64 (8), which a standard engine's
+/// `real_t` narrows to f32 (`narrow`) and a precision=double engine keeps.
+struct Reals<'de> {
+    bytes: &'de [u8],
+    /// The absolute offset of `bytes`.
+    at: usize,
+    index: usize,
+    size: usize,
+    narrow: bool,
+}
+
+impl<'de> de::SeqAccess<'de> for Reals<'de> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some((c, rest)) = self.bytes.split_at_checked(self.size) else {
+            return Ok(None);
+        };
+        self.bytes = rest;
+        let i = self.index;
+        self.index += 1;
+        let x = match c.first_chunk::<8>() {
+            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
+            _ => f64::from(f32::from_le_bytes(le(c))),
+        };
+        seed.deserialize(x.into_deserializer())
+            .map(Some)
+            .map_err(|e: Error| {
+                e.found(VariantType::Float, Dialect::Godot4)
+                    .at(self.at + i * self.size)
+                    .in_index(i)
+            })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.bytes.len() / self.size)
     }
 }
 
