@@ -6,9 +6,15 @@
 # machine and the absolute times beside them.
 #
 # Usage: bash benches/vs_engine.sh        (install the engine first: bash tests/godot/install.sh)
+#        VS_ENGINE_ROUNDS=5 bash benches/vs_engine.sh
 # Needs Godot 4 (through tests/godot/godot4) and python3. Without the engine it says so and exits
 # 2 without timing anything: a ratio needs both sides measured in the same run.
-# Both sides run on one CPU (taskset, when available), one after the other.
+# Both sides run on one CPU (taskset, when available), one after the other, in rounds (3 unless
+# VS_ENGINE_ROUNDS says otherwise): each round times the engine, then gdvariant, and gives each
+# row a ratio; the table shows the round with the median ratio (the lower middle one for an even
+# count), and the range over the rounds.
+# (A shared machine has bursts of noise that last a whole measurement, and they hit either side:
+# one round can be off by far more than the difference it is meant to show.)
 # Rows: the ROWS table in the Python part below maps a criterion id to the engine function it is
 # compared with; ids that the benches do not produce (yet) are skipped.
 set -euo pipefail
@@ -27,30 +33,40 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/gdvariant-vs-engine.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 cp "$HERE/engine/time_engine.gd" "$scratch/"
 
-echo "vs_engine: timing the engine (Godot $(tests/godot/godot4 --version 2>/dev/null | tail -n1))..." >&2
-"${pin[@]}" tests/godot/godot4 "$scratch" time_engine.gd -- "$REPO/benches/data" > "$scratch/engine.log" 2>&1 || true
-if ! grep -q '^time_engine: done' "$scratch/engine.log"; then
-    echo "vs_engine: the engine timing failed:" >&2
-    tail -n 20 "$scratch/engine.log" >&2
-    exit 1
-fi
-grep -P '^engine\t' "$scratch/engine.log" > "$scratch/engine.tsv"
-
-echo "vs_engine: timing gdvariant (cargo bench --bench vs_engine)..." >&2
+rounds=${VS_ENGINE_ROUNDS:-3}
+case "$rounds" in ''|*[!0-9]*|0) echo "vs_engine: VS_ENGINE_ROUNDS must be a positive number" >&2; exit 2;; esac
 benches=(--bench vs_engine)
 if grep -q '^name = "serde"' Cargo.toml && [ -f benches/serde.rs ]; then
     benches+=(--bench serde --features serde)
 fi
-"${pin[@]}" cargo bench -q "${benches[@]}" -- --noplot >&2
+for round in $(seq "$rounds"); do
+    echo "vs_engine: round $round of $rounds: timing the engine (Godot $(tests/godot/godot4 --version 2>/dev/null | tail -n1))..." >&2
+    "${pin[@]}" tests/godot/godot4 "$scratch" time_engine.gd -- "$REPO/benches/data" > "$scratch/engine.log" 2>&1 || true
+    if ! grep -q '^time_engine: done' "$scratch/engine.log"; then
+        echo "vs_engine: the engine timing failed:" >&2
+        tail -n 20 "$scratch/engine.log" >&2
+        exit 1
+    fi
+    grep -P '^engine\t' "$scratch/engine.log" > "$scratch/engine.$round.tsv"
 
-python3 - "$scratch/engine.tsv" "$REPO/target/criterion" "$(tests/godot/godot4 --version 2>/dev/null | tail -n1)" <<'PY'
+    echo "vs_engine: round $round of $rounds: timing gdvariant (cargo bench ${benches[*]})..." >&2
+    "${pin[@]}" cargo bench -q "${benches[@]}" -- --noplot >&2
+    # Each round's estimates, kept apart (criterion's directory holds the last run only).
+    mkdir -p "$scratch/criterion.$round"
+    cp -r "$REPO/target/criterion/." "$scratch/criterion.$round/"
+done
+
+python3 - "$scratch" "$rounds" "$(tests/godot/godot4 --version 2>/dev/null | tail -n1)" <<'PY'
 import json, os, platform, subprocess, sys
 
-engine_file, criterion, version = sys.argv[1], sys.argv[2], sys.argv[3]
-engine = {}
-for line in open(engine_file):
-    _, packet, function, ns = line.rstrip("\n").split("\t")
-    engine[(packet, function)] = float(ns)
+scratch, rounds, version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+engine = []
+for r in range(1, rounds + 1):
+    times = {}
+    for line in open(os.path.join(scratch, f"engine.{r}.tsv")):
+        _, packet, function, ns = line.rstrip("\n").split("\t")
+        times[(packet, function)] = float(ns)
+    engine.append(times)
 
 # (row label, criterion id, engine packet, engine function)
 ROWS = [
@@ -87,14 +103,23 @@ def cpu():
 rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
 print(f"Machine: {cpu()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}; {rustc}; Godot {version}")
 print()
-print("| workload | engine | gdvariant | engine / gdvariant |")
-print("|---|---:|---:|---:|")
+print(f"{rounds} round(s); each row shows the round with its median ratio, and the range over the rounds.")
+print()
+print("| workload | engine | gdvariant | engine / gdvariant | range |")
+print("|---|---:|---:|---:|---:|")
 for label, cid, packet, function in ROWS:
-    path = os.path.join(criterion, *cid.split("/"), "new", "estimates.json")
-    if not os.path.exists(path) or (packet, function) not in engine:
+    runs = []
+    for r in range(1, rounds + 1):
+        path = os.path.join(scratch, f"criterion.{r}", *cid.split("/"), "new", "estimates.json")
+        if not os.path.exists(path) or (packet, function) not in engine[r - 1]:
+            continue
+        ours = json.load(open(path))["median"]["point_estimate"]
+        theirs = engine[r - 1][(packet, function)]
+        runs.append((theirs / ours, theirs, ours))
+    if not runs:
         continue
-    est = json.load(open(path))
-    ours = est["median"]["point_estimate"]
-    theirs = engine[(packet, function)]
-    print(f"| {label} | {fmt(theirs)} | {fmt(ours)} | {theirs / ours:.1f}× |")
+    runs.sort()
+    ratio, theirs, ours = runs[(len(runs) - 1) // 2]
+    spread = f"{runs[0][0]:.1f}–{runs[-1][0]:.1f}×" if len(runs) > 1 else "—"
+    print(f"| {label} | {fmt(theirs)} | {fmt(ours)} | {ratio:.1f}× | {spread} |")
 PY
