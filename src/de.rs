@@ -2123,7 +2123,8 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
         // (Never an object's property name, nor after an error ended the walk: only a map that
         // is `fast` has anything on its own cursor.)
         // (A constant test here, not only in `field`: a map not read as a struct then holds no
-        // code for field names at all.)
+        // code for field names at all, and the derived field match's `visit_str` for
+        // `FieldError` keeps its one caller, which the compiler then inlines; see `FieldName`.)
         if FIELDS {
             if let Some(name) = self.field() {
                 // The key's text is the field's name.
