@@ -732,17 +732,19 @@ fn math_at<'de, V: Visitor<'de>>(
     };
     let res = match ty {
         T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
-            components::<Int32, V>(bytes, at + 4, visitor)
+            components(bytes, at + 4, Int32, visitor)
         }
-        T::Color => components::<Single, V>(bytes, at + 4, visitor),
-        // One sequence type for the three forms of reals (the visitor's code once, not thrice).
-        _ => visitor.visit_seq(Reals {
+        T::Color => components(bytes, at + 4, Single, visitor),
+        // One component type for the three forms of reals (the visitor's code once, not thrice).
+        _ => components(
             bytes,
-            at: at + 4,
-            index: 0,
-            size,
-            narrow: wide && !opts.double_precision(),
-        }),
+            at + 4,
+            Real {
+                size,
+                narrow: wide && !opts.double_precision(),
+            },
+            visitor,
+        ),
     };
     Ok((res.map_err(|e| e.value_at(ty, dialect, at)), 4 + n * size))
 }
@@ -787,41 +789,72 @@ struct Components<'de, C> {
     /// The absolute offset of `bytes`.
     at: usize,
     index: usize,
-    c: core::marker::PhantomData<C>,
+    c: C,
 }
 
 /// How a component is stored.
 trait Component {
-    const SIZE: usize;
     const TY: VariantType;
     type De<'de>: de::Deserializer<'de, Error = Error>;
-    fn de<'de>(b: &[u8]) -> Self::De<'de>;
+    /// Its size in bytes.
+    fn size(&self) -> usize;
+    /// The component in `b` (`size` bytes).
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de>;
 }
 
 fn le<const N: usize>(b: &[u8]) -> [u8; N] {
     b.first_chunk::<N>().copied().unwrap_or([0; N])
 }
 
+/// A real component (Vector2, Transform3D, …) as `f64`: stored as f32 (`size` 4) or as f64 (8),
+/// which a standard engine's `real_t` narrows to f32 (`narrow`) and a precision=double engine
+/// keeps.
+struct Real {
+    size: usize,
+    narrow: bool,
+}
 /// A Color's f32 component.
 struct Single;
 /// An integer vector's i32 component.
 struct Int32;
 
+impl Component for Real {
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F64Deserializer<Error>;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.size
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
+        match b.first_chunk::<8>() {
+            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
+            _ => f64::from(f32::from_le_bytes(le(b))),
+        }
+        .into_deserializer()
+    }
+}
 impl Component for Single {
-    const SIZE: usize = 4;
     const TY: VariantType = VariantType::Float;
     type De<'de> = de::value::F32Deserializer<Error>;
     #[inline(always)]
-    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+    fn size(&self) -> usize {
+        4
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
         f32::from_le_bytes(le(b)).into_deserializer()
     }
 }
 impl Component for Int32 {
-    const SIZE: usize = 4;
     const TY: VariantType = VariantType::Int;
     type De<'de> = de::value::I32Deserializer<Error>;
     #[inline(always)]
-    fn de<'de>(b: &[u8]) -> Self::De<'de> {
+    fn size(&self) -> usize {
+        4
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
         i32::from_le_bytes(le(b)).into_deserializer()
     }
 }
@@ -831,62 +864,24 @@ impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
 
     #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some((c, rest)) = self.bytes.split_at_checked(C::SIZE) else {
+        let size = self.c.size();
+        let Some((c, rest)) = self.bytes.split_at_checked(size) else {
             return Ok(None);
         };
         self.bytes = rest;
         let i = self.index;
         self.index += 1;
-        seed.deserialize(C::de(c)).map(Some).map_err(|e: Error| {
-            e.found(C::TY, Dialect::Godot4)
-                .at(self.at + i * C::SIZE)
-                .in_index(i)
-        })
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.bytes.len() / C::SIZE)
-    }
-}
-
-/// The real components of a math type (Vector2, Transform3D, …), read from its payload bytes
-/// as a sequence of `f64`: stored as f32 (`size` 4) or as f64 (8), which a standard engine's
-/// `real_t` narrows to f32 (`narrow`) and a precision=double engine keeps.
-struct Reals<'de> {
-    bytes: &'de [u8],
-    /// The absolute offset of `bytes`.
-    at: usize,
-    index: usize,
-    size: usize,
-    narrow: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for Reals<'de> {
-    type Error = Error;
-
-    #[inline(always)]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some((c, rest)) = self.bytes.split_at_checked(self.size) else {
-            return Ok(None);
-        };
-        self.bytes = rest;
-        let i = self.index;
-        self.index += 1;
-        let x = match c.first_chunk::<8>() {
-            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
-            _ => f64::from(f32::from_le_bytes(le(c))),
-        };
-        seed.deserialize(x.into_deserializer())
+        seed.deserialize(self.c.de(c))
             .map(Some)
             .map_err(|e: Error| {
-                e.found(VariantType::Float, Dialect::Godot4)
-                    .at(self.at + i * self.size)
+                e.found(C::TY, Dialect::Godot4)
+                    .at(self.at + i * size)
                     .in_index(i)
             })
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.bytes.len() / self.size)
+        Some(self.bytes.len() / self.c.size())
     }
 }
 
@@ -894,13 +889,14 @@ impl<'de> de::SeqAccess<'de> for Reals<'de> {
 fn components<'de, C: Component, V: Visitor<'de>>(
     bytes: &'de [u8],
     at: usize,
+    c: C,
     visitor: V,
 ) -> Result<V::Value> {
-    visitor.visit_seq(Components::<C> {
+    visitor.visit_seq(Components {
         bytes,
         at,
         index: 0,
-        c: core::marker::PhantomData,
+        c,
     })
 }
 
@@ -1162,6 +1158,20 @@ impl<'de, S: Source> Deserializer<'de, S> {
     #[inline(always)]
     fn leave(&mut self) {
         self.remaining_depth += 1;
+    }
+
+    /// A Dictionary (a struct's if `FIELDS`, of those `fields`): its fast path, else the event
+    /// path (`deserialize_map`, `deserialize_struct`).
+    #[inline]
+    fn dictionary<const FIELDS: bool, V: Visitor<'de>>(
+        &mut self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Some((ty, len, at)) = self.fast_open(false, true) {
+            return self.elements::<FIELDS, V>(ty, len, at, fields, visitor);
+        }
+        self.any_slow(visitor)
     }
 
     /// Presents an event through `visitor`, as `deserialize_any` does.
@@ -1719,10 +1729,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     #[inline]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some((ty, len, at)) = self.fast_open(false, true) {
-            return self.elements::<false, V>(ty, len, at, &[], visitor);
-        }
-        self.any_slow(visitor)
+        self.dictionary::<false, V>(&[], visitor)
     }
 
     /// A Dictionary whose String keys equal to field names are handed to the visitor as those
@@ -1734,10 +1741,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        if let Some((ty, len, at)) = self.fast_open(false, true) {
-            return self.elements::<true, V>(ty, len, at, fields, visitor);
-        }
-        self.any_slow(visitor)
+        self.dictionary::<true, V>(fields, visitor)
     }
 
     scalar_methods!(scalar);
