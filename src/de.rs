@@ -575,8 +575,9 @@ fn plain_text(raw: &[u8]) -> Option<&[u8]> {
     (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
 }
 
-/// Whether `t` holds a NUL byte: a word or two at a time for short texts (keys, names, tags;
-/// a `memchr` call costs more than the scan), `memchr` for long ones. (A wrong `true` would
+/// Whether `t` holds a NUL byte: up to four overlapping words tested at once for short texts
+/// (keys, names, tags; a `memchr` call costs more than the scan), a word at a time up to 64
+/// bytes, `memchr` for longer ones. (A wrong `true` would
 /// only send a string to the slow path.)
 #[inline(always)]
 fn has_nul(t: &[u8]) -> bool {
@@ -590,7 +591,7 @@ fn has_nul(t: &[u8]) -> bool {
     let n = t.len();
     if n > 64 {
         memchr::memchr(0, t).is_some()
-    } else if n >= 8 {
+    } else if n > 32 {
         // Eight bytes at a time, the last word overlapping the one before.
         let mut i = 0;
         while i + 8 < n {
@@ -600,6 +601,14 @@ fn has_nul(t: &[u8]) -> bool {
             i += 8;
         }
         zero_in(word(n - 8))
+    } else if n >= 8 {
+        // Two or four overlapping words, their zero tests merged into one branch.
+        let zeros = |x: u64| x.wrapping_sub(0x0101_0101_0101_0101) & !x;
+        let mut z = zeros(word(0)) | zeros(word(n - 8));
+        if n > 16 {
+            z |= zeros(word(8)) | zeros(word(n - 16));
+        }
+        z & 0x8080_8080_8080_8080 != 0
     } else if n >= 4 {
         // Two overlapping halves.
         zero_in(half(0) | half(n - 4) << 32)
@@ -2240,6 +2249,10 @@ macro_rules! slot_scalar {
         fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
             match self.scalar::<V, { $mask }>(visitor) {
                 Ok(res) => res,
+                // (Out of line for integers: the derived visitors of `u32`, `u8`, … check the
+                // range, and with the event path out of line the fast path stays small enough
+                // to be inlined into a struct's loop.)
+                Err(visitor) if $mask == INT => self.cold_fallback(visitor, |de, v| de.$method(v)),
                 Err(visitor) => self.fallback(|de| de.$method(visitor)),
             }
         }
@@ -2278,6 +2291,19 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
             _ => NOT_FAST,
         };
         res
+    }
+
+    /// [`fallback`](Slot::fallback) with `visitor`, out of line: the value is not one a fast
+    /// path reads, and the fast path's own code stays small enough to be inlined into the
+    /// visitor's caller (a derived struct's loop).
+    #[cold]
+    #[inline(never)]
+    fn cold_fallback<V: Visitor<'de>>(
+        self,
+        visitor: V,
+        f: impl FnOnce(&mut Deserializer<'de, S>, V) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        self.fallback(|de| f(de, visitor))
     }
 
     /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.

@@ -1781,3 +1781,72 @@ fn a_hand_written_structs_keys_reach_its_visitors_borrowed_and_its_errors_keep_t
         "bad: invalid value: string \"bad\", expected a key other than `bad` at offset 28"
     );
 }
+
+/// A struct's integer fields narrower than `i64`: read on the map's cursor; a value out of the
+/// field's range is an error at the value's offset with the field's path; a value the fast path
+/// leaves (an Int whose header carries flag bits the engine ignores, a Float) goes to the
+/// deserializer, which reads it as the engine does or names the type it found.
+#[test]
+fn narrow_integer_fields_read_fast_and_leave_the_rest_to_the_walk() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Narrow {
+        a: u8,
+        b: u32,
+        c: i16,
+        d: u64,
+    }
+    let value = Narrow {
+        a: 200,
+        b: 4_000_000_000,
+        c: -300,
+        d: 7,
+    };
+    let bytes = gdvariant::to_vec(&value).unwrap();
+    assert_eq!(gdvariant::from_slice::<Narrow>(&bytes).unwrap(), value);
+    let v = gdvariant::parse(&bytes).unwrap();
+    let at = |key: &str| v.path(key).unwrap().unwrap().offset();
+
+    // Out of range: the derived visitor's error, at the value.
+    let mut wide = bytes.clone();
+    let a = at("a");
+    wide[a + 4..a + 8].copy_from_slice(&300i32.to_le_bytes());
+    let err = gdvariant::from_slice::<Narrow>(&wide).unwrap_err();
+    assert_eq!(err.path(), "a");
+    assert_eq!(err.offset(), Some(a));
+    assert!(err.to_string().contains("300"), "{err}");
+
+    // An Int header with a flag bit the engine ignores (bit 20): the engine reads 4e9 there, and
+    // so does the walk behind the fast path.
+    let mut flagged = bytes.clone();
+    let b = at("b");
+    assert_eq!(flagged[b], 2, "an Int");
+    flagged[b + 2] |= 0x10;
+    let engine = gdvariant::parse(&flagged).unwrap();
+    assert_eq!(
+        engine.path("b").unwrap().unwrap().as_i64().unwrap(),
+        4_000_000_000
+    );
+    assert_eq!(gdvariant::from_slice::<Narrow>(&flagged).unwrap(), value);
+
+    // A Float where an integer is expected: the type found, at the value.
+    #[derive(Serialize)]
+    struct Floaty {
+        a: u8,
+        b: f64,
+        c: i16,
+        d: u64,
+    }
+    let bytes = gdvariant::to_vec(&Floaty {
+        a: 1,
+        b: 2.5,
+        c: 3,
+        d: 4,
+    })
+    .unwrap();
+    let v = gdvariant::parse(&bytes).unwrap();
+    let b = v.path("b").unwrap().unwrap().offset();
+    let err = gdvariant::from_slice::<Narrow>(&bytes).unwrap_err();
+    assert_eq!(err.path(), "b");
+    assert_eq!(err.offset(), Some(b));
+    assert!(err.to_string().contains("expected u32"), "{err}");
+}
