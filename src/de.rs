@@ -577,8 +577,7 @@ fn plain_text(raw: &[u8]) -> Option<&[u8]> {
 
 /// Whether `t` holds a NUL byte: up to four overlapping words tested at once for short texts
 /// (keys, names, tags; a `memchr` call costs more than the scan), a word at a time up to 64
-/// bytes, `memchr` for longer ones. (A wrong `true` would
-/// only send a string to the slow path.)
+/// bytes, `memchr` for longer ones. (A wrong `true` would only send a string to the slow path.)
 #[inline(always)]
 fn has_nul(t: &[u8]) -> bool {
     /// Whether a word has a zero byte.
@@ -2252,11 +2251,16 @@ macro_rules! slot_scalar {
                 // (Out of line for integers: the derived visitors of `u32`, `u8`, … check the
                 // range, and with the event path out of line the fast path stays small enough
                 // to be inlined into a struct's loop.)
-                Err(visitor) if $mask == INT => self.cold_fallback(visitor, |de, v| de.$method(v)),
+                Err(visitor) if integers_only($mask) => self.cold_fallback(visitor, |de, v| de.$method(v)),
                 Err(visitor) => self.fallback(|de| de.$method(visitor)),
             }
         }
     )*};
+}
+
+/// Whether the fast-path mask `mask` is that of the integer types.
+const fn integers_only(mask: u8) -> bool {
+    mask == INT
 }
 
 /// The `deserialize_*` methods of [`Slot`] that the deserializer reads.
