@@ -2357,13 +2357,16 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
             Some(Magic::Math(ty, n)) => {
                 let (b, at) = (self.b, self.de.w.offset_of(self.b));
-                match math_at(b, at, ty, n, self.de.w.options(), visitor) {
+                return match math_at(b, at, ty, n, self.de.w.options(), visitor) {
                     Ok((res, size)) => {
                         self.commit(size);
-                        return res;
+                        res
                     }
-                    Err(visitor) => visitor,
-                }
+                    // (Out of line, as for integers.)
+                    Err(visitor) => {
+                        self.cold_fallback(visitor, |de, v| de.deserialize_newtype_struct(name, v))
+                    }
+                };
             }
             Some(Magic::Raw | Magic::Packed(..)) => visitor,
             _ => return visitor.visit_newtype_struct(self),

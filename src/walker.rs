@@ -184,7 +184,7 @@ impl Stack {
     #[inline(always)]
     fn new() -> Stack {
         Stack {
-            inline: ArrayVec::new_const(),
+            inline: ArrayVec::new(),
             inline_objects: 0,
             spill: Vec::new(),
             spill_objects: Vec::new(),

@@ -1782,12 +1782,13 @@ fn a_hand_written_structs_keys_reach_its_visitors_borrowed_and_its_errors_keep_t
     );
 }
 
-/// A struct's integer fields narrower than `i64`: read on the map's cursor; a value out of the
-/// field's range is an error at the value's offset with the field's path; a value the fast path
-/// leaves (an Int whose header carries flag bits the engine ignores, a Float) goes to the
-/// deserializer, which reads it as the engine does or names the type it found.
+/// A struct's integer fields narrower than `i64` and its math fields: read on the map's cursor;
+/// a value out of the field's range is an error at the value's offset with the field's path; a
+/// value the fast path leaves (an Int whose header carries flag bits the engine ignores, a
+/// Float, an Array for a Vector3) goes to the deserializer, which reads it as the engine does
+/// or names the type it found.
 #[test]
-fn narrow_integer_fields_read_fast_and_leave_the_rest_to_the_walk() {
+fn narrow_integer_and_math_fields_read_fast_and_leave_the_rest_to_the_walk() {
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Narrow {
         a: u8,
@@ -1849,4 +1850,31 @@ fn narrow_integer_fields_read_fast_and_leave_the_rest_to_the_walk() {
     assert_eq!(err.path(), "b");
     assert_eq!(err.offset(), Some(b));
     assert!(err.to_string().contains("expected u32"), "{err}");
+
+    // A math field: the fast path reads the Vector3; an Array of three numbers it leaves to the
+    // deserializer, which reads it as the math type's components.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Placed {
+        id: u8,
+        pos: Vector3,
+    }
+    let placed = |pos: gdvariant::Variant| {
+        let mut d = gdvariant::Dictionary::new();
+        d.insert("id", 7);
+        d.insert("pos", pos);
+        gdvariant::encode(&gdvariant::Variant::Dictionary(d)).unwrap()
+    };
+    let want = Placed {
+        id: 7,
+        pos: Vector3::new(1.0, 2.0, 3.0),
+    };
+    let native = placed(gdvariant::Variant::Vector3(want.pos));
+    assert_eq!(gdvariant::from_slice::<Placed>(&native).unwrap(), want);
+    let array = placed(gdvariant::Variant::Array(
+        [1.0, 2.0, 3.0]
+            .map(gdvariant::Variant::from)
+            .into_iter()
+            .collect(),
+    ));
+    assert_eq!(gdvariant::from_slice::<Placed>(&array).unwrap(), want);
 }
