@@ -588,26 +588,28 @@ fn has_nul(t: &[u8]) -> bool {
     let word = |at: usize| u64::from_le_bytes(le(t.get(at..).unwrap_or(&[])));
     let half = |at: usize| u64::from(u32::from_le_bytes(le(t.get(at..).unwrap_or(&[]))));
     let n = t.len();
-    if n > 64 {
-        memchr::memchr(0, t).is_some()
-    } else if n > 32 {
-        // Eight bytes at a time, the last word overlapping the one before.
-        let mut i = 0;
-        while i + 8 < n {
-            if zero_in(word(i)) {
-                return true;
+    if n >= 8 {
+        if n <= 32 {
+            // Two or four overlapping words, their zero tests merged into one branch.
+            let zeros = |x: u64| x.wrapping_sub(0x0101_0101_0101_0101) & !x;
+            let mut z = zeros(word(0)) | zeros(word(n - 8));
+            if n > 16 {
+                z |= zeros(word(8)) | zeros(word(n - 16));
             }
-            i += 8;
+            z & 0x8080_8080_8080_8080 != 0
+        } else if n <= 64 {
+            // Eight bytes at a time, the last word overlapping the one before.
+            let mut i = 0;
+            while i + 8 < n {
+                if zero_in(word(i)) {
+                    return true;
+                }
+                i += 8;
+            }
+            zero_in(word(n - 8))
+        } else {
+            memchr::memchr(0, t).is_some()
         }
-        zero_in(word(n - 8))
-    } else if n >= 8 {
-        // Two or four overlapping words, their zero tests merged into one branch.
-        let zeros = |x: u64| x.wrapping_sub(0x0101_0101_0101_0101) & !x;
-        let mut z = zeros(word(0)) | zeros(word(n - 8));
-        if n > 16 {
-            z |= zeros(word(8)) | zeros(word(n - 16));
-        }
-        z & 0x8080_8080_8080_8080 != 0
     } else if n >= 4 {
         // Two overlapping halves.
         zero_in(half(0) | half(n - 4) << 32)
