@@ -1878,3 +1878,39 @@ fn narrow_integer_and_math_fields_read_fast_and_leave_the_rest_to_the_walk() {
     ));
     assert_eq!(gdvariant::from_slice::<Placed>(&array).unwrap(), want);
 }
+
+/// `from_variant_ref`: a value found with the lazy API (here the last entity of the game state)
+/// reads into a derived struct as `from_slice` reads it within the whole packet, borrowing from
+/// the input, and its errors carry their offsets in the whole input.
+#[test]
+fn a_value_found_with_the_lazy_api_reads_into_a_struct_with_whole_input_offsets() {
+    let bytes = data("benches/data/game_state.bin");
+    let v = gdvariant::parse(&bytes).unwrap();
+    let found = v.path("entities/9999").unwrap().unwrap();
+    let entity: Entity<'_> = gdvariant::from_variant_ref(found).unwrap();
+    let state: State<'_> = gdvariant::from_slice(&bytes).unwrap();
+    let whole = &state.entities[9999];
+    assert_eq!(entity.id, 9999);
+    assert_eq!(
+        (entity.id, entity.name, entity.pos, entity.vel, entity.hp),
+        (whole.id, whole.name, whole.pos, whole.vel, whole.hp)
+    );
+    assert_eq!(entity.tags, whole.tags);
+    assert_eq!(entity.name.as_ptr(), whole.name.as_ptr(), "borrowed");
+    assert_eq!(entity.tags[0].as_ptr(), whole.tags[0].as_ptr(), "borrowed");
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Wrong {
+        pos: String,
+    }
+    let err = gdvariant::from_variant_ref::<Wrong>(found).unwrap_err();
+    let pos = v.path("entities/9999/pos").unwrap().unwrap().offset();
+    assert!(pos > 1_000_000, "deep in the input");
+    assert_eq!(err.path(), "pos");
+    assert_eq!(err.offset(), Some(pos));
+    assert_eq!(
+        err.to_string(),
+        format!("pos: expected a string, found Vector3 at offset {pos}")
+    );
+}
