@@ -2492,4 +2492,22 @@ mod tests {
         assert_eq!(s(b"\xef\xbb\xbfa"), None);
         assert_eq!(s(b"caf\xe9"), None);
     }
+
+    #[test]
+    fn has_nul_finds_a_nul_at_every_position_of_every_length() {
+        // Every length through each branch (up to 3, halves, two and four words, the word
+        // loop, memchr), a NUL at each position, among bytes that bend the word test (0x01
+        // borrows, 0x80 and 0xFF set the high bits).
+        for fill in [b'a', 0x01, 0x80, 0xFF] {
+            for n in 0..=80 {
+                let mut t = vec![fill; n];
+                assert!(!has_nul(&t), "no NUL: {n} bytes of {fill:#x}");
+                for p in 0..n {
+                    t[p] = 0;
+                    assert!(has_nul(&t), "NUL at {p} of {n} ({fill:#x})");
+                    t[p] = fill;
+                }
+            }
+        }
+    }
 }
