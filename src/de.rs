@@ -2253,7 +2253,9 @@ macro_rules! slot_scalar {
                 // (Out of line for integers: the derived visitors of `u32`, `u8`, … check the
                 // range, and with the event path out of line the fast path stays small enough
                 // to be inlined into a struct's loop.)
-                Err(visitor) if integers_only($mask) => self.cold_fallback(visitor, |de, v| de.$method(v)),
+                Err(visitor) if integers_only($mask) => {
+                    self.cold_fallback(visitor, |de, v| de.$method(v))
+                }
                 Err(visitor) => self.fallback(|de| de.$method(visitor)),
             }
         }

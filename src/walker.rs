@@ -184,6 +184,8 @@ impl Stack {
     #[inline(always)]
     fn new() -> Stack {
         Stack {
+            // (Not `new_const`: built from that constant, the inline frames were zeroed, 128
+            // bytes of stores at every walker's construction.)
             inline: ArrayVec::new(),
             inline_objects: 0,
             spill: Vec::new(),
