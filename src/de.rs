@@ -59,7 +59,7 @@ use crate::head::{head, skip_plain, skip_string, Body};
 use crate::object::ObjectRef;
 use crate::reader::{counted, pad4, suffix, Reader};
 use crate::serde_impl::Magic;
-use crate::text::utf8;
+use crate::text::{utf8, zero_flags};
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -580,23 +580,18 @@ fn plain_text(raw: &[u8]) -> Option<&[u8]> {
 /// bytes, `memchr` for longer ones. (A wrong `true` would only send a string to the slow path.)
 #[inline(always)]
 fn has_nul(t: &[u8]) -> bool {
-    /// Whether a word has a zero byte.
-    #[inline(always)]
-    fn zero_in(x: u64) -> bool {
-        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
-    }
+    let zero_in = |x: u64| zero_flags(x) != 0;
     let word = |at: usize| u64::from_le_bytes(le(t.get(at..).unwrap_or(&[])));
     let half = |at: usize| u64::from(u32::from_le_bytes(le(t.get(at..).unwrap_or(&[]))));
     let n = t.len();
     if n >= 8 {
         if n <= 32 {
             // Two or four overlapping words, their zero tests merged into one branch.
-            let zeros = |x: u64| x.wrapping_sub(0x0101_0101_0101_0101) & !x;
-            let mut z = zeros(word(0)) | zeros(word(n - 8));
+            let mut z = zero_flags(word(0)) | zero_flags(word(n - 8));
             if n > 16 {
-                z |= zeros(word(8)) | zeros(word(n - 16));
+                z |= zero_flags(word(8)) | zero_flags(word(n - 16));
             }
-            z & 0x8080_8080_8080_8080 != 0
+            z != 0
         } else if n <= 64 {
             // Eight bytes at a time, the last word overlapping the one before.
             let mut i = 0;
@@ -625,11 +620,7 @@ fn has_nul(t: &[u8]) -> bool {
 /// loads, without a `memcmp` call.
 #[inline(always)]
 fn is_field(name: &[u8], raw: &[u8]) -> bool {
-    /// Whether a word has a zero byte.
-    #[inline(always)]
-    fn zero_in(x: u64) -> bool {
-        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
-    }
+    let zero_in = |x: u64| zero_flags(x) != 0;
     /// The two overlapping `N`-byte words that cover `b` (`N <= b.len() <= 2 * N`).
     #[inline(always)]
     fn ends<const N: usize>(b: &[u8]) -> Option<(&[u8; N], &[u8; N])> {
@@ -2075,11 +2066,9 @@ impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     /// The fast path of a struct's key: a String or StringName equal to one of the field names
     /// (whose bytes then need no UTF-8 check), consumed; `None` otherwise, nothing consumed.
     /// The field after the last one found is tried first: keys usually come in field order.
+    /// (Only for a map read as a struct: `next_key_seed` calls it when `FIELDS`.)
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
-        if !FIELDS {
-            return None;
-        }
         let b = self.bytes()?;
         let (h, rest) = b.split_first_chunk::<4>()?;
         let header = u32::from_le_bytes(*h);
@@ -2136,9 +2125,9 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
         self.index += 1;
         // (Never an object's property name, nor after an error ended the walk: only a map that
         // is `fast` has anything on its own cursor.)
-        // (A constant test here, not only in `field`: a map not read as a struct then holds no
-        // code for field names at all, and the derived field match's `visit_str` for
-        // `FieldError` keeps its one caller, which the compiler then inlines; see `FieldName`.)
+        // (A constant test: a map not read as a struct then holds no code for field names at
+        // all, and the derived field match's `visit_str` for `FieldError` keeps its one
+        // caller, which the compiler then inlines; see `FieldName`.)
         if FIELDS {
             if let Some(name) = self.field() {
                 // The key's text is the field's name.

@@ -194,15 +194,20 @@ pub(crate) fn ascii_padded(b: &[u8]) -> bool {
     any & HIGH == 0
 }
 
+/// The word-at-a-time zero-byte test of the text readers: the high bit of `w`'s lowest zero byte
+/// is set (and perhaps of bytes above it, which only matters to a caller wanting more than
+/// whether there is one), so the result is nonzero exactly when `w` has a zero byte. Tests of
+/// several words can be merged by or-ing their results.
+#[inline(always)]
+pub(crate) const fn zero_flags(w: u64) -> u64 {
+    w.wrapping_sub(0x0101_0101_0101_0101) & !w & 0x8080_8080_8080_8080
+}
+
 /// The position of the first NUL byte of `b`. Most strings are short keys and names without
 /// one: up to 32 bytes, overlapping word tests (no call) tell that there is none.
 #[inline(always)]
 fn nul_at(b: &[u8]) -> Option<usize> {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether a word has a zero byte (exact: no false positives for the first zero byte, and
-    // a false positive only decides to scan the bytes).
-    let zero = |w: u64| w.wrapping_sub(LOW) & !w & HIGH != 0;
+    let zero = |w: u64| zero_flags(w) != 0;
     let word = |c: Option<&[u8; 8]>| c.map_or(0, |c| u64::from_le_bytes(*c));
     let n = b.len();
     let any = if n > 32 {
