@@ -2,7 +2,7 @@
 //! it with `vs_engine` and prints the ratios): the engine-written packets of `benches/data/`
 //! read into derived, borrowing structs, and the input packet written back with `to_vec`; and
 //! `from_slice`'s parts on the input packet (`validate`, the derived code alone), for the
-//! README's account of where its time goes.
+//! account of where its time goes in `benches/README.md`.
 //!
 //! `cargo bench --bench serde --features serde`
 

@@ -17,7 +17,7 @@
 #   3. memory: the Rust server for LONG seconds at that load, with misbehaving clients (garbage, an oversize
 #      prefix, malformed values, a stall mid-frame, a client that never reads): RSS sampled every second,
 #      every bad client dropped (with the reason in the server's log), no reply lost or reordered.
-# Prints a Markdown table (paste it into the README's "Servers" section with the machine line).
+# Prints a Markdown table (paste it into docs/servers.md with the machine line).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SECONDS_EACH=${SECONDS_EACH:-10}

@@ -594,7 +594,7 @@ pub fn default_cases(root: &std::path::Path) -> Vec<Case> {
 }
 
 /// Golden values a Godot server cannot echo byte for byte (its decode of them re-encodes
-/// differently; see `ENGINE_CANNOT_ROUND_TRIP` in tests/live.rs).
+/// differently; see `ENGINE_CANNOT_ROUND_TRIP` in tests/engine/live.rs).
 const EXCLUDED: &[&str] = &["tdict_script_int_empty"];
 
 fn has_object(v: &Variant) -> bool {

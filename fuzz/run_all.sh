@@ -17,7 +17,7 @@
 # add coverage are written to the corpus: minimise it afterwards with
 # `cargo +nightly fuzz cmin -O <target>` before committing. A finding is a failing input: make it
 # a regression (copy it to fuzz/regressions/<target>/ with a descriptive name; the stable replay
-# in tests/fuzz_corpus.rs runs it) and fix the bug.
+# in tests/fuzz/fuzz_corpus.rs runs it) and fix the bug.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 

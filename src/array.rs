@@ -8,7 +8,7 @@ use crate::head::{head, read_container_type};
 use crate::owned::{TypeInfo, Variant};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::text::Text;
+use crate::strings::Text;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
 use crate::walker::skip_values;

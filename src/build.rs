@@ -31,7 +31,6 @@ use std::vec::Vec;
 
 use crate::encode::{Enc, EncodeOptions, IdCache};
 use crate::owned::{Array, Dictionary, Object, TypeInfo, Variant};
-use crate::text::engine_text;
 use crate::types::{Dialect, ReadOptions};
 
 /// Why a reader stopped: what, and at which byte offset of the text.
@@ -96,7 +95,7 @@ pub(crate) enum Open {
 
 /// What a builder receives, in reading order. `at` is the byte offset of the text the event
 /// comes from (for errors). (`set_types` and `keep_all` are the JSON reader's.)
-#[cfg_attr(not(feature = "json"), allow(dead_code))]
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 pub(crate) trait Sink {
     /// A value that holds no other value (never an Array, a Dictionary or a full object with
     /// a class: those come as `begin` … `end`).
@@ -139,18 +138,19 @@ fn too_deep(limit: u32) -> String {
     format!("nested deeper than {limit} levels")
 }
 
-/// Whether a property named `name` is the Godot 4 `script` property, as `validate` sees the
-/// bytes (a leading BOM stripped, cut at the first NUL).
+/// Whether a property named `name` is the Godot 4 `script` property. The writers write every
+/// string so that it reads back as itself (a leading BOM is kept by a second one, a NUL is
+/// refused), so the name is compared as it is.
 fn is_script(name: &str, dialect: Dialect) -> bool {
-    dialect == Dialect::Godot4 && engine_text(name.as_bytes()).0 == b"script"
+    dialect == Dialect::Godot4 && name == "script"
 }
 
 /// Whether a script path, as written, is a `res://` path to `validate`.
 fn is_res_path(path: &str) -> bool {
-    engine_text(path.as_bytes()).0.starts_with(b"res://")
+    path.starts_with("res://")
 }
 
-#[cfg_attr(not(all(feature = "text", feature = "json")), allow(dead_code))]
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 impl<S: Sink> Builder<S> {
     pub(crate) fn new(sink: S, opts: ReadOptions) -> Builder<S> {
         Builder {
@@ -1028,7 +1028,7 @@ mod tests {
 
         let mut b = Builder::new(Tree::default(), ReadOptions::new().with_full_objects(true));
         b.begin(Open::Object("Node".into()), 0).unwrap();
-        b.property("script\0x".into(), 1).unwrap();
+        b.property("script".into(), 1).unwrap();
         let e = b.leaf("user://a.gd".into(), 2).unwrap_err();
         assert_eq!(e.message, SCRIPT_RULE);
     }

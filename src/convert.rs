@@ -6,7 +6,7 @@
 //! `Variant::can_convert_strict` allows is converted with the declared type's constructor
 //! (`Variant::construct`); any other is dropped. The bytes can say anything, so this decides
 //! what the engine's value holds. This module is that rule, checked live against Godot 4.6
-//! (`tests/differential.rs`, `tests/godot/DEVIATIONS.md`):
+//! (`tests/engine/differential.rs`, `tests/godot/DEVIATIONS.md`):
 //!
 //! - [`fit`] says what happens to one element: [`Fit::Keep`], [`Fit::Convert`] or [`Fit::Drop`];
 //! - [`convert`] performs a conversion (`int` from `bool` or `float`, `Vector2i` from `Vector2`,

@@ -59,7 +59,7 @@ use crate::head::{head, skip_plain, skip_string, Body};
 use crate::object::ObjectRef;
 use crate::reader::{counted, pad4, suffix, Reader};
 use crate::serde_impl::Magic;
-use crate::text::{utf8, zero_flags};
+use crate::strings::{utf8, zero_flags};
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -115,7 +115,7 @@ impl Error {
 
     /// The format error (malformed input, limits) behind this error, if it is one.
     pub fn format_error(&self) -> Option<crate::Error> {
-        self.inner.format
+        self.inner.format.clone()
     }
 
     /// The path of the field the error is about, as `entities[9999].pos` (empty at the top).
@@ -665,12 +665,12 @@ fn is_field(name: &[u8], raw: &[u8]) -> bool {
 /// decoded as Godot 3 reads it.
 #[cold]
 fn slow_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<alloc::borrow::Cow<'_, str>> {
-    let (t, skipped) = crate::text::engine_text(raw);
+    let (t, skipped) = crate::strings::engine_text(raw);
     match core::str::from_utf8(t) {
         Ok(s) => Ok(s.into()),
         Err(_) => {
-            crate::text::check(t, dialect, at + skipped)?;
-            Ok(crate::text::decode_godot3(t).into())
+            crate::strings::check(t, dialect, at + skipped)?;
+            Ok(crate::strings::decode_godot3(t).into())
         }
     }
 }

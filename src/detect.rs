@@ -89,7 +89,7 @@ impl fmt::Display for Odd {
 }
 
 /// One dialect's reading of everything added so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Reading {
     fit: Fit,
     /// Why the reading does not fit (the first failure, or the first value leaving bytes).
@@ -191,8 +191,8 @@ impl Detector {
     /// What the values read so far tell.
     pub fn detection(&self) -> Detection {
         Detection {
-            four: self.four,
-            three: self.three,
+            four: self.four.clone(),
+            three: self.three.clone(),
         }
     }
 }
@@ -440,7 +440,7 @@ pub enum Verdict {
 ///
 /// Its `Display` is one sentence naming the dialect and the reason, as `gdvariant --dialect
 /// auto` prints it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Detection {
     four: Reading,
     three: Reading,
@@ -495,7 +495,7 @@ impl Detection {
     /// [`TrailingBytesInFrame`](ErrorKind::TrailingBytesInFrame)) where a value ended before
     /// the bytes given for it did. `None` when every value fills its bytes.
     pub fn error(&self, dialect: Dialect) -> Option<Error> {
-        self.reading(dialect).error
+        self.reading(dialect).error.clone()
     }
 
     /// Whether every value reads in `dialect` (possibly leaving bytes over).
@@ -506,7 +506,7 @@ impl Detection {
 
 /// `N bytes before the end` / `fails: <error>`, for the reason of a verdict.
 fn why_not(f: &mut fmt::Formatter<'_>, d: Dialect, r: &Reading) -> fmt::Result {
-    match r.error {
+    match &r.error {
         Some(e) => match e.kind() {
             ErrorKind::TrailingBytesInFrame { extra } => write!(
                 f,
@@ -570,7 +570,7 @@ impl fmt::Display for Detection {
             }
             Verdict::Neither => {
                 f.write_str("valid in neither dialect; reading as Godot 4")?;
-                if let Some(e) = self.three.error {
+                if let Some(e) = &self.three.error {
                     write!(f, " (as Godot 3: {e})")?;
                 }
                 Ok(())

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::head::{head, head_at, plain_string, skip_plain, too_deep};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::text::{engine_text, BOM};
+use crate::strings::{engine_text, BOM};
 use crate::types::{layout_index, Dialect, Layout, Shape, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{read_value, skip_body, skip_one, skip_value, validate_at};
@@ -152,7 +152,7 @@ impl Key for bool {
 fn godot3_same_text(t: &[u8], s: &[u8], key: &VariantRef<'_>) -> bool {
     key.dialect() == Dialect::Godot3
         && core::str::from_utf8(t).is_err()
-        && crate::text::decode_godot3(t).as_bytes() == s
+        && crate::strings::decode_godot3(t).as_bytes() == s
 }
 
 impl Key for VariantRef<'_> {

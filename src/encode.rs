@@ -300,6 +300,9 @@ impl Enc<'_> {
     /// A §5 string payload: length, bytes, zero padding.
     #[inline]
     pub(crate) fn string(&mut self, s: &str) -> Result<()> {
+        if !crate::strings::reads_back(s.as_bytes()) {
+            return self.string_kept_whole(None, s);
+        }
         let n = self.len32(s.len())?;
         self.prefixed(&n.to_le_bytes(), s.as_bytes());
         Ok(())
@@ -309,12 +312,31 @@ impl Enc<'_> {
     /// into [`leaf`](Enc::leaf): dictionary keys are nearly all strings.
     #[inline(always)]
     pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
+        if !crate::strings::reads_back(s.as_bytes()) {
+            return self.string_kept_whole(Some(ty), s);
+        }
         let id = self.id(ty)?;
         let n = self.len32(s.len())?;
         self.prefixed(
             &(u64::from(id) | (u64::from(n) << 32)).to_le_bytes(),
             s.as_bytes(),
         );
+        Ok(())
+    }
+
+    /// A string the engine would read back changed, written so that it reads back whole (with its
+    /// value's header when `ty` is given): a leading BOM gets a second one before it, which the
+    /// reader strips; a NUL is refused ([`ErrorKind::UnwritableString`]), as nothing written
+    /// reads back past it.
+    #[cold]
+    fn string_kept_whole(&mut self, ty: Option<VariantType>, s: &str) -> Result<()> {
+        let bytes = crate::strings::kept_whole(s.as_bytes())
+            .ok_or_else(|| crate::strings::unwritable(self.pos()))?;
+        if let Some(ty) = ty {
+            self.header(ty, 0)?;
+        }
+        let n = self.len32(bytes.len())?;
+        self.prefixed(&n.to_le_bytes(), &bytes);
         Ok(())
     }
 
@@ -623,6 +645,18 @@ impl Enc<'_> {
         self.u32(n);
         for s in a {
             let s = s.as_ref().as_bytes();
+            let kept;
+            let s = if crate::strings::reads_back(s) {
+                s
+            } else {
+                let Some(whole) = crate::strings::kept_whole(s) else {
+                    let e = crate::strings::unwritable(self.pos());
+                    self.out.truncate(start);
+                    return Err(e);
+                };
+                kept = whole;
+                &kept[..]
+            };
             // The entry's length counts the NUL the engine appends.
             if s.len() >= MAX_LEN {
                 let e = too_long(self.pos());
@@ -806,12 +840,11 @@ impl Enc<'_> {
         crate::head::check_script(h)
     }
 
-    /// Whether a property named `name` is the Godot 4 `script` property, as the reader decides
-    /// (on the engine's text of the name).
+    /// Whether a property named `name` is the Godot 4 `script` property, as the reader decides:
+    /// every string is written to read back as itself, so the name is compared as it is.
     #[inline]
     pub(crate) fn is_script(&self, name: &str) -> bool {
-        self.opts.dialect == Dialect::Godot4
-            && crate::text::engine_text(name.as_bytes()).0 == b"script"
+        self.opts.dialect == Dialect::Godot4 && name == "script"
     }
 
     /// Writes a value that holds no other values (everything but a non-empty container).
@@ -1043,5 +1076,86 @@ impl ColorLe for Color {
             chunk.copy_from_slice(&x.to_le_bytes());
         }
         b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::owned::Object;
+
+    /// What the writer emits reads back as the value written, or the writer refuses it: a NUL
+    /// would end the string on read (refused); a leading BOM would be stripped (written with a
+    /// second BOM before it). Issue reproducers: `"a\0b"` read back as `"a"`, an Object of class
+    /// `"\u{feff}"` as a null object.
+    #[test]
+    fn strings_are_written_to_read_back_whole_or_refused() {
+        let opts = [
+            EncodeOptions::new(),
+            EncodeOptions::new().with_dialect(Dialect::Godot3),
+        ];
+        let read = |o: &EncodeOptions| {
+            crate::ReadOptions::new()
+                .with_dialect(o.dialect())
+                .with_full_objects(true)
+        };
+        let back = |v: &Variant, o: &EncodeOptions| {
+            let bytes = encode_with(v, o).unwrap();
+            crate::parse_with(&bytes, &read(o))
+                .unwrap()
+                .to_owned()
+                .unwrap()
+        };
+        for o in &opts {
+            for s in ["a\0b", "\0", "abcdefgh\0", "\u{feff}\0"] {
+                for v in [
+                    Variant::from(s),
+                    Variant::from(vec![Variant::Int(1), Variant::from(s)]),
+                    Variant::PackedStringArray(vec!["ok".into(), s.into()]),
+                ] {
+                    let e = encode_with(&v, o).unwrap_err();
+                    assert_eq!(e.kind(), ErrorKind::UnwritableString, "{v:?}");
+                }
+            }
+            for s in [
+                "\u{feff}x",
+                "\u{feff}",
+                "\u{feff}\u{feff}i",
+                "x\u{feff}",
+                "",
+                "plain",
+            ] {
+                for v in [
+                    Variant::from(s),
+                    Variant::from(vec![Variant::Int(1), Variant::from(s)]),
+                    Variant::PackedStringArray(vec!["ok".into(), s.into(), "tail".into()]),
+                ] {
+                    assert_eq!(back(&v, o), v, "{s:?}");
+                }
+            }
+        }
+        let g4 = EncodeOptions::new();
+        assert_eq!(
+            encode(&Variant::from("\u{feff}x")).unwrap(),
+            [4, 0, 0, 0, 7, 0, 0, 0, 0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF, b'x', 0]
+        );
+        assert_eq!(
+            back(&Variant::StringName("\u{feff}n".into()), &g4),
+            Variant::StringName("\u{feff}n".into())
+        );
+        // The issue's object: class "\u{feff}", one property, inside an array.
+        let obj = Variant::Object(Box::new(Object::Full {
+            class: "\u{feff}".into(),
+            properties: vec![("a".into(), Variant::Int(1))],
+        }));
+        let full = EncodeOptions::new().with_full_objects(true);
+        let v = Variant::from(vec![obj, Variant::Int(5)]);
+        assert_eq!(back(&v, &full), v);
+        let prop = Variant::Object(Box::new(Object::Full {
+            class: "Node".into(),
+            properties: vec![("a\0".into(), Variant::Int(1))],
+        }));
+        let e = encode_with(&prop, &full).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::UnwritableString, 16));
     }
 }

@@ -1,9 +1,9 @@
 //! Errors: what went wrong and at which byte offset.
 
+use alloc::boxed::Box;
 use core::fmt;
-use core::num::NonZeroU64;
 
-use crate::types::{Dialect, VariantType};
+use crate::types::VariantType;
 
 /// A specialized [`Result`](core::result::Result) for gdvariant.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -13,19 +13,20 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 /// Every error carries the absolute byte offset in the input at which the problem was found (for a
 /// value obtained from a framed stream, the offset in the whole stream) and an [`ErrorKind`] saying
 /// what it was. Its `Display` reads like `unexpected end of input at offset 28`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// The error is one pointer wide: its kind and offset are boxed, as serde_json's and wasmparser's
+/// errors are, so that every `Result` on the read path stays small; an error is only ever built
+/// on the way out.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Error {
-    // Two 64-bit words, so that `Result<T>` stays small on every read path and is written and
-    // read whole (halves written apart and read back as one word stall the CPU): `head` holds
-    // the offset in its low 48 bits (256 TiB; larger offsets saturate), the kind's tag plus one
-    // in the next 8 (never zero: the niche keeps `Result<()>` at 16 bytes) and a byte of
-    // payload in the top 8; `payload` holds up to 64 more bits. The encoding is canonical (one
-    // bit pattern per kind and offset), so the derived traits hold.
-    head: NonZeroU64,
-    payload: u64,
+    inner: Box<Inner>,
 }
 
-const _: () = assert!(core::mem::size_of::<Error>() <= 16);
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Inner {
+    kind: ErrorKind,
+    offset: usize,
+}
 
 /// What went wrong. Non-exhaustive: new kinds may be added in minor releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +107,12 @@ pub enum ErrorKind {
         /// How many bytes follow the value inside the frame.
         extra: usize,
     },
-    /// A high-level multiplayer packet's structure is wrong (feature `multiplayer`).
+    /// A string to be written holds a NUL byte: the engine would read its bytes back cut there, so
+    /// the writers refuse it rather than emit bytes that do not read back as the value written.
+    /// (A string that starts with a byte order mark is written with a second one before it, which
+    /// the reader strips: it reads back whole.)
+    UnwritableString,
+    /// A high-level multiplayer packet's structure is wrong (crate `gdvariant-multiplayer`).
     InvalidPacket {
         /// What is wrong.
         what: &'static str,
@@ -139,46 +145,30 @@ impl fmt::Display for Expected {
 }
 
 impl Error {
-    /// Creates an error of `kind` at `offset` (offsets beyond 2^48 - 1 saturate; a
-    /// [`FrameTooLarge`](ErrorKind::FrameTooLarge) length or maximum beyond `u32::MAX` saturates
-    /// to it, as a length prefix cannot hold more; a [`WriterMisuse`](ErrorKind::WriterMisuse)
-    /// message or [`Expected::PackedOf`] name not of this crate reads back as a generic one).
+    /// Creates an error of `kind` at `offset`.
     #[cold]
-    #[inline(never)]
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
-        let (tag, aux, a, b) = encode_kind(kind);
-        let off = (offset as u64).min(MAX_OFFSET);
-        let head = off | u64::from(tag + 1) << 48 | u64::from(aux) << 56;
         Error {
-            head: NonZeroU64::new(head).unwrap_or(NonZeroU64::MIN),
-            payload: u64::from(a) | u64::from(b) << 32,
+            inner: Box::new(Inner { kind, offset }),
         }
     }
 
     /// The absolute byte offset at which the problem was found.
-    #[inline]
     pub fn offset(&self) -> usize {
-        usize::try_from(self.head.get() & MAX_OFFSET).unwrap_or(usize::MAX)
+        self.inner.offset
     }
 
     /// What went wrong.
-    #[inline]
     pub fn kind(&self) -> ErrorKind {
-        let head = self.head.get();
-        let tag = ((head >> 48) as u8).wrapping_sub(1);
-        decode_kind(
-            tag,
-            (head >> 56) as u8,
-            self.payload as u32,
-            (self.payload >> 32) as u32,
-        )
+        self.inner.kind
     }
 
     /// The same error with its offset moved by `delta` (used when a value inside a larger stream
     /// was read from a sub-slice).
     #[must_use]
-    pub fn shifted(self, delta: usize) -> Error {
-        Error::new(self.kind(), self.offset().saturating_add(delta))
+    pub fn shifted(mut self, delta: usize) -> Error {
+        self.inner.offset = self.inner.offset.saturating_add(delta);
+        self
     }
 
     #[cold]
@@ -232,6 +222,9 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{extra} bytes after the value inside its frame")
             }
             ErrorKind::InvalidPacket { what } => write!(f, "invalid packet: {what}"),
+            ErrorKind::UnwritableString => {
+                f.write_str("string holds a NUL byte: the engine would read it back cut there")
+            }
         }
     }
 }
@@ -251,193 +244,6 @@ impl fmt::Debug for Error {
     }
 }
 
-// ----- the two-word encoding -----
-
-const MAX_OFFSET: u64 = (1 << 48) - 1;
-
-/// Every message of [`ErrorKind::WriterMisuse`] the crate writes; index 0 stands for any other.
-const MISUSE: &[&str] = &[
-    "writer misuse",
-    "dictionary key without a value",
-    "empty class name (write a null object with `object_id(0)`)",
-    "end without an open container",
-    "fewer values than the container's declared count",
-    "finish with open containers",
-    "more values than the container's declared count",
-    "object property name without a value",
-    "object property value without a name",
-    "property name outside an object",
-    "two property names in a row",
-    "raw value encoded in the other dialect",
-    "no value written for the frame",
-    "more than one value written for the frame",
-];
-
-/// Every message of [`ErrorKind::InvalidPacket`] the crate writes; index 0 stands for any other.
-const PACKET: &[&str] = &[
-    "invalid packet",
-    "node id width 3 (not 8, 16 or 32 bits)",
-    "inline node path offset past the end",
-    "inline node path offset inside the header",
-    "argument count missing before the inline path",
-    "more than 255 RPC arguments",
-    "node cache id with bit 31 set",
-    "SYS packet inside a relay",
-    "more DELTA values than bits in the mask",
-    "NUL inside a string",
-    "CONFIRM_PATH longer than 6 bytes",
-    "spawn sync ids and name longer than the packet",
-    "spawn name length 0",
-    "custom spawn argument past the end",
-    "synchronizer entry size past the end",
-    "scene index 0xFF is the custom spawn's",
-    "SYNC packet without entries",
-    "DELTA packet without entries",
-    "unknown SYS command",
-    "empty authentication data",
-    "empty relayed packet",
-    "empty raw packet",
-    "unknown Godot 3 command",
-    "method or property name without its NUL",
-];
-
-/// Every element name of [`Expected::PackedOf`] (the sealed packed element types'); index 0
-/// stands for any other.
-const PACKED: &[&str] = &[
-    "element",
-    "i32",
-    "i64",
-    "f32",
-    "f64",
-    "[f32; 2] (Vector2)",
-    "[f64; 2] (Vector2, double)",
-    "[f32; 3] (Vector3)",
-    "[f64; 3] (Vector3, double)",
-    "[f32; 4] (Vector4)",
-    "[f64; 4] (Vector4, double)",
-    "Color",
-];
-
-fn index_of(table: &[&str], s: &str) -> u32 {
-    let i = table.iter().position(|t| *t == s).unwrap_or(0);
-    debug_assert!(
-        i != 0 || s == table[0],
-        "message not in the error table: {s}"
-    );
-    i as u32
-}
-
-fn split(n: u64) -> (u32, u32) {
-    (n as u32, (n >> 32) as u32)
-}
-
-fn join(a: u32, b: u32) -> usize {
-    usize::try_from(u64::from(a) | u64::from(b) << 32).unwrap_or(usize::MAX)
-}
-
-fn ty_byte(t: VariantType) -> u8 {
-    // The Godot 4 type ids follow the enum's order.
-    Dialect::Godot4.id_of(t).unwrap_or(0) as u8
-}
-
-fn byte_ty(b: u8) -> VariantType {
-    Dialect::Godot4
-        .type_of(u32::from(b))
-        .unwrap_or(VariantType::Nil)
-}
-
-fn encode_kind(kind: ErrorKind) -> (u8, u8, u32, u32) {
-    use ErrorKind as K;
-    match kind {
-        K::UnexpectedEof { needed } => {
-            let (a, b) = split(needed as u64);
-            (0, 0, a, b)
-        }
-        K::UnknownType { id } => (1, 0, id, 0),
-        K::InvalidContainerType { id } => (2, 0, id, 0),
-        K::InvalidUtf8 => (3, 0, 0, 0),
-        K::NotRustUtf8 => (4, 0, 0, 0),
-        K::NegativeLength { value } => (5, 0, value as u32, 0),
-        K::LengthOverflow => (6, 0, 0, 0),
-        K::DepthExceeded { limit } => (7, 0, limit, 0),
-        K::ObjectsNotAllowed => (8, 0, 0, 0),
-        K::InvalidObjectScript => (9, 0, 0, 0),
-        K::OldNodePathFormat => (10, 0, 0, 0),
-        K::WrongType { expected, found } => {
-            let e = match expected {
-                Expected::Type(t) => 0x100 | u32::from(ty_byte(t)),
-                Expected::StringLike => 0x200,
-                Expected::PackedOf(name) => 0x300 | index_of(PACKED, name),
-                Expected::AnyPacked => 0x400,
-            };
-            (11, ty_byte(found), e, 0)
-        }
-        K::UnsupportedInDialect { ty } => (12, ty_byte(ty), 0, 0),
-        K::TooLong => (13, 0, 0, 0),
-        K::WriterMisuse { what } => (14, 0, index_of(MISUSE, what), 0),
-        K::FrameTooLarge { len, max } => (
-            15,
-            0,
-            len.min(u64::from(u32::MAX)) as u32,
-            max.min(u64::from(u32::MAX)) as u32,
-        ),
-        K::TruncatedFrame { needed } => {
-            let (a, b) = split(needed as u64);
-            (16, 0, a, b)
-        }
-        K::TrailingBytesInFrame { extra } => {
-            let (a, b) = split(extra as u64);
-            (17, 0, a, b)
-        }
-        K::InvalidPacket { what } => (18, 0, index_of(PACKET, what), 0),
-    }
-}
-
-fn decode_kind(tag: u8, aux: u8, a: u32, b: u32) -> ErrorKind {
-    use ErrorKind as K;
-    match tag {
-        0 => K::UnexpectedEof { needed: join(a, b) },
-        1 => K::UnknownType { id: a },
-        2 => K::InvalidContainerType { id: a },
-        3 => K::InvalidUtf8,
-        4 => K::NotRustUtf8,
-        5 => K::NegativeLength { value: a as i32 },
-        6 => K::LengthOverflow,
-        7 => K::DepthExceeded { limit: a },
-        8 => K::ObjectsNotAllowed,
-        9 => K::InvalidObjectScript,
-        10 => K::OldNodePathFormat,
-        11 => K::WrongType {
-            expected: match a >> 8 {
-                1 => Expected::Type(byte_ty(a as u8)),
-                2 => Expected::StringLike,
-                3 => Expected::PackedOf(
-                    PACKED
-                        .get((a & 0xFF) as usize)
-                        .copied()
-                        .unwrap_or(PACKED[0]),
-                ),
-                _ => Expected::AnyPacked,
-            },
-            found: byte_ty(aux),
-        },
-        12 => K::UnsupportedInDialect { ty: byte_ty(aux) },
-        13 => K::TooLong,
-        14 => K::WriterMisuse {
-            what: MISUSE.get(a as usize).copied().unwrap_or(MISUSE[0]),
-        },
-        15 => K::FrameTooLarge {
-            len: u64::from(a),
-            max: u64::from(b),
-        },
-        16 => K::TruncatedFrame { needed: join(a, b) },
-        17 => K::TrailingBytesInFrame { extra: join(a, b) },
-        _ => K::InvalidPacket {
-            what: PACKET.get(a as usize).copied().unwrap_or(PACKET[0]),
-        },
-    }
-}
-
 impl core::error::Error for Error {}
 
 #[cfg(test)]
@@ -445,68 +251,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn error_is_two_words_and_round_trips_every_kind() {
-        assert!(core::mem::size_of::<Error>() <= 16);
-        assert!(core::mem::size_of::<Result<()>>() <= 16);
-        let mut kinds = alloc::vec![
-            ErrorKind::UnexpectedEof { needed: 7 },
+    fn error_is_one_word_and_keeps_what_it_was_given() {
+        assert_eq!(core::mem::size_of::<Error>(), core::mem::size_of::<usize>());
+        assert_eq!(
+            core::mem::size_of::<Result<()>>(),
+            core::mem::size_of::<usize>()
+        );
+        // Messages of other crates (the multiplayer packets') are kept as given.
+        let kinds = [
+            ErrorKind::InvalidPacket {
+                what: "a message of another crate",
+            },
+            ErrorKind::WriterMisuse {
+                what: "any message",
+            },
+            ErrorKind::WrongType {
+                expected: Expected::PackedOf("u128"),
+                found: VariantType::Int,
+            },
             ErrorKind::UnexpectedEof { needed: usize::MAX },
-            ErrorKind::UnknownType { id: 0xDEAD_BEEF },
-            ErrorKind::InvalidContainerType { id: 39 },
-            ErrorKind::InvalidUtf8,
-            ErrorKind::NotRustUtf8,
-            ErrorKind::NegativeLength { value: i32::MIN },
-            ErrorKind::LengthOverflow,
-            ErrorKind::DepthExceeded { limit: 1024 },
-            ErrorKind::ObjectsNotAllowed,
-            ErrorKind::InvalidObjectScript,
-            ErrorKind::OldNodePathFormat,
-            ErrorKind::WrongType {
-                expected: Expected::StringLike,
-                found: VariantType::PackedVector4Array,
-            },
-            ErrorKind::WrongType {
-                expected: Expected::AnyPacked,
-                found: VariantType::Nil,
-            },
-            ErrorKind::UnsupportedInDialect {
-                ty: VariantType::Vector4,
-            },
-            ErrorKind::TooLong,
             ErrorKind::FrameTooLarge {
-                len: u64::from(u32::MAX),
+                len: u64::MAX,
                 max: 8 << 20,
             },
-            ErrorKind::TruncatedFrame { needed: 3 },
-            ErrorKind::TrailingBytesInFrame { extra: 1 << 40 },
         ];
-        for t in Dialect::Godot4.types() {
-            kinds.push(ErrorKind::WrongType {
-                expected: Expected::Type(t),
-                found: t,
-            });
-        }
-        for name in PACKED {
-            kinds.push(ErrorKind::WrongType {
-                expected: Expected::PackedOf(name),
-                found: VariantType::Int,
-            });
-        }
-        for what in MISUSE {
-            kinds.push(ErrorKind::WriterMisuse { what });
-        }
-        for what in PACKET {
-            kinds.push(ErrorKind::InvalidPacket { what });
-        }
         for (i, k) in kinds.into_iter().enumerate() {
-            for off in [0, i, (1 << 40) + i, MAX_OFFSET as usize] {
+            for off in [0, i, usize::MAX] {
                 let e = Error::new(k, off);
                 assert_eq!((e.kind(), e.offset()), (k, off));
             }
         }
+        let e = Error::new(ErrorKind::TooLong, 7).shifted(3);
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::TooLong, 10));
         assert_eq!(
-            Error::new(ErrorKind::TooLong, usize::MAX).offset(),
-            MAX_OFFSET as usize
+            e.to_string(),
+            "longer than the format allows (2^31 - 1) at offset 10"
+        );
+        assert_eq!(
+            Error::new(ErrorKind::TooLong, usize::MAX)
+                .shifted(1)
+                .offset(),
+            usize::MAX
         );
     }
 }

@@ -670,16 +670,16 @@ impl FrameDecoder {
         let res = self
             .opts
             .check_len(self.opts.endian.read(self.prefix), self.frame_at);
-        if let Err(e) = res {
-            self.failed = Some(e);
+        if let Err(e) = &res {
+            self.failed = Some(e.clone());
         }
         res
     }
 
     /// Takes what the current frame needs from `input`; true when the frame is complete.
     fn fill(&mut self, input: &mut &[u8]) -> Result<bool> {
-        if let Some(e) = self.failed {
-            return Err(e);
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
         }
         self.advance();
         let len = match self.frame_len {
@@ -824,8 +824,8 @@ mod io {
         /// Reads what the current frame needs from `r`: the prefix with one `read`, the body
         /// straight into the frame buffer.
         fn read_from<R: Read>(&mut self, r: &mut R) -> io::Result<Step> {
-            if let Some(e) = self.failed {
-                return Err(io_error(e));
+            if let Some(e) = &self.failed {
+                return Err(io_error(e.clone()));
             }
             self.advance();
             let len = match self.frame_len {

@@ -7,7 +7,7 @@ use crate::array::ContainerType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
-use crate::text::{self, Text};
+use crate::strings::{self, Text};
 use crate::types::{layout_index, Dialect, Layout, ReadOptions, Shape, VariantType, FLAG_64};
 
 /// What still has to be walked after a value's head: the body of a container or of a
@@ -122,7 +122,7 @@ pub(crate) fn check_script(h: Head<'_>) -> Result<()> {
         VariantType::String => {
             let mut r = Reader::new(h.data.get(4..).unwrap_or(&[]), h.offset + 4);
             let (raw, _) = r.read_string_raw()?;
-            if text::engine_text(raw).0.starts_with(b"res://") {
+            if strings::engine_text(raw).0.starts_with(b"res://") {
                 Ok(())
             } else {
                 Err(Error::new(ErrorKind::InvalidObjectScript, h.offset))
@@ -143,8 +143,8 @@ pub(crate) fn flag_applies(ty: VariantType, dialect: Dialect) -> bool {
 #[inline]
 pub(crate) fn read_text<'a>(r: &mut Reader<'a>, dialect: Dialect) -> Result<Text<'a>> {
     let (raw, at) = r.read_string_raw()?;
-    let (t, skipped) = text::engine_text(raw);
-    text::check(t, dialect, at + skipped)?;
+    let (t, skipped) = strings::engine_text(raw);
+    strings::check(t, dialect, at + skipped)?;
     Ok(Text::new(t))
 }
 
@@ -157,10 +157,10 @@ pub(crate) fn read_string<'a>(
     check: bool,
 ) -> Result<&'a [u8]> {
     let (raw, padded) = r.read_string_padded()?;
-    if check && !text::ascii_padded(padded) {
+    if check && !strings::ascii_padded(padded) {
         return check_slow(raw, r.offset() - padded.len(), dialect);
     }
-    Ok(text::engine_text(raw).0)
+    Ok(strings::engine_text(raw).0)
 }
 
 /// Skips a §5 string whose text is not needed; with `check`, checks it by the dialect's rules.
@@ -171,7 +171,7 @@ pub(crate) fn read_string<'a>(
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn skip_string(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> Result<()> {
     let (raw, padded) = r.read_string_padded()?;
-    if check && !text::ascii_padded(padded) {
+    if check && !strings::ascii_padded(padded) {
         check_slow(raw, r.offset() - padded.len(), dialect)?;
     }
     Ok(())
@@ -181,8 +181,8 @@ pub(crate) fn skip_string(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> 
 /// returns their engine text.
 #[inline(never)]
 fn check_slow(raw: &[u8], at: usize, dialect: Dialect) -> Result<&[u8]> {
-    let (t, skipped) = text::engine_text(raw);
-    text::check(t, dialect, at + skipped)?;
+    let (t, skipped) = strings::engine_text(raw);
+    strings::check(t, dialect, at + skipped)?;
     Ok(t)
 }
 
@@ -361,7 +361,7 @@ pub(crate) fn plain_string<const CHECK: bool>(b: &[u8]) -> Option<(&[u8], &[u8])
         _ if len <= i32::MAX as usize => after.split_at_checked(pad4(len))?,
         _ => return None,
     };
-    if CHECK && !text::ascii_padded(padded) {
+    if CHECK && !strings::ascii_padded(padded) {
         return None;
     }
     Some((padded.get(..len)?, rest))

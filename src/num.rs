@@ -14,10 +14,10 @@
 
 use std::string::String;
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 use crate::types::Dialect;
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 /// The engine's digits of `x` (finite, non-zero, positive) and its decimal exponent:
 /// `x = d1.d2d3… × 10^exp`. Godot 4 prints with Grisu2 (`thirdparty/grisu2`, from simdjson's
 /// `to_chars`), on the `f32` when the value is exactly an `f32`, else on the `f64`. Grisu2's
@@ -36,7 +36,7 @@ fn shortest(x: f64) -> (String, i32) {
 /// A port of Grisu2 as the engine ships it (`thirdparty/grisu2/grisu2.h`, MIT, after Florian
 /// Loitsch's reference implementation): the same boundaries, cached powers, digit generation
 /// and rounding, so that it picks the same digits.
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 mod grisu {
     use std::string::String;
 
@@ -327,7 +327,7 @@ fn scientific(digits: &str, exp: i32, out: &mut String) {
     out.push_str(&e.to_string());
 }
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 /// Godot 4's `rtos_fix`: how a real number (a float, a vector component, a packed array
 /// element) is printed by `var_to_str`.
 pub(crate) fn real4(x: f64) -> String {
@@ -353,7 +353,7 @@ pub(crate) fn real4(x: f64) -> String {
     out
 }
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 /// Godot 3's `rtos_fix`: the value narrowed to `f32`, then `printf("%g")`.
 pub(crate) fn real3(x: f64) -> String {
     let x = x as f32 as f64;
@@ -382,7 +382,7 @@ pub(crate) fn real3(x: f64) -> String {
     out
 }
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 /// A real number as the dialect prints it (see [`real4`], [`real3`]).
 pub(crate) fn real(x: f64, dialect: Dialect) -> String {
     match dialect {
@@ -391,7 +391,7 @@ pub(crate) fn real(x: f64, dialect: Dialect) -> String {
     }
 }
 
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 /// A standalone `float` value as the dialect prints it: like [`real`], with `.0` appended
 /// when the text has neither `.` nor an exponent (`1.0`, `-inf.0` in Godot 3).
 pub(crate) fn float(x: f64, dialect: Dialect) -> String {
@@ -406,7 +406,7 @@ pub(crate) fn float(x: f64, dialect: Dialect) -> String {
     s
 }
 
-#[cfg(feature = "json")]
+#[cfg(feature = "std")]
 /// The shortest decimal that reads back as exactly `x` as an `f64`, always with a `.` or an
 /// exponent so that it reads as a float (`1.0`, `0.1`, `1e+300`); `None` for non-finite values.
 /// Used by the JSON form.
@@ -437,7 +437,7 @@ pub(crate) fn json_f64(x: f64) -> Option<String> {
 mod tests {
     use super::*;
 
-    #[cfg(feature = "text")]
+    #[cfg(feature = "std")]
     #[test]
     fn godot4_layout() {
         // Values checked against Godot 4.6.3's var_to_str.
@@ -468,7 +468,7 @@ mod tests {
         assert_eq!(float(1e-5, Dialect::Godot4), "1e-05");
     }
 
-    #[cfg(feature = "text")]
+    #[cfg(feature = "std")]
     #[test]
     fn godot3_layout() {
         // Values checked against Godot 3.2.3's var2str.
@@ -495,7 +495,7 @@ mod tests {
         assert_eq!(float(1e10, Dialect::Godot3), "1e+10");
     }
 
-    #[cfg(feature = "json")]
+    #[cfg(feature = "std")]
     #[test]
     fn json_numbers() {
         assert_eq!(json_f64(1.0).unwrap(), "1.0");

@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::head::{check_script, is_script, read_text, skip_string};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::text::Text;
+use crate::strings::Text;
 use crate::types::{Dialect, ReadOptions};
 use crate::value::VariantRef;
 
@@ -141,7 +141,7 @@ impl<'a> NodePathRef<'a> {
     /// Writes the path as encoded: `/` if absolute, the names joined by `/`, `:` before each
     /// subname (so every name and subname can be read back from it). For the lossless JSON
     /// form; [`write_text`](NodePathRef::write_text) is the engine's text.
-    #[cfg(feature = "json")]
+    #[cfg(feature = "std")]
     pub(crate) fn write_encoded_text(
         &self,
         out: &mut impl core::fmt::Write,

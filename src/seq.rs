@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::error::{Error, ErrorKind};
 use crate::head::{head, read_text, Head};
 use crate::reader::Reader;
-use crate::text::Text;
+use crate::strings::Text;
 use crate::types::ReadOptions;
 use crate::value::VariantRef;
 use crate::walker::skip_body;
@@ -137,8 +137,8 @@ impl<'a> Seq<'a> {
     pub(crate) fn str_(&mut self) -> Result<&'a str> {
         let item = self.r.offset();
         let (raw, at) = self.r.read_string_raw()?;
-        let (t, skipped) = crate::text::engine_text(raw);
-        match crate::text::utf8(t) {
+        let (t, skipped) = crate::strings::engine_text(raw);
+        match crate::strings::utf8(t) {
             Some(s) => Ok(s),
             None => Err(str_error(t, self.opts.dialect, at + skipped, item)),
         }
@@ -197,7 +197,7 @@ pub trait Nested<'a>: private::Sealed<'a> {}
 /// Why a string is not a `&str`: invalid by the dialect's rules, or valid only for Godot 3.
 #[cold]
 fn str_error(t: &[u8], dialect: crate::types::Dialect, at: usize, item: usize) -> Error {
-    match crate::text::check(t, dialect, at) {
+    match crate::strings::check(t, dialect, at) {
         Err(e) => e,
         Ok(()) => Error::new(ErrorKind::NotRustUtf8, item),
     }

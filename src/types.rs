@@ -608,10 +608,10 @@ impl ReadOptions {
     /// bytes.extend(0.5f64.to_le_bytes());
     /// let v = gdvariant::parse(&bytes)?;
     /// assert_eq!(v.as_vector2()?.x, 16777217.0);         // as encoded
-    /// # #[cfg(feature = "text")]
+    /// # #[cfg(feature = "std")]
     /// assert_eq!(v.to_string(), "Vector2(16777216, 0.5)"); // what a standard engine reads
     /// let double = ReadOptions::new().with_double_precision(true);
-    /// # #[cfg(feature = "text")]
+    /// # #[cfg(feature = "std")]
     /// assert_eq!(gdvariant::parse_with(&bytes, &double)?.to_string(), "Vector2(16777217, 0.5)");
     /// # Ok::<(), gdvariant::Error>(())
     /// ```

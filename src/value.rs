@@ -10,7 +10,7 @@ use crate::math::*;
 use crate::object::{CallableRef, NodePathRef, ObjectRef, SignalRef};
 use crate::packed::{Element, PackedArrayRef, PackedElement, PackedStringArrayRef};
 use crate::reader::Reader;
-use crate::text::Text;
+use crate::strings::Text;
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::walker;
 
@@ -246,10 +246,10 @@ impl<'a> VariantRef<'a> {
             return Err(self.wrong(Expected::StringLike));
         }
         let raw = self.string_bytes()?;
-        let (t, skipped) = crate::text::engine_text(raw);
+        let (t, skipped) = crate::strings::engine_text(raw);
         // One UTF-8 pass; the dialect's own check only to name an error (the bytes start after
         // the header and the length).
-        match crate::text::utf8(t) {
+        match crate::strings::utf8(t) {
             Some(s) => Ok(s),
             None => Err(self.str_error(t, self.h.offset + 8 + skipped)),
         }
@@ -269,14 +269,14 @@ impl<'a> VariantRef<'a> {
     /// callers whose walk has checked it.
     #[cfg(feature = "serde")]
     pub(crate) fn text_bytes(&self) -> Result<&'a [u8]> {
-        Ok(crate::text::engine_text(self.string_bytes()?).0)
+        Ok(crate::strings::engine_text(self.string_bytes()?).0)
     }
 
     /// Why the text `t` at `at` is not a `&str`: invalid by the dialect's rules, or valid for
     /// the engine (Godot 3 reads more than UTF-8) but not Rust UTF-8.
     #[cold]
     fn str_error(&self, t: &[u8], at: usize) -> Error {
-        match crate::text::check(t, self.opts.dialect, at) {
+        match crate::strings::check(t, self.opts.dialect, at) {
             Err(e) => e,
             Ok(()) => Error::new(ErrorKind::NotRustUtf8, at),
         }

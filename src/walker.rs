@@ -50,7 +50,7 @@ use crate::head::{
     skip_plain, skip_strings, too_deep, Body, Head,
 };
 use crate::reader::Reader;
-use crate::text::{self, Text};
+use crate::strings::{self, Text};
 use crate::types::{Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
 
@@ -432,7 +432,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The absolute offset of the last [`Property`](Event::Property) name's bytes.
-    #[cfg(feature = "text")]
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn name_at(&self) -> usize {
         self.name_at
@@ -709,8 +709,8 @@ impl<'a> Walker<'a> {
         }
         if self.top.kind == Kind::Object && !self.named {
             let (raw, at) = self.r.read_string_raw()?;
-            let (t, skipped) = text::engine_text(raw);
-            text::check(t, self.opts.dialect, at + skipped)?;
+            let (t, skipped) = strings::engine_text(raw);
+            strings::check(t, self.opts.dialect, at + skipped)?;
             self.script = is_script(t, self.opts.dialect);
             self.named = true;
             self.name_at = at;

@@ -2,13 +2,13 @@
 //! 800 KB) nested 10 and 1000 levels deep. Every pass is linear, so depth 1000 should cost
 //! about what depth 10 does (goal: at most 1.5×).
 //!
-//! `cargo bench --bench depth --features text,json -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p gdvariant-cli --bench depth -- --warm-up-time 1 --measurement-time 3`
 
 #[allow(dead_code, unused_imports)] // the binary's module, its unit tests not run here
-#[path = "../src/bin/gdvariant/path.rs"]
+#[path = "../src/path.rs"]
 mod path;
 #[allow(dead_code, unused_imports)] // the binary's module, its unit tests not run here
-#[path = "../src/bin/gdvariant/stats.rs"]
+#[path = "../src/stats.rs"]
 mod stats;
 
 use std::hint::black_box;

@@ -2,8 +2,8 @@
 //! command-line tool, on the adversarial inputs of `tests/common/adversarial.rs` (deep nesting
 //! times width, nesting far past the limit, keys that compare or hash badly, long escapes, huge
 //! numbers, counts that claim more than the input holds, a frame claiming 8 MiB fed one byte at
-//! a time). Run it with `bash benches/resources.sh` (which also updates the README's table);
-//! `cargo bench --bench resources --features cli,serde -- [SIZE_KIB]` prints the tables.
+//! a time). Run it with `bash benches/resources.sh` (which also updates the table in tests/README.md);
+//! `cargo bench -p gdvariant-cli --bench resources -- [SIZE_KIB]` prints the tables.
 //!
 //! Library entry points run in this process under a counting allocator: "memory" is the peak
 //! of live heap bytes during the call (the input itself not included) divided by the input's
@@ -11,7 +11,7 @@
 //! set (GNU `time -f %M`) minus that of the tool on a tiny file, divided by the input's size (the
 //! memory-mapped input counts once it is touched, so a tool that reads its input is at least
 //! about 1×). Times are wall-clock, the best of three runs (noisy on a shared machine: the
-//! deterministic checks are `tests/scaling.rs`). Each entry point is measured at SIZE and at
+//! deterministic checks are `tests/read/scaling.rs`). Each entry point is measured at SIZE and at
 //! twice SIZE; the table shows its worst input for memory and for time, and how that memory
 //! grew when the input doubled.
 
@@ -22,7 +22,7 @@ use std::time::Instant;
 use gdvariant::framing::{frames, Decoded, FrameDecoder, FrameOptions, FrameWriter};
 use gdvariant::{json, text, EncodeOptions, ReadOptions, Variant};
 
-#[path = "../tests/common/adversarial.rs"]
+#[path = "../../tests/common/adversarial.rs"]
 mod adversarial;
 
 struct CountingAlloc;

@@ -9,6 +9,7 @@ use gdvariant::{
     Verdict, Walker,
 };
 
+use crate::host::{Fail, Host, NoProgress, Progress};
 use crate::sink::Sink;
 use crate::stats;
 use crate::tree::{self, TreeOptions};
@@ -24,6 +25,27 @@ Files are memory-mapped; '-' (or no FILE) is standard input.";
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
+    /// The most bytes read from an input that is not a regular file (standard input, a pipe, a
+    /// character device such as /dev/zero): past it the command stops with an error rather than
+    /// read on. Regular files are memory-mapped and have no such limit. Suffixes K, M and G
+    /// (powers of 1024).
+    #[arg(long, global = true, value_name = "BYTES", default_value = "256M", value_parser = parse_size)]
+    pub max_stream: u64,
+}
+
+/// A byte count with an optional K, M or G suffix (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, shift) = match s.as_bytes().last() {
+        Some(b'K' | b'k') => (&s[..s.len() - 1], 10),
+        Some(b'M' | b'm') => (&s[..s.len() - 1], 20),
+        Some(b'G' | b'g') => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{s}' is not a byte count (digits, then K, M or G)"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -209,52 +231,8 @@ pub enum FrameEndian {
     Be,
 }
 
-/// What the binary provides: file access and the terminal check.
-pub trait Host {
-    /// The bytes of a file (`-` is standard input), memory-mapped where possible.
-    fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>>;
-    /// Whether standard output is a terminal (binary output is refused then).
-    fn stdout_is_terminal(&self) -> bool;
-    /// A progress indicator for `what` over `total` bytes: a bar on standard error when it is
-    /// a terminal and the work is large, else one that shows nothing (never on pipes).
-    fn progress(&mut self, what: &'static str, total: u64) -> Box<dyn Progress>;
-}
-
-/// Progress of a pass over the input.
-pub trait Progress {
-    /// `done` bytes of the total are processed.
-    fn set(&mut self, done: u64);
-    /// Whether anything is shown (else callers need not report).
-    fn active(&self) -> bool {
-        false
-    }
-}
-
-/// Progress that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn set(&mut self, _: u64) {}
-}
-
 /// How many walk events between two progress reports.
 const PROGRESS_EVERY: u32 = 1 << 16;
-
-/// Why a command failed.
-pub enum Fail {
-    /// A usage error (exit 2).
-    Usage(String),
-    /// Invalid input (exit 1): the report, already formatted.
-    Input(String),
-    /// Writing the output failed.
-    Io(io::Error),
-}
-
-impl From<io::Error> for Fail {
-    fn from(e: io::Error) -> Fail {
-        Fail::Io(e)
-    }
-}
 
 type Res<T> = Result<T, Fail>;
 
@@ -988,7 +966,7 @@ pub enum PrintError {
 impl PrintError {
     fn from_io(e: io::Error) -> PrintError {
         match e.get_ref().and_then(|x| x.downcast_ref::<Error>()) {
-            Some(d) if e.kind() == io::ErrorKind::InvalidData => PrintError::Data(*d),
+            Some(d) if e.kind() == io::ErrorKind::InvalidData => PrintError::Data(d.clone()),
             _ => PrintError::Io(e),
         }
     }

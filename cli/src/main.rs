@@ -1,7 +1,9 @@
-//! The `gdvariant` command-line tool (feature `cli`). Its code is private to the binary: the
-//! library's `text` and `json` modules are the public pieces it prints and reads with.
+//! The `gdvariant` command-line tool (the crate `gdvariant-cli`). Its code is private to the
+//! binary: the libraries' `text` and `json` modules and the multiplayer packets are the public
+//! pieces it prints and reads with.
 
 mod app;
+mod host;
 mod mp;
 mod path;
 #[cfg(all(test, feature = "__count-reads"))]
@@ -39,22 +41,39 @@ impl AsRef<[u8]> for Input {
     }
 }
 
-struct Host;
+/// The binary's file access: regular files memory-mapped, anything else (standard input, pipes,
+/// devices) read into memory up to `max_stream` bytes.
+struct Host {
+    max_stream: u64,
+}
 
-impl app::Host for Host {
+impl Host {
+    /// Reads a stream that is not a regular file, refusing one longer than `max_stream`.
+    fn read_stream(&self, what: &str, r: impl Read) -> io::Result<Box<dyn AsRef<[u8]>>> {
+        let mut v = Vec::new();
+        r.take(self.max_stream.saturating_add(1))
+            .read_to_end(&mut v)?;
+        if v.len() as u64 > self.max_stream {
+            return Err(io::Error::other(format!(
+                "{what} is not a regular file and holds more than {} bytes, the most read from a \
+                 stream (--max-stream BYTES raises the limit)",
+                self.max_stream
+            )));
+        }
+        Ok(Box::new(Input::Owned(v)))
+    }
+}
+
+impl host::Host for Host {
     fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>> {
         if path == "-" {
-            let mut v = Vec::new();
-            io::stdin().lock().read_to_end(&mut v)?;
-            return Ok(Box::new(Input::Owned(v)));
+            return self.read_stream("standard input", io::stdin().lock());
         }
         let file = std::fs::File::open(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() || meta.len() == 0 {
             // Pipes, devices and empty files cannot (or need not) be mapped.
-            let mut v = Vec::new();
-            (&file).read_to_end(&mut v)?;
-            return Ok(Box::new(Input::Owned(v)));
+            return self.read_stream(path, &file);
         }
         // SAFETY: the map is only ever read through `&[u8]`. If another process truncates or
         // rewrites the file while we read it, the bytes can change underneath us (or reading a
@@ -69,9 +88,9 @@ impl app::Host for Host {
         io::stdout().is_terminal()
     }
 
-    fn progress(&mut self, what: &'static str, total: u64) -> Box<dyn app::Progress> {
+    fn progress(&mut self, what: &'static str, total: u64) -> Box<dyn host::Progress> {
         if total < PROGRESS_MIN || !io::stderr().is_terminal() {
-            return Box::new(app::NoProgress);
+            return Box::new(host::NoProgress);
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template(
@@ -91,7 +110,7 @@ const PROGRESS_MIN: u64 = 64 << 20;
 /// A progress bar on standard error (a terminal), cleared when dropped.
 struct Bar(ProgressBar);
 
-impl app::Progress for Bar {
+impl host::Progress for Bar {
     fn set(&mut self, done: u64) {
         self.0.set_position(done);
     }
@@ -110,13 +129,16 @@ impl Drop for Bar {
 fn main() {
     // Usage errors exit with 2, help and version with 0 (clap's codes).
     let cli = app::Cli::parse();
+    let mut host = Host {
+        max_stream: cli.max_stream,
+    };
     let worker = std::thread::Builder::new()
         .stack_size(RUN_STACK)
         .spawn(move || {
             let stdout = io::stdout();
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
             let mut err = io::stderr();
-            let code = app::run(cli, &mut Host, &mut out, &mut err);
+            let code = app::run(cli, &mut host, &mut out, &mut err);
             let _ = out.flush();
             code
         });

@@ -5,14 +5,14 @@ use std::io::Write;
 
 use clap::{Args, Subcommand, ValueEnum};
 use gdvariant::framing::{raw_frames, Endian, FrameOptions};
-use gdvariant::multiplayer::{
+use gdvariant::Error;
+use gdvariant_multiplayer::{
     self, delta_properties, godot3, spawn_properties, sync_properties, NodeTarget, Packet,
     PacketOptions, Property, Protocol, ReplicationMode, RpcMethods, Schema, Session, StaticSchema,
     SysKind, Value, ValueRef,
 };
-use gdvariant::Error;
 
-use crate::app::{Fail, Host};
+use crate::host::{Fail, Host};
 
 const AFTER_HELP: &str = "\
 Exit status: 0 success, 1 invalid input (every packet is still shown), 2 usage error.";
@@ -225,7 +225,7 @@ impl Decoder<'_, '_> {
             self.show3(bytes, from, to.unwrap_or(0), &mut Out::new(&mut s, json))
         } else {
             let session = self.sessions.entry(to.unwrap_or(0)).or_default();
-            let r = match multiplayer::parse_with(bytes, &self.opts) {
+            let r = match gdvariant_multiplayer::parse_with(bytes, &self.opts) {
                 Ok(p) => {
                     session.observe(from, &p);
                     show4(&p, from, session, &self.schema, &mut Out::new(&mut s, json))
@@ -431,8 +431,8 @@ fn entry_head(o: &mut Out<'_>, from: i32, net_id: u32, session: &Session) {
         o.field_num("net_id", net_id);
     }
     match session.sync_key(from, net_id) {
-        Some(multiplayer::SyncKey::Path(p)) => o.field_str("synchronizer", p),
-        Some(multiplayer::SyncKey::Spawned { node, index, .. }) => {
+        Some(gdvariant_multiplayer::SyncKey::Path(p)) => o.field_str("synchronizer", p),
+        Some(gdvariant_multiplayer::SyncKey::Spawned { node, index, .. }) => {
             o.field_str("synchronizer", &format!("{node} #{index}"))
         }
         None => {}

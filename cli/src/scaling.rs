@@ -1,5 +1,5 @@
 //! The command-line tool's commands do linear work in their input: the test of
-//! `tests/scaling.rs` for `decode` (text, JSON, tree), `encode` (from text and JSON),
+//! `tests/read/scaling.rs` for `decode` (text, JSON, tree), `encode` (from text and JSON),
 //! `validate`, `stats` and `get`, run in-process on the same adversarial inputs. Work is counted
 //! deterministically: bytes read by the cursors plus the library's work units (feature
 //! `__count-reads`), bytes allocated and the peak of live heap bytes (the counting allocator
@@ -12,9 +12,10 @@ use std::io;
 use clap::Parser;
 use gdvariant::{read_count, work_count};
 
-use crate::app::{self, Cli, Host};
+use crate::app::{self, Cli};
+use crate::host::{self, Host};
 
-#[path = "../../../tests/common/adversarial.rs"]
+#[path = "../../tests/common/adversarial.rs"]
 mod adversarial;
 
 /// A system allocator that counts, per thread, the bytes allocated and the live bytes.
@@ -66,8 +67,8 @@ impl Host for OneInput {
     fn stdout_is_terminal(&self) -> bool {
         false
     }
-    fn progress(&mut self, _what: &'static str, _total: u64) -> Box<dyn app::Progress> {
-        Box::new(app::NoProgress)
+    fn progress(&mut self, _what: &'static str, _total: u64) -> Box<dyn host::Progress> {
+        Box::new(host::NoProgress)
     }
 }
 

@@ -2,12 +2,12 @@
 //! allowed or not) and as Godot 3 MultiplayerAPI packets: never a panic, every accessor and
 //! iterator runs, offsets stay in the input, `validate` agrees with reading every value, and a
 //! valid packet rebuilt with the builders reads back the same (see
-//! `tests/multiplayer_fixture/check.rs`).
+//! `tests/common/multiplayer_check.rs`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/multiplayer_fixture/check.rs"]
+#[path = "../../tests/common/multiplayer_check.rs"]
 mod check;
 
 fuzz_target!(|data: &[u8]| {

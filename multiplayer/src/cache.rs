@@ -9,7 +9,7 @@ use core::fmt;
 use md5::{Digest, Md5};
 
 use super::{invalid, put_cstr, Protocol, Span, WireStr};
-use crate::error::Result;
+use gdvariant::error::Result;
 
 /// The length of a checksum: 32 lowercase hex digits.
 const CHECKSUM_LEN: usize = 32;
@@ -21,7 +21,7 @@ const SIMPLIFY_HEADER: usize = 1 + CHECKSUM_LEN + 1 + 4;
 /// node's RPC method names, which the receiver compares with its own.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, simplify_path, Packet, RpcMethods};
+/// use gdvariant_multiplayer::{self as multiplayer, simplify_path, Packet, RpcMethods};
 /// let methods = RpcMethods::new(["move_to", "chat"]);
 /// let bytes = simplify_path(&methods.checksum(), 7, "World/Player")?;
 /// let Packet::SimplifyPath(p) = multiplayer::parse(&bytes)? else { unreachable!() };
@@ -143,7 +143,7 @@ pub fn confirm_path_v4_0(valid: bool, path: &str) -> Result<Vec<u8>> {
 /// all names concatenated, the node's own first.
 ///
 /// ```
-/// use gdvariant::multiplayer::RpcMethods;
+/// use gdvariant_multiplayer::RpcMethods;
 /// let m = RpcMethods::new(["take_damage", "Jump", "fire"]).with_node_methods(["sync_pos"]);
 /// assert_eq!(m.id("Jump"), Some(0));          // 'J' sorts before lowercase letters
 /// assert_eq!(m.id("take_damage"), Some(2));

@@ -13,7 +13,7 @@
 //! | `RAW` 4 | `[04][bytes]` |
 //!
 //! ```
-//! use gdvariant::multiplayer::{godot3, Target};
+//! use gdvariant_multiplayer::{godot3, Target};
 //! use gdvariant::Variant;
 //! // rpc("say", "hi") on a node cached as id 1 (Godot 3.2).
 //! let bytes = godot3::remote_call(Target::Id(1), "say", &[Variant::from("hi")])?;
@@ -30,9 +30,9 @@ use core::fmt;
 use super::rpc::{NodeTarget, Target};
 use super::value::{Arg, Values};
 use super::{invalid, put_cstr, PacketOptions, Span, WireStr};
-use crate::encode::EncodeOptions;
-use crate::error::{Error, Result};
-use crate::types::Dialect;
+use gdvariant::encode::EncodeOptions;
+use gdvariant::error::Result;
+use gdvariant::types::Dialect;
 
 const INLINE_PATH: u32 = 0x8000_0000;
 
@@ -103,7 +103,7 @@ pub fn parse(bytes: &[u8]) -> Result<Packet<'_>> {
 /// and full-object setting (the protocol version does not apply).
 pub fn parse_with<'a>(bytes: &'a [u8], opts: &PacketOptions) -> Result<Packet<'a>> {
     let Some(&first) = bytes.first() else {
-        return Err(Error::eof(0, 1));
+        return Err(crate::cursor::eof(0, 1));
     };
     let p = Span {
         data: bytes,
@@ -166,11 +166,11 @@ impl<'a> Packet<'a> {
 struct Remote<'a> {
     p: Span<'a>,
     name_end: usize,
-    read: crate::ReadOptions,
+    read: gdvariant::ReadOptions,
 }
 
 impl<'a> Remote<'a> {
-    fn parse(p: Span<'a>, read: crate::ReadOptions) -> Result<Remote<'a>> {
+    fn parse(p: Span<'a>, read: gdvariant::ReadOptions) -> Result<Remote<'a>> {
         p.need(6)?;
         let node = p.u32_at(1);
         if node & INLINE_PATH != 0 && (node & !INLINE_PATH) as usize >= p.data.len() {
@@ -256,7 +256,7 @@ impl<'a> RemoteSet<'a> {
     pub fn value(&self) -> Result<super::ValueRef<'a>> {
         match self.0.values(1).next() {
             Some(v) => v,
-            None => Err(Error::eof(self.0.p.base + self.0.values_at(), 4)),
+            None => Err(crate::cursor::eof(self.0.p.base + self.0.values_at(), 4)),
         }
     }
 }

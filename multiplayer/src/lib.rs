@@ -2,7 +2,7 @@
 //! `MultiplayerAPI` (Godot 3, in [`godot3`]) exchange for `@rpc` calls, the node path cache,
 //! `MultiplayerSpawner`, `MultiplayerSynchronizer`, authentication, relaying and raw bytes.
 //!
-//! Feature `multiplayer` (off by default). Everything here is a zero-copy view: [`parse`] reads a
+//! Everything here is a zero-copy view: [`parse`] reads a
 //! packet's fixed fields and bounds-checks its variable ones without allocating; arguments,
 //! spawn state and synchronizer values are lazy sequences of [`ValueRef`]s read from the
 //! *compressed* form the engine uses for them (a bool in one byte, an int in the fewest bytes
@@ -11,7 +11,7 @@
 //! packets byte for byte as the engine does, with its own choices of id widths and flags.
 //!
 //! ```
-//! use gdvariant::multiplayer::{self, Packet, RemoteCallBuilder, Target};
+//! use gdvariant_multiplayer::{self as multiplayer, Packet, RemoteCallBuilder, Target};
 //! use gdvariant::Variant;
 //!
 //! // What Godot 4.6 sends for `rpc("hit", 7, "sword")` on a node whose path is cached as id 3,
@@ -73,7 +73,15 @@
 //! error instead: see `docs/multiplayer.md` in the repository for each case, and for what the live
 //! engine showed where it differs from a reading of its source.
 
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(rust_2018_idioms, unreachable_pub)]
+
+extern crate alloc;
+
 mod cache;
+mod cursor;
 pub mod godot3;
 mod replication;
 mod rpc;
@@ -84,8 +92,8 @@ mod value;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::types::{Dialect, ReadOptions};
+use gdvariant::error::{Error, ErrorKind, Result};
+use gdvariant::types::{Dialect, ReadOptions};
 
 pub use cache::{
     confirm_path, confirm_path_v4_0, simplify_path, ConfirmPath, RpcMethods, SimplifyPath,
@@ -178,7 +186,7 @@ pub enum Protocol {
 /// (`SceneMultiplayer.allow_object_decoding = false`), depth limit 1024.
 ///
 /// ```
-/// use gdvariant::multiplayer::{PacketOptions, Protocol};
+/// use gdvariant_multiplayer::{PacketOptions, Protocol};
 /// let opts = PacketOptions::new().with_protocol(Protocol::V4_0).with_full_objects(true);
 /// assert_eq!(opts.protocol(), Protocol::V4_0);
 /// assert!(opts.read_options().full_objects());
@@ -267,7 +275,7 @@ pub fn parse(bytes: &[u8]) -> Result<Packet<'_>> {
 /// Reads a Godot 4 packet with the given options.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, Packet, PacketOptions, Protocol};
+/// use gdvariant_multiplayer::{self as multiplayer, Packet, PacketOptions, Protocol};
 /// // A 4.2 peer confirms the path "Player".
 /// let bytes = b"\x02\x01Player\0";
 /// let opts = PacketOptions::new().with_protocol(Protocol::V4_0);
@@ -296,7 +304,7 @@ pub(crate) fn parse_at<'a>(
     sys: bool,
 ) -> Result<Packet<'a>> {
     let Some(&first) = bytes.first() else {
-        return Err(Error::eof(base, 1));
+        return Err(crate::cursor::eof(base, 1));
     };
     let p = Span { data: bytes, base };
     Ok(match Command::from_byte(first) {
@@ -461,7 +469,10 @@ impl<'a> Span<'a> {
     /// Requires the packet to be at least `n` bytes long (an end-of-input error at its end).
     pub(crate) fn need(&self, n: usize) -> Result<()> {
         if self.data.len() < n {
-            return Err(Error::eof(self.base + self.data.len(), n - self.data.len()));
+            return Err(crate::cursor::eof(
+                self.base + self.data.len(),
+                n - self.data.len(),
+            ));
         }
         Ok(())
     }
@@ -603,3 +614,9 @@ pub(crate) fn len_u32(n: usize) -> Result<u32> {
         .filter(|&n| n <= i32::MAX as u32)
         .ok_or(Error::new(ErrorKind::TooLong, 0))
 }
+
+// The repository's README: its Rust examples run as this crate's doctests, the one crate that
+// sees both the core and the multiplayer packets.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

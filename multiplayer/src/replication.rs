@@ -5,10 +5,10 @@ use alloc::vec::Vec;
 
 use super::value::{Arg, ValueRef, Values};
 use super::{invalid, put_cstr, Command, PacketOptions, Span, WireStr, DELTA_FLAG};
-use crate::encode::EncodeOptions;
-use crate::error::{Error, Result};
-use crate::reader::Reader;
-use crate::types::Dialect;
+use crate::cursor::Cursor;
+use gdvariant::encode::EncodeOptions;
+use gdvariant::error::{Error, Result};
+use gdvariant::types::Dialect;
 
 /// `[04][scene][u32 spawner][u32 net id][u32 sync count][u32 name length]`.
 const SPAWN_HEADER: usize = 18;
@@ -22,7 +22,7 @@ const SYNC_MIN: usize = 11;
 /// A `SPAWN` packet: a `MultiplayerSpawner` (named by its path cache id) spawned a node.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, Packet, SpawnBuilder};
+/// use gdvariant_multiplayer::{self as multiplayer, Packet, SpawnBuilder};
 /// use gdvariant::{Variant, Vector2};
 /// // Spawnable scene 0 named "Bullet" as net id 5, with one synchronizer (net id 6) whose spawn
 /// // properties are a position and a speed.
@@ -126,7 +126,7 @@ impl<'a> Spawn<'a> {
             return Ok(None);
         };
         let s = self.p.slice(at, at + size);
-        let mut r = Reader::new(s.data, s.base);
+        let mut r = Cursor::new(s.data, s.base);
         super::value::read_compressed(&mut r, &self.opts.values_g4()).map(Some)
     }
 
@@ -524,7 +524,7 @@ pub fn despawn(net_id: u32) -> Vec<u8> {
 /// maximum packet size: one packet with every entry).
 ///
 /// ```
-/// use gdvariant::multiplayer::SyncBuilder;
+/// use gdvariant_multiplayer::SyncBuilder;
 /// use gdvariant::Variant;
 /// let b = SyncBuilder::new(12).entry(0x8000_0003, &[Variant::Bool(true), Variant::Int(5)])?.finish()?;
 /// assert_eq!(b, [0x06, 12, 0, 3, 0, 0, 0x80, 3, 0, 0, 0, 0x81, 0x02, 5]);

@@ -4,9 +4,9 @@ use alloc::vec::Vec;
 
 use super::value::{Arg, Values};
 use super::{invalid, put_cstr, PacketOptions, Span, WireStr};
-use crate::encode::EncodeOptions;
-use crate::error::{Error, Result};
-use crate::types::Dialect;
+use gdvariant::encode::EncodeOptions;
+use gdvariant::error::Result;
+use gdvariant::types::Dialect;
 
 const NODE_ID_SHIFT: u8 = 4;
 const METHOD_ID_SHIFT: u8 = 6;
@@ -27,7 +27,7 @@ pub enum NodeTarget<'a> {
 /// A `REMOTE_CALL` packet: node, method id and arguments.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, NodeTarget, Packet, RemoteCallBuilder, Target};
+/// use gdvariant_multiplayer::{self as multiplayer, NodeTarget, Packet, RemoteCallBuilder, Target};
 /// use gdvariant::Variant;
 /// // rpc("ping") on node "Lobby/Chat", before the peer confirmed its path: no arguments, so
 /// // byte-only; the path travels at the end.
@@ -88,7 +88,7 @@ impl<'a> RemoteCall<'a> {
         }
         if meta & BYTE_ONLY == 0 && args_at >= args_end {
             return Err(if args_end == p.data.len() {
-                Error::eof(p.base + args_at, 1)
+                crate::cursor::eof(p.base + args_at, 1)
             } else {
                 invalid(
                     "argument count missing before the inline path",
@@ -199,7 +199,7 @@ pub enum Target<'a> {
 /// or byte-only when there are none or exactly one `PackedByteArray`.
 ///
 /// ```
-/// use gdvariant::multiplayer::{RemoteCallBuilder, Target};
+/// use gdvariant_multiplayer::{RemoteCallBuilder, Target};
 /// use gdvariant::Variant;
 /// // One PackedByteArray argument: byte-only, the bytes raw.
 /// let b = RemoteCallBuilder::new(Target::Id(300), 2)

@@ -99,7 +99,7 @@ pub trait Schema {
 /// `/` (`"Players/*"` matches `"Players/1"`); the first matching entry wins.
 ///
 /// ```
-/// use gdvariant::multiplayer::{Property, ReplicationMode, RpcMethods, Schema, StaticSchema, SyncKey};
+/// use gdvariant_multiplayer::{Property, ReplicationMode, RpcMethods, Schema, StaticSchema, SyncKey};
 /// let schema = StaticSchema::new()
 ///     .with_node("Players/*", RpcMethods::new(["jump", "shoot"]))
 ///     .with_synchronizer("Players/*/Sync", vec![Property::new(".:position", ReplicationMode::Always, true)]);
@@ -244,7 +244,7 @@ struct SpawnInfo {
 /// from a packet.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, simplify_path, RemoteCallBuilder, RpcMethods, Session, StaticSchema, Target};
+/// use gdvariant_multiplayer::{self as multiplayer, simplify_path, RemoteCallBuilder, RpcMethods, Session, StaticSchema, Target};
 /// let methods = RpcMethods::new(["hit", "heal"]);
 /// let schema = StaticSchema::new().with_node("Arena/*", methods.clone());
 /// let mut session = Session::new();

@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::{invalid, parse_at, Command, Packet, PacketOptions, Span};
-use crate::error::Result;
+use gdvariant::error::Result;
 
 const AUTH: u8 = 0;
 const ADD_PEER: u8 = 1;
@@ -45,7 +45,7 @@ impl SysKind {
 /// A `SYS` packet.
 ///
 /// ```
-/// use gdvariant::multiplayer::{self, raw, relay, Packet, SysKind};
+/// use gdvariant_multiplayer::{self as multiplayer, raw, relay, Packet, SysKind};
 /// // A client broadcasts raw bytes through the server: the server relays them to the others.
 /// let bytes = relay(0, &raw(b"hi")?)?;
 /// assert_eq!(bytes, [0x07, 0x03, 0, 0, 0, 0, 0x03, b'h', b'i']);

@@ -10,13 +10,12 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::encode::{encode_into, EncodeOptions};
-use crate::error::{Error, Expected, Result};
-use crate::owned::Variant;
-use crate::reader::Reader;
-use crate::types::{Dialect, ReadOptions, VariantType};
-use crate::value::VariantRef;
-use crate::walker;
+use crate::cursor::{eof, Cursor};
+use gdvariant::encode::{encode_into, EncodeOptions};
+use gdvariant::error::{Error, ErrorKind, Expected, Result};
+use gdvariant::owned::Variant;
+use gdvariant::types::{Dialect, ReadOptions, VariantType};
+use gdvariant::value::VariantRef;
 
 /// The mask of the type id in a compressed value's first byte.
 const TYPE_MASK: u8 = 0x3F;
@@ -154,7 +153,13 @@ impl<'a> ValueRef<'a> {
     }
 
     fn wrong(&self, expected: Expected) -> Error {
-        Error::wrong_type(self.offset, expected, self.ty())
+        Error::new(
+            ErrorKind::WrongType {
+                expected,
+                found: self.ty(),
+            },
+            self.offset,
+        )
     }
 }
 
@@ -169,7 +174,7 @@ impl fmt::Debug for ValueRef<'_> {
 
 /// The engine's text form of the value, as `var_to_str` prints it (an error writes nothing and
 /// is a formatting error; check with [`ValueRef::validate`] first).
-#[cfg(feature = "text")]
+#[cfg(feature = "std")]
 impl fmt::Display for ValueRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.value {
@@ -185,7 +190,7 @@ impl fmt::Display for ValueRef<'_> {
                 }
                 f.write_str(")")
             }
-            Value::Variant(v) => match crate::text::to_fmt(&v, f) {
+            Value::Variant(v) => match gdvariant::text::to_fmt(&v, f) {
                 Ok(r) => r,
                 Err(_) => Err(fmt::Error),
             },
@@ -194,30 +199,30 @@ impl fmt::Display for ValueRef<'_> {
 }
 
 /// Reads one ordinary value at `r`, sized; with `check`, checked whole in the same pass.
-fn read_variant<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -> Result<VariantRef<'a>> {
-    if !check {
-        return walker::read_value(r, 0, opts);
-    }
-    let h = crate::head::head(r, 0, opts, true)?;
-    walker::skip_body(r, &h, 0, opts, true)?;
-    let len = r.offset() - h.offset;
-    Ok(VariantRef::new(h.sized_to(len), 0, *opts))
+fn read_variant<'a>(r: &mut Cursor<'a>, opts: &ReadOptions, check: bool) -> Result<VariantRef<'a>> {
+    let (v, len) = if check {
+        gdvariant::validate_prefix_at(r.rest(), r.offset(), opts)?
+    } else {
+        gdvariant::parse_prefix_at(r.rest(), r.offset(), opts)?
+    };
+    r.advance(len);
+    Ok(v)
 }
 
 /// Reads one compressed value at `r` (Godot 4).
-pub(crate) fn read_compressed<'a>(r: &mut Reader<'a>, opts: &ReadOptions) -> Result<ValueRef<'a>> {
+pub(crate) fn read_compressed<'a>(r: &mut Cursor<'a>, opts: &ReadOptions) -> Result<ValueRef<'a>> {
     read_compressed_with(r, opts, false)
 }
 
 fn read_compressed_with<'a>(
-    r: &mut Reader<'a>,
+    r: &mut Cursor<'a>,
     opts: &ReadOptions,
     check: bool,
 ) -> Result<ValueRef<'a>> {
     let start = r.rest();
     let offset = r.offset();
     let Some(&meta) = start.first() else {
-        return Err(Error::eof(offset, 1));
+        return Err(eof(offset, 1));
     };
     let ty = meta & TYPE_MASK;
     let value = match ty {
@@ -241,7 +246,7 @@ fn read_compressed_with<'a>(
         }
         _ if ty >= VARIANT_MAX => {
             return Err(Error::new(
-                crate::error::ErrorKind::UnknownType { id: u32::from(ty) },
+                ErrorKind::UnknownType { id: u32::from(ty) },
                 offset,
             ))
         }
@@ -264,7 +269,7 @@ fn read_compressed_with<'a>(
 /// [`rest`](Values::rest) gives what is left after the values.
 #[derive(Clone, Debug)]
 pub struct Values<'a> {
-    r: Reader<'a>,
+    r: Cursor<'a>,
     /// How many values remain when counted (an RPC's argc); `None`: to the end of the bytes.
     left: Option<usize>,
     kind: Kind,
@@ -293,7 +298,7 @@ impl<'a> Values<'a> {
         opts: ReadOptions,
     ) -> Values<'a> {
         Values {
-            r: Reader::new(data, base),
+            r: Cursor::new(data, base),
             left: count,
             kind: Kind::Compressed,
             opts,
@@ -305,7 +310,7 @@ impl<'a> Values<'a> {
     /// A byte-only RPC's arguments: one PackedByteArray of all of `data`, none when it is empty.
     pub(crate) fn raw_bytes(data: &'a [u8], base: usize) -> Values<'a> {
         Values {
-            r: Reader::new(data, base),
+            r: Cursor::new(data, base),
             left: Some(usize::from(!data.is_empty())),
             kind: Kind::Bytes,
             opts: ReadOptions::new(),
@@ -322,7 +327,7 @@ impl<'a> Values<'a> {
         opts: ReadOptions,
     ) -> Values<'a> {
         Values {
-            r: Reader::new(data, base),
+            r: Cursor::new(data, base),
             left: count,
             kind: Kind::Plain,
             opts,
@@ -439,7 +444,7 @@ impl Arg for Variant {
         match self {
             Variant::PackedByteArray(b) => Some(b),
             Variant::Raw(r) if r.ty() == Some(VariantType::PackedByteArray) => {
-                crate::parse_with(r.as_bytes(), &ReadOptions::new().with_dialect(r.dialect()))
+                gdvariant::parse_with(r.as_bytes(), &ReadOptions::new().with_dialect(r.dialect()))
                     .and_then(|v| v.as_byte_array())
                     .ok()
             }
@@ -542,7 +547,7 @@ fn write_int(i: i64, out: &mut Vec<u8>) {
 
 /// Writes `v` in the compressed form, as the engine's `encode_and_compress_variant` does: a bool
 /// in one byte, an int in the fewest bytes that hold it, anything else as
-/// [`encode_into`](crate::encode_into) writes it (in the Godot 4 dialect whatever `opts` says;
+/// [`encode_into`](gdvariant::encode_into) writes it (in the Godot 4 dialect whatever `opts` says;
 /// `opts` chooses double precision and full objects).
 ///
 /// A null object is written as Nil, inside containers as the engine writes it. As the value
@@ -552,7 +557,8 @@ fn write_int(i: i64, out: &mut Vec<u8>) {
 /// `docs/multiplayer.md`.
 ///
 /// ```
-/// use gdvariant::{multiplayer::write_value, EncodeOptions, Variant};
+/// use gdvariant::{EncodeOptions, Variant};
+/// use gdvariant_multiplayer::write_value;
 /// let mut out = Vec::new();
 /// for v in [Variant::Bool(true), Variant::Int(-2), Variant::Int(1000), Variant::Float(0.5)] {
 ///     write_value(&v, &mut out, &EncodeOptions::new())?;
@@ -566,7 +572,7 @@ pub fn write_value(v: &Variant, out: &mut Vec<u8>, opts: &EncodeOptions) -> Resu
         Variant::Int(i) => write_int(*i, out),
         Variant::Raw(r) if matches!(r.ty(), Some(VariantType::Bool | VariantType::Int)) => {
             let read = ReadOptions::new().with_dialect(r.dialect());
-            let x = crate::parse_with(r.as_bytes(), &read)?;
+            let x = gdvariant::parse_with(r.as_bytes(), &read)?;
             return x.write_compressed(out, opts);
         }
         _ => encode_into(v, out, &opts.with_dialect(Dialect::Godot4))?,

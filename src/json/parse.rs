@@ -470,6 +470,7 @@ impl<'a> P<'a> {
         if self.peek() != Some(b'"') {
             return self.err("expected a string");
         }
+        let open = self.i;
         self.i += 1;
         let mut out: Vec<u8> = Vec::new();
         loop {
@@ -526,6 +527,11 @@ impl<'a> P<'a> {
             let mut b = [0; 4];
             out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
         }
+        // The engine's strings end at their first NUL: such a string cannot be written as it
+        // reads, so the reader refuses it (as the writers do).
+        if out.contains(&0) {
+            return fail(open, "NUL in a string (the engine's text would end there)");
+        }
         // The input is a &str, runs end at ASCII bytes and escapes produce whole characters.
         Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into()))
     }
@@ -548,9 +554,15 @@ impl<'a> P<'a> {
             self.i += 1;
         }
         let t = core::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-        if t.parse::<f64>().is_err() {
+        if !is_json_number(t.as_bytes()) {
             self.i = start;
             return self.err(format!("bad number '{}'", excerpt(t)));
+        }
+        // A finite decimal too large for an f64 is not read as an infinity: the printer writes
+        // infinities as `{"$float":"inf"}`, and strict JSON readers refuse such numbers.
+        if t.parse::<f64>().map_or(true, f64::is_infinite) {
+            self.i = start;
+            return self.err(format!("number out of range '{}'", excerpt(t)));
         }
         Ok(t)
     }
@@ -620,7 +632,11 @@ impl<'a> P<'a> {
                 .map_or_else(|| fail(at, format!("bad number '{}'", excerpt(&s))), Ok);
         }
         let t = self.number()?;
-        t.parse::<f32>().or_else(|_| fail(at, "bad number"))
+        match t.parse::<f32>() {
+            Ok(f) if f.is_infinite() => fail(at, format!("number out of range '{}'", excerpt(t))),
+            Ok(f) => Ok(f),
+            Err(_) => fail(at, "bad number"),
+        }
     }
 
     /// `[x, y, ...]`: each element read by `f`.
@@ -1174,9 +1190,91 @@ fn plain_dict() -> Open {
     }
 }
 
+/// Whether `t` is a number by JSON's grammar (RFC 8259 §6):
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` — no leading zeros, no bare `.`.
+fn is_json_number(t: &[u8]) -> bool {
+    fn digits(t: &[u8], i: &mut usize) -> usize {
+        let start = *i;
+        while t.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    }
+    let mut i = usize::from(t.first() == Some(&b'-'));
+    match t.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(t, &mut i);
+        }
+        _ => return false,
+    }
+    if t.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(t, &mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(t.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(t, &mut i) == 0 {
+            return false;
+        }
+    }
+    i == t.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_follow_jsons_grammar_and_stay_finite() {
+        for ok in [
+            "0", "-0", "1", "10", "-12", "1.5", "0.25", "1e3", "1E+3", "2.5e-3", "-0.0e0",
+        ] {
+            assert!(is_json_number(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "01", "-01", "00", "1.", ".5", "-", "+1", "1e", "1e+", "1.e3", "--1", "1-2",
+        ] {
+            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+        }
+        // Leading zeros and overflow to infinity are refused, with the offset of the number.
+        for (input, msg) in [
+            ("01", "bad number"),
+            ("[1, 01]", "bad number"),
+            ("1e400", "out of range"),
+            ("-1e400", "out of range"),
+        ] {
+            let e = from_str(input).unwrap_err();
+            assert!(e.to_string().contains(msg), "{input}: {e}");
+        }
+        // A NUL in a string is refused, by the tree and the bytes readers alike, at the string.
+        for input in [
+            r#""a\u0000b""#,
+            r#"{"$Object":{"class":"Node","properties":[["a\u0000",1]]}}"#,
+        ] {
+            let e = from_str(input).unwrap_err();
+            assert!(e.message.contains("NUL in a string"), "{e}");
+            assert_eq!(
+                to_bytes(input, &crate::EncodeOptions::new().with_full_objects(true))
+                    .unwrap_err()
+                    .message,
+                e.message
+            );
+        }
+        assert_eq!(from_str("1e300").unwrap(), Variant::Float(1e300));
+        assert_eq!(
+            from_str("[0, -0.5]").unwrap(),
+            Variant::from(vec![Variant::Int(0), Variant::Float(-0.5)])
+        );
+        // A 32-bit context: a finite decimal beyond f32's range is refused, not read as inf.
+        let e = from_str(r#"{"$PackedFloat32Array":[1e39]}"#).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+    }
 
     #[test]
     fn nan_texts_carry_the_bits() {

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::head::plain_string;
 use crate::object::ObjectRef;
 use crate::reader::Reader;
-use crate::text::{check as check_text, engine_text, Text};
+use crate::strings::{check as check_text, engine_text, Text};
 use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -82,7 +82,7 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
             out.set_short_ascii(raw);
             return Ok(());
         }
-        if let Some(s) = crate::text::utf8(raw) {
+        if let Some(s) = crate::strings::utf8(raw) {
             *out = GString::from(s);
             return Ok(());
         }
@@ -95,7 +95,7 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
 #[inline]
 fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
     let (t, skipped) = engine_text(raw);
-    match crate::text::utf8(t) {
+    match crate::strings::utf8(t) {
         Some(s) => Ok(GString::from(s)),
         None => not_utf8(t, at, skipped, dialect),
     }
@@ -129,7 +129,7 @@ fn plain_short(raw: &[u8]) -> bool {
 #[cold]
 fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Result<GString> {
     check_text(t, dialect, at + skipped)?;
-    Ok(GString::from(crate::text::decode_godot3(t)))
+    Ok(GString::from(crate::strings::decode_godot3(t)))
 }
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.
@@ -891,7 +891,7 @@ where
 
 impl VariantRef<'_> {
     /// Decodes the whole value into an owned [`Variant`]: the value the engine's `bytes_to_var`
-    /// gives (checked against the live engines by `tests/differential.rs`), where the lazy views
+    /// gives (checked against the live engines by `tests/engine/differential.rs`), where the lazy views
     /// ([`VariantRef`], [`ArrayRef`](crate::ArrayRef), [`DictionaryRef`](crate::DictionaryRef))
     /// show the bytes as encoded:
     ///

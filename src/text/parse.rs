@@ -517,6 +517,11 @@ impl<'a> Parser<'a> {
             let mut b = [0; 4];
             out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
         }
+        // The engine's strings end at their first NUL: such a string cannot be written as it
+        // reads, so the reader refuses it (as the writers do).
+        if out.contains(&0) {
+            return fail(open, "NUL in a string (the engine's text would end there)");
+        }
         // The input is a &str, runs end at ASCII bytes and escapes produce whole characters.
         Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into()))
     }
@@ -546,6 +551,9 @@ impl<'a> Parser<'a> {
         if name.is_empty() {
             self.i = at;
             return self.err("expected a type name");
+        }
+        if name.contains('\0') {
+            return fail(at, "NUL in a type name (the engine's text would end there)");
         }
         if name == "Variant" {
             return Ok(TypeInfo::None);
@@ -989,6 +997,21 @@ mod tests {
                 from_str(t, Dialect::Godot3).unwrap(),
                 Variant::from(Object::Id(9223372062929999480))
             );
+        }
+    }
+
+    #[test]
+    fn nul_in_strings_and_type_names_is_refused_by_both_readers() {
+        let enc = crate::EncodeOptions::new().with_full_objects(true);
+        for (input, at) in [
+            ("\"a\\u0000b\"", 0),
+            ("\"a\0b\"", 0),
+            ("Array[N\0de]([])", 6),
+        ] {
+            let e = from_str(input, Dialect::Godot4).unwrap_err();
+            assert!(e.message.contains("NUL in a"), "{input:?}: {e}");
+            assert_eq!(e.offset, at, "{input:?}");
+            assert_eq!(to_bytes(input, &enc).unwrap_err(), e, "{input:?}");
         }
     }
 

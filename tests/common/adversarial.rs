@@ -1,8 +1,8 @@
-//! Adversarial inputs of a chosen size, shared by the scaling tests (`tests/scaling.rs`) and the
-//! resource table (`benches/resources.rs`): each generator makes about `n` bytes of input whose
-//! cost a careless implementation would make grow faster than the input (deep nesting times
-//! width, keys that hash or compare badly, long escapes, huge numbers, counts that claim more
-//! than the input holds).
+//! Adversarial inputs of a chosen size, shared by the scaling tests (`tests/read/scaling.rs`) and
+//! the resource table (`cli/benches/resources.rs`): each generator makes about `n` bytes of input
+//! whose cost a careless implementation would make grow faster than the input (deep nesting times
+//! width, keys that hash or compare badly, long escapes, huge numbers, counts that claim more than
+//! the input holds).
 #![allow(dead_code)]
 
 /// Little-endian u32.

@@ -1,8 +1,8 @@
 //! The checks of the fuzz targets in `fuzz/fuzz_targets/` (each target calls one function here),
-//! shared with their stable corpus replay (`tests/fuzz_corpus.rs`). Each takes arbitrary bytes,
-//! must never panic for a reason other than a broken property, and returns whether the input
-//! exercised the interesting path (a value was read), so that a replay can tell a corpus of
-//! rejects from a useful one.
+//! shared with their stable corpus replay (`tests/fuzz/fuzz_corpus.rs`). Each takes arbitrary
+//! bytes, must never panic for a reason other than a broken property, and returns whether the input
+//! exercised the interesting path (a value was read), so that a replay can tell a corpus of rejects
+//! from a useful one.
 //!
 //! - [`text_reader`] / [`json_reader`]: the readers never panic; what they accept encodes and
 //!   validates with the same options (they refuse what `validate_with` would refuse); reading
@@ -647,7 +647,7 @@ pub fn framing_chunks(data: &[u8]) -> bool {
                 }
                 Ok(Decoded::Frame(v)) => chunked.push(got(Ok(v))),
                 Err(e) => {
-                    chunked.push(got(Err(e)));
+                    chunked.push(got(Err(e.clone())));
                     if e.kind() == (ErrorKind::FrameTooLarge { len: 0, max: 0 })
                         || matches!(e.kind(), ErrorKind::FrameTooLarge { .. })
                     {

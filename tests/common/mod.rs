@@ -1,14 +1,22 @@
-//! Shared helpers of the integration tests: golden files and the full lazy walk.
+//! Shared helpers of the integration tests, written once: hex, the golden files and the engines'
+//! recorded answers, engine discovery (`engine_version`, `engine_ready`, `godot_exe`), scratch
+//! directories, files of a directory, threads with a chosen stack, the full lazy walk (`walk`),
+//! the fuzz targets' checks (`checks`, `serde_check`), adversarial inputs (`adversarial`) and
+//! the counting allocator (`alloc`).
+//!
+//! Each test binary (`tests/<name>/main.rs`) declares it once, `#[path = "../common/mod.rs"] mod
+//! common;`, and its modules `use crate::common;`.
 #![allow(dead_code)]
 
 pub mod adversarial;
-#[cfg(all(feature = "text", feature = "json"))]
+pub mod alloc;
 pub mod checks;
+// The core's tests only (the other crates' tests include this module too, without the feature).
 #[cfg(feature = "serde")]
 pub mod serde_check;
 pub mod walk;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Decodes lowercase or uppercase hex; panics on malformed test data.
 pub fn unhex(s: &str) -> Vec<u8> {
@@ -19,16 +27,78 @@ pub fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Decodes hex written with whitespace between the bytes (hand-written vectors).
+pub fn unhex_spaced(s: &str) -> Vec<u8> {
+    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    unhex(&clean)
+}
+
 /// Encodes bytes as lowercase hex.
 pub fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The files (not directories) in `dir`, sorted; none when `dir` does not exist.
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A fresh, empty scratch directory `gdvariant-<name>-<pid>` in the system's temporary
+/// directory (an engine's `res://` and `HOME`). `name` must be unique among the tests of the
+/// binary that may run at the same time: they share the process id. The caller removes it.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gdvariant-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+/// Runs `f` on a thread of its own with a stack of `bytes` bytes; its result (a panic in `f`
+/// is a panic here; a stack overflow aborts the process).
+pub fn on_stack<R: Send>(bytes: usize, f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(bytes)
+            .spawn_scoped(s, f)
+            .unwrap()
+            .join()
+            .expect("thread panicked (stack overflow would abort instead)")
+    })
+}
+
+/// Whether `v` holds an Object anywhere (keys included).
+pub fn contains_object(v: &gdvariant::Variant) -> bool {
+    use gdvariant::Variant;
+    match v {
+        Variant::Object(_) => true,
+        Variant::Array(a) => a.items.iter().any(contains_object),
+        Variant::Dictionary(d) => d
+            .iter()
+            .any(|(k, v)| contains_object(k) || contains_object(v)),
+        _ => false,
+    }
+}
+
+/// The repository's root (the workspace's), whichever of its crates runs the test.
+pub fn repo_root() -> PathBuf {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .find(|p| p.join("tests").join("godot").is_dir())
+        .unwrap_or(here)
+        .to_path_buf()
+}
+
 /// The repository's `tests/data` folder.
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("data")
+    repo_root().join("tests").join("data")
 }
 
 /// One encode case of an engine: `var_to_bytes` output and `var_to_str` text.
@@ -195,16 +265,19 @@ fn mask_in(v: gdvariant::VariantRef<'_>, out: &mut [u8]) {
 /// The repository's `tests/godot` folder: the engine wrappers (`godot3`, `godot4`) and the
 /// engine scripts.
 pub fn godot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("godot")
+    repo_root().join("tests").join("godot")
+}
+
+/// The wrapper that runs Godot `n` (3 or 4): `godot{n} DIR SCRIPT.gd` (see `tests/godot`).
+pub fn godot_exe(n: u32) -> PathBuf {
+    godot_dir().join(format!("godot{n}"))
 }
 
 /// The version Godot `n` (3 or 4) prints, or `None` when it does not run here (then a loud
 /// notice that the live `what` is skipped). Panics when `GDVARIANT_LIVE_GODOT{n}=1` (CI sets
 /// it) requires the engine and it does not run.
 pub fn engine_version(n: u32, what: &str) -> Option<String> {
-    let version = std::process::Command::new(godot_dir().join(format!("godot{n}")))
+    let version = std::process::Command::new(godot_exe(n))
         .arg("--version")
         .output()
         .ok()

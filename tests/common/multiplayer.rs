@@ -2,7 +2,7 @@
 //! by `tests/godot/mp_record4.gd` / `mp_record3.gd`) and helpers shared by the multiplayer tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One packet as the recorder logged it.
 #[derive(Clone, Debug)]
@@ -64,7 +64,7 @@ pub fn hex(b: &[u8]) -> String {
 }
 
 pub fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::common::repo_root()
         .join("tests")
         .join("data")
         .join("multiplayer")

@@ -1,5 +1,5 @@
 //! The checks of the `multiplayer_packets` fuzz target (fuzz/fuzz_targets/multiplayer_packets.rs),
-//! shared with its stable replay (tests/multiplayer_hostile.rs): on any bytes, as a Godot 4
+//! shared with its stable replay (multiplayer/tests/multiplayer/hostile.rs): on any bytes, as a Godot 4
 //! packet (both protocol versions, full objects allowed or not) and as a Godot 3 packet,
 //!
 //! - nothing panics, every accessor and iterator of every view runs to its end;
@@ -13,12 +13,13 @@
 //! Returns whether the input was a valid packet in some reading.
 #![allow(dead_code)]
 
-use gdvariant::multiplayer::{
-    self, add_peer, auth, auth_complete, confirm_path, confirm_path_v4_0, del_peer, despawn,
-    godot3, raw, relay, simplify_path, DeltaBuilder, NodeTarget, Packet, PacketOptions, Protocol,
-    RemoteCallBuilder, Session, SpawnBuilder, SyncBuilder, SysKind, Target, ValueRef, Values,
-};
 use gdvariant::{Error, ReadOptions, Variant};
+use gdvariant_multiplayer::{
+    self as multiplayer, add_peer, auth, auth_complete, confirm_path, confirm_path_v4_0, del_peer,
+    despawn, godot3, raw, relay, simplify_path, DeltaBuilder, NodeTarget, Packet, PacketOptions,
+    Protocol, RemoteCallBuilder, Session, SpawnBuilder, SyncBuilder, SysKind, Target, ValueRef,
+    Values,
+};
 
 pub fn check(data: &[u8]) -> bool {
     let mut valid = false;

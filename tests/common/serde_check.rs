@@ -1,9 +1,9 @@
-//! The serde fuzz target's checks, shared with the stable corpus replay (`tests/fuzz_corpus.rs`):
-//! for arbitrary bytes, `from_slice` never panics; skipping a value (`IgnoredAny`) accepts
-//! exactly what `validate` accepts, failing with the same error (kind and offset); a `Variant`
-//! read through serde is `to_owned`'s and writes back `encode`'s bytes; derived and generic
-//! targets (which run the deserializer's fast paths) succeed only on input `validate` accepts,
-//! and a format error they report is exactly `validate`'s.
+//! The serde fuzz target's checks, shared with the stable corpus replay
+//! (`tests/fuzz/fuzz_corpus.rs`): for arbitrary bytes, `from_slice` never panics; skipping a value
+//! (`IgnoredAny`) accepts exactly what `validate` accepts, failing with the same error (kind and
+//! offset); a `Variant` read through serde is `to_owned`'s and writes back `encode`'s bytes;
+//! derived and generic targets (which run the deserializer's fast paths) succeed only on input
+//! `validate` accepts, and a format error they report is exactly `validate`'s.
 
 use std::collections::BTreeMap;
 
@@ -77,7 +77,7 @@ fn typed_agrees<T: std::fmt::Debug>(
                 if f.kind() != gdvariant::ErrorKind::NotRustUtf8 {
                     assert_eq!(
                         Err(f),
-                        (*validated).map(drop),
+                        validated.clone().map(drop),
                         "{what}: format error {e} vs validate ({opts:?})"
                     );
                 }
@@ -94,7 +94,7 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
         (Ok(_), Ok(_)) => {}
         (Err(e), Err(v)) => assert_eq!(
             e.format_error(),
-            Some(*v),
+            Some(v.clone()),
             "IgnoredAny vs validate: {e} ({opts:?})"
         ),
         _ => panic!("IgnoredAny vs validate: {skipped:?} vs {validated:?} ({opts:?})"),

@@ -1,7 +1,7 @@
 // The full lazy walk: visits every value through the lazy API, calling every accessor that
 // applies, and returns the first error. Shared by the tests and the fuzz target (which
 // `include!`s this file), so that both compare the same thing against `validate`. It never
-// allocates (packed arrays are iterated, not copied): tests/no_alloc.rs relies on that.
+// allocates (packed arrays are iterated, not copied): tests/read/no_alloc.rs relies on that.
 
 use gdvariant::{
     ArrayIter, ContainerType, DictIter, Event, ObjectRef, Properties, ReadOptions, Result,
@@ -301,7 +301,7 @@ pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
             };
             // Keys compare as encoded (the reference's rule) in an untyped Godot 4 dictionary;
             // typed keys and Godot 3 text are compared as the engine reads them (checked
-            // against to_owned in tests/differential.rs).
+            // against to_owned in tests/engine/differential.rs).
             let as_encoded = v.dialect() == gdvariant::Dialect::Godot4
                 && matches!(d.key_value_types(), Ok((gdvariant::ContainerType::None, _)));
             let mut keys = 0;

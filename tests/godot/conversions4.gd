@@ -2,7 +2,7 @@
 # element of an Array[T] for every builtin type T (0 = Nil .. 38), decoded by the engine.
 # Writes res://conversions.tsv: name<TAB>T<TAB>K | D | hex, where K: the engine kept the element as
 # it is, D: it dropped it, hex: var_to_bytes of the element it converted it to.
-# Run by tests/godot/regen.sh after gen4.gd; read by tests/conversions.rs. Prints CONVERSIONS-DONE.
+# Run by tests/godot/regen.sh after gen4.gd; read by tests/engine/conversions.rs. Prints CONVERSIONS-DONE.
 extends SceneTree
 
 

@@ -1,4 +1,4 @@
-# Godot 3 side of the differential test (tests/differential.rs): the engine decodes every mutant and
+# Godot 3 side of the differential test (tests/engine/differential.rs): the engine decodes every mutant and
 # says what it read.
 #
 # Input res://diff_inputs.bin: records of three little-endian u32s (mode: 0 plain, 1 objects; N, the

@@ -1,4 +1,4 @@
-# Dictionary key identity in Godot 3 (tests/dictionary_keys.rs): for each case, two keys are
+# Dictionary key identity in Godot 3 (tests/engine/dictionary_keys.rs): for each case, two keys are
 # assigned in turn to an empty Dictionary, and the size is printed ("name<TAB>size"): 1 when the
 # engine takes them for the same key. Run: tests/godot/godot3 DIR keys3.gd
 extends SceneTree

@@ -1,4 +1,4 @@
-# Godot 3 live check (run by tests/live.rs): the engine decodes what gdvariant wrote and encodes it again.
+# Godot 3 live check (run by tests/engine/live.rs): the engine decodes what gdvariant wrote and encodes it again.
 # Reads res://live_inputs.tsv (name<TAB>plain|objects<TAB>hex) and writes res://live_outputs.tsv:
 #   name<TAB>ok<TAB>-<TAB>hex(var2bytes(bytes2var(input)))   or   name<TAB>err<TAB>-<TAB>-
 # bytes2var aborts the calling function on a decode error, so each decode runs in its own function call.

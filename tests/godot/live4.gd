@@ -1,4 +1,4 @@
-# Godot 4 live check (run by tests/live.rs): the engine decodes what gdvariant wrote and encodes it again.
+# Godot 4 live check (run by tests/engine/live.rs): the engine decodes what gdvariant wrote and encodes it again.
 # Reads res://live_inputs.tsv (name<TAB>plain|objects<TAB>hex) and writes res://live_outputs.tsv:
 #   name<TAB>ok<TAB>consumed<TAB>hex(var_to_bytes(bytes_to_var(input)))   or   name<TAB>err<TAB>-<TAB>-
 # (with objects: bytes_to_var_with_objects / var_to_bytes_with_objects). Prints LIVE-DONE at the end.

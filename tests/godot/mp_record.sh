@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records the multiplayer sessions again into tests/data/multiplayer/ (godot4.tsv, godot3.tsv)
 # with the installed engines (tests/godot/install.sh). `mp_record.sh 4` or `mp_record.sh 3` for one.
-# tests/multiplayer_live.rs records them again in CI and compares with the committed files.
+# multiplayer/tests/multiplayer/live.rs records them again in CI and compares with the committed files.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/../data/multiplayer

@@ -1,4 +1,4 @@
-//! The deterministic mutant generator of the differential test (`tests/differential.rs`).
+//! The deterministic mutant generator of the differential test (`tests/engine/differential.rs`).
 //!
 //! Every mutant starts from a golden value the engine itself wrote (`tests/data/godotN/encode.tsv`)
 //! and applies one operation, sometimes followed by one or two byte-level ones:

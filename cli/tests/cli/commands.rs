@@ -1,48 +1,15 @@
 //! The `gdvariant` binary, run as a process: every subcommand, exit codes, and the golden data.
-#![cfg(feature = "cli")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use common::{encode_cases, hex, EncodeCase};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gdvariant");
-
-/// Counts the bytes allocated by the current thread (tests run on several threads).
-struct CountingAlloc;
-
-thread_local! {
-    static ALLOCATED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
-// `Cell` (no allocation, no destructor).
-unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let _ = ALLOCATED.try_with(|a| a.set(a.get() + layout.size()));
-        std::alloc::System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        std::alloc::System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
-        let _ = ALLOCATED.try_with(|a| a.set(a.get() + new));
-        std::alloc::System.realloc(ptr, layout, new)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
-
-fn allocated_by(f: impl FnOnce()) -> usize {
-    let before = ALLOCATED.with(|a| a.get());
-    f();
-    ALLOCATED.with(|a| a.get()) - before
-}
 
 fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(BIN)
@@ -96,7 +63,7 @@ fn write_tmp(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn example() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    common::repo_root()
         .join("examples/game_state.bin")
         .to_string_lossy()
         .into_owned()
@@ -157,7 +124,7 @@ fn text_exclusions(engine: &str) -> Vec<(&'static str, &'static str)> {
             "np_root",
             "Godot 3.2 builds a decoded NodePath from empty name and subname lists, which drops \
              the absolute flag: var2str of its own decoded bytes is NodePath(\"\") (checked live by \
-             tests/differential.rs), while this golden text is of the NodePath(\"/\") it built",
+             tests/engine/differential.rs), while this golden text is of the NodePath(\"/\") it built",
         )],
         _ => vec![],
     }
@@ -653,7 +620,7 @@ fn usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         let e = stderr(&o);
         assert!(
-            e.starts_with("error: ") || e.contains("Usage: gdvariant <COMMAND>"),
+            e.starts_with("error: ") || e.contains("Usage: gdvariant [OPTIONS] <COMMAND>"),
             "{args:?}: {e}"
         );
     }
@@ -663,7 +630,7 @@ fn usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(0), "{args:?}");
         let out = stdout(&o);
         assert!(
-            out.contains("Usage: gdvariant <COMMAND>"),
+            out.contains("Usage: gdvariant [OPTIONS] <COMMAND>"),
             "{args:?}: {out}"
         );
         for cmd in [
@@ -1014,7 +981,7 @@ fn printing_a_big_dictionary_allocates_less_than_its_encoded_size() {
     bytes.resize(8 + 8 * n as usize, 0);
     let v = gdvariant::parse(&bytes).unwrap();
     let mut out = std::io::sink();
-    let used = allocated_by(|| {
+    let used = common::alloc::allocated_by(|| {
         gdvariant::text::to_writer(&v, &mut out).unwrap();
     });
     assert!(
@@ -1605,4 +1572,40 @@ fn pipes_get_no_progress_bar() {
     let shown = String::from_utf8_lossy(&o.stdout);
     assert!(shown.contains("validating"), "{shown:?}");
     assert!(shown.contains("64.00 MiB"), "{shown:?}");
+}
+
+/// Inputs that are not regular files are read up to `--max-stream` bytes (256 MiB unless set),
+/// then refused with a message: `/dev/zero` used to be read until memory ran out.
+#[test]
+fn streams_are_read_with_a_bound() {
+    for cmd in ["validate", "decode", "stats"] {
+        let out = run(&[cmd, "--max-stream", "1M", "/dev/zero"], b"");
+        // `validate` reports each file on standard output, the others on standard error.
+        let err = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
+        assert!(
+            err.contains("not a regular file and holds more than 1048576 bytes")
+                && err.contains("--max-stream"),
+            "{cmd}: {err}"
+        );
+    }
+    // Standard input: the same bound; at or under it the value is read as before.
+    let int7 = [2, 0, 0, 0, 7, 0, 0, 0];
+    let mut long = int7.to_vec();
+    long.resize(2048, 0);
+    let out = run(&["decode", "--max-stream", "1K", "-"], &long);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("standard input is not a regular file"),
+        "{err}"
+    );
+    let out = run(&["decode", "--max-stream", "8", "-"], &int7);
+    assert_eq!(
+        (out.status.code(), out.stdout.as_slice()),
+        (Some(0), &b"7\n"[..])
+    );
+    // Sizes: digits with an optional K, M or G; anything else is a usage error.
+    let out = run(&["decode", "--max-stream", "12X", "-"], &int7);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -1,10 +1,8 @@
 //! `gdvariant multiplayer decode` (alias `mp`) run as a process over the recorded sessions: every
 //! input form (length-prefixed, one packet per file, the recorders' logs), text and JSON lines,
 //! names from a schema file, and bad input.
-#![cfg(feature = "cli")]
 
-#[path = "multiplayer_fixture/mod.rs"]
-mod fixture;
+use crate::fixture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,74 +1,20 @@
 //! Hostile input for the multiplayer views: the committed fuzz corpus replayed with the fuzz
-//! target's checks (`multiplayer_fixture/check.rs`), every recorded packet truncated at every
+//! target's checks (`tests/common/multiplayer_check.rs`), every recorded packet truncated at every
 //! length and mutated byte by byte, the cases where the engine's own bounds checks fail, and no
 //! allocation at all while reading (under a counting allocator), whatever the counts and sizes
 //! read from the input say.
-#![cfg(feature = "multiplayer")]
 
-#[path = "multiplayer_fixture/check.rs"]
-mod check;
-#[path = "multiplayer_fixture/mod.rs"]
-mod fixture;
+use crate::{check, common, fixture};
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::path::Path;
-
-use gdvariant::multiplayer::{self, godot3, Packet, PacketOptions, Protocol};
 use gdvariant::{Error, ErrorKind};
-
-struct Counting;
-
-thread_local! {
-    static ENABLED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting only touches const-initialised
-// thread-locals of `Cell` type, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ENABLED.try_with(|on| {
-            if on.get() {
-                let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-            }
-        });
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(0));
-    ENABLED.with(|on| on.set(true));
-    f();
-    ENABLED.with(|on| on.set(false));
-    COUNT.with(|c| c.get())
-}
-
-fn files_in(dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<_> = entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    out.sort();
-    out
-}
+use gdvariant_multiplayer::{self as multiplayer, godot3, Packet, PacketOptions, Protocol};
 
 #[test]
 fn fuzz_corpus_replays() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
-    let corpus = files_in(&fuzz.join("corpus").join("multiplayer_packets"));
+    let fuzz = common::repo_root().join("fuzz");
+    let corpus = common::files_in(&fuzz.join("corpus").join("multiplayer_packets"));
     assert!(corpus.len() > 100, "only {} corpus files", corpus.len());
-    let artifacts = files_in(&fuzz.join("artifacts").join("multiplayer_packets"));
+    let artifacts = common::files_in(&fuzz.join("artifacts").join("multiplayer_packets"));
     let mut valid = 0;
     for path in corpus.iter().chain(&artifacts) {
         let data = std::fs::read(path).unwrap();
@@ -298,42 +244,68 @@ fn what_the_engine_accepts_is_accepted() {
 }
 
 /// Reads everything a packet holds, as a tool would, without converting to owned values.
-fn read_all(bytes: &[u8], opts: &PacketOptions) {
-    if let Ok(p) = multiplayer::parse_with(bytes, opts) {
-        let _ = p.validate();
+/// Reads everything of a packet both ways and returns how many errors that gave (each error
+/// allocates its box, and nothing else may allocate).
+fn read_all(bytes: &[u8], opts: &PacketOptions) -> usize {
+    fn errs<T, E>(r: Result<T, E>, n: &mut usize) -> Option<T> {
+        *n += usize::from(r.is_err());
+        r.ok()
+    }
+    let mut n = 0;
+    if let Some(p) = errs(multiplayer::parse_with(bytes, opts), &mut n) {
+        errs(p.validate(), &mut n);
         match p {
             Packet::RemoteCall(c) => {
                 let _ = c.node();
-                for a in c.args().flatten() {
-                    let _ = (a.as_bool(), a.as_i64(), a.as_bytes(), a.validate());
+                for a in c.args() {
+                    if let Some(a) = errs(a, &mut n) {
+                        errs(a.as_bool(), &mut n);
+                        errs(a.as_i64(), &mut n);
+                        errs(a.as_bytes(), &mut n);
+                        errs(a.validate(), &mut n);
+                    }
                 }
             }
             Packet::Spawn(s) => {
-                let _ = (s.name(), s.sync_ids().count(), s.custom_arg());
-                s.state().for_each(drop);
+                let _ = (s.name(), s.sync_ids().count());
+                errs(s.custom_arg(), &mut n);
+                s.state().for_each(|x| {
+                    errs(x, &mut n);
+                });
             }
-            Packet::Sync(s) => s
-                .entries()
-                .flatten()
-                .for_each(|e| e.values().for_each(drop)),
-            Packet::Delta(d) => d
-                .entries()
-                .flatten()
-                .for_each(|e| e.values().for_each(drop)),
-            Packet::Sys(s) => {
-                if let Some(Ok(inner)) = s.inner() {
-                    let _ = inner.validate();
+            Packet::Sync(s) => s.entries().for_each(|e| {
+                if let Some(e) = errs(e, &mut n) {
+                    e.values().for_each(|x| {
+                        errs(x, &mut n);
+                    });
                 }
-            }
+            }),
+            Packet::Delta(d) => d.entries().for_each(|e| {
+                if let Some(e) = errs(e, &mut n) {
+                    e.values().for_each(|x| {
+                        errs(x, &mut n);
+                    });
+                }
+            }),
+            Packet::Sys(s) => match s.inner() {
+                Some(Ok(inner)) => {
+                    errs(inner.validate(), &mut n);
+                }
+                Some(Err(_)) => n += 1,
+                None => {}
+            },
             _ => {}
         }
     }
-    if let Ok(p) = godot3::parse_with(bytes, opts) {
-        let _ = p.validate();
+    if let Some(p) = errs(godot3::parse_with(bytes, opts), &mut n) {
+        errs(p.validate(), &mut n);
         if let godot3::Packet::RemoteCall(c) = p {
-            c.args().for_each(drop);
+            c.args().for_each(|x| {
+                errs(x, &mut n);
+            });
         }
     }
+    n
 }
 
 #[test]
@@ -364,12 +336,17 @@ fn reading_never_allocates() {
     let inputs: Vec<Vec<u8>> = recorded().into_iter().chain(hostile).collect();
     for protocol in [Protocol::V4_3, Protocol::V4_0] {
         let opts = PacketOptions::new().with_protocol(protocol);
-        let n = allocations(|| {
+        let mut errors = 0;
+        let (_, n) = common::alloc::count_allocs(|| {
             for b in &inputs {
-                read_all(b, &opts);
+                errors += read_all(b, &opts);
             }
         });
-        assert_eq!(n, 0, "{n} allocations while reading");
+        assert!(errors > 0);
+        assert_eq!(
+            n, errors,
+            "allocations while reading: one per error (its box), nothing else"
+        );
     }
 }
 

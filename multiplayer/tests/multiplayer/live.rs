@@ -11,21 +11,19 @@
 //!   values built, and what the engine answers (CONFIRM_PATH, AUTH) is what the builders write.
 //!
 //! About 10 s in all (four engine runs).
-#![cfg(all(feature = "multiplayer", feature = "text"))]
 
-mod common;
-#[path = "multiplayer_fixture/mod.rs"]
-mod fixture;
+use crate::{common, fixture};
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use fixture::{hex, Fixture};
-use gdvariant::multiplayer::{
-    self, auth, auth_complete, confirm_path, despawn, godot3, raw, relay, simplify_path,
-    DeltaBuilder, Packet, RemoteCallBuilder, RpcMethods, SpawnBuilder, SyncBuilder, Target,
-};
 use gdvariant::{Dialect, Object, ReadOptions, Variant};
+use gdvariant_multiplayer::{
+    self as multiplayer, auth, auth_complete, confirm_path, despawn, godot3, raw, relay,
+    simplify_path, DeltaBuilder, Packet, RemoteCallBuilder, RpcMethods, SpawnBuilder, SyncBuilder,
+    Target,
+};
 
 /// Runs `script` with engine `n` in a fresh directory holding `files`; returns the directory
 /// after checking that the script printed `done`.

@@ -3,22 +3,19 @@
 //! receiving engine's script got (compared as `var_to_str` text), the builders write every packet
 //! byte for byte, and a Session with a Schema names every RPC method and synchronized property as
 //! the engine dispatched them.
-#![cfg(all(feature = "multiplayer", feature = "text"))]
 
-mod common;
-#[path = "multiplayer_fixture/mod.rs"]
-mod fixture;
+use crate::{common, fixture};
 
 use std::collections::BTreeMap;
 
 use fixture::{Fixture, Got, Pkt};
-use gdvariant::multiplayer::{
-    self, add_peer, auth, auth_complete, confirm_path, del_peer, delta_properties, despawn, godot3,
-    raw, relay, simplify_path, spawn_properties, sync_properties, DeltaBuilder, NodeTarget, Packet,
-    Property, RemoteCallBuilder, ReplicationMode, RpcMethods, Schema, Session, SpawnBuilder,
-    StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value, ValueRef,
-};
 use gdvariant::{ReadOptions, Variant};
+use gdvariant_multiplayer::{
+    self as multiplayer, add_peer, auth, auth_complete, confirm_path, del_peer, delta_properties,
+    despawn, godot3, raw, relay, simplify_path, spawn_properties, sync_properties, DeltaBuilder,
+    NodeTarget, Packet, Property, RemoteCallBuilder, ReplicationMode, RpcMethods, Schema, Session,
+    SpawnBuilder, StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value, ValueRef,
+};
 
 fn texts<'a>(values: impl Iterator<Item = gdvariant::Result<ValueRef<'a>>>) -> Vec<String> {
     values.map(|v| v.unwrap().to_string()).collect()

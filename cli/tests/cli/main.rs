@@ -1,0 +1,14 @@
+//! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`) and
+//! `gdvariant multiplayer decode` over the recorded sessions (`multiplayer`).
+
+#[path = "../../../tests/common/mod.rs"]
+mod common;
+#[path = "../../../tests/common/multiplayer.rs"]
+mod fixture;
+
+mod commands;
+mod multiplayer;
+
+/// Counts allocations per thread, for `commands`.
+#[global_allocator]
+static ALLOC: common::alloc::Counting = common::alloc::Counting;

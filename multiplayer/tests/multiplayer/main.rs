@@ -1,0 +1,17 @@
+//! The multiplayer packets' tests, one binary: recorded sessions (`packets`), hostile input
+//! (`hostile`) and the live engines (`live`).
+
+#[path = "../../../tests/common/multiplayer_check.rs"]
+mod check;
+#[path = "../../../tests/common/mod.rs"]
+mod common;
+#[path = "../../../tests/common/multiplayer.rs"]
+mod fixture;
+
+mod hostile;
+mod live;
+mod packets;
+
+/// Counts allocations per thread, for `hostile`.
+#[global_allocator]
+static ALLOC: common::alloc::Counting = common::alloc::Counting;
