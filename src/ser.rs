@@ -149,8 +149,25 @@ pub(crate) trait Sink {
     /// Writes one value with `f`, one of the encoder's primitives, at the sink's depth.
     fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()>;
     /// Writes one value with `f`, whose errors are serialization errors (a packed array's
-    /// elements come from the value being serialized).
-    fn put_serde(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()>;
+    /// elements come from the value being serialized): on such an error the write is undone,
+    /// as for any failed leaf, and that error is returned.
+    fn put_serde(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
+        let mut inner = Ok(());
+        let res = self.put_leaf(|e| {
+            let at = e.pos();
+            f(e).map_err(|err| {
+                inner = Err(err);
+                crate::Error::new(
+                    crate::ErrorKind::WriterMisuse {
+                        what: "writer misuse",
+                    },
+                    at,
+                )
+            })
+        });
+        inner?;
+        res
+    }
     /// The number of open containers.
     fn depth(&self) -> usize;
     /// Opens an untyped Array (`dict` false) or Dictionary of `declared` elements or pairs
@@ -171,10 +188,6 @@ impl Sink for Writer {
     #[inline(always)]
     fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()> {
         Ok(self.serde_leaf(f)?)
-    }
-    #[inline(always)]
-    fn put_serde(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
-        Writer::put_serde(self, f)
     }
     #[inline(always)]
     fn depth(&self) -> usize {
@@ -294,24 +307,6 @@ impl Sink for Direct<'_> {
     #[inline(always)]
     fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()> {
         Ok(self.put(f)?)
-    }
-    #[inline(always)]
-    fn put_serde(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
-        let mut inner = Ok(());
-        let res = self.put(|e| {
-            let at = e.pos();
-            f(e).map_err(|err| {
-                inner = Err(err);
-                crate::Error::new(
-                    crate::ErrorKind::WriterMisuse {
-                        what: "writer misuse",
-                    },
-                    at,
-                )
-            })
-        });
-        inner?;
-        Ok(res?)
     }
     #[inline(always)]
     fn depth(&self) -> usize {

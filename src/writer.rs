@@ -264,26 +264,6 @@ impl Writer {
         self.put(f)
     }
 
-    /// Writes one value with `f` straight into the encoder (the serde serializer's packed
-    /// arrays): the slot and depth are checked as for any value, and on an error nothing is
-    /// written.
-    #[cfg(feature = "serde")]
-    pub(crate) fn put_serde(
-        &mut self,
-        f: impl FnOnce(&mut Enc<'_>) -> core::result::Result<(), crate::ser::Error>,
-    ) -> core::result::Result<(), crate::ser::Error> {
-        let mut inner = Ok(());
-        let res = self.put(|e| {
-            let at = e.pos();
-            f(e).map_err(|err| {
-                inner = Err(err);
-                misuse("writer misuse", at)
-            })
-        });
-        inner?;
-        Ok(res?)
-    }
-
     /// Opens a container whose head `f` writes (returning where its count sits).
     fn open(
         &mut self,

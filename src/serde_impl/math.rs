@@ -9,7 +9,7 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::{SerializeTuple, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::de::{Error, Result};
+use crate::de::error::{Error, Result};
 use crate::math::*;
 use crate::types::VariantType;
 use crate::value::VariantRef;

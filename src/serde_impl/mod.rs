@@ -20,7 +20,7 @@ pub(crate) mod owned;
 pub(crate) mod sinks;
 pub(crate) mod variant;
 
-use crate::types::{Dialect, VariantType};
+use crate::types::{Dialect, ReadOptions, VariantType};
 
 /// Magic name: a value already encoded, handed over whole (a [`VariantRef`](crate::VariantRef),
 /// or a rare [`Variant`](crate::Variant) type without a plain serde form).
@@ -175,6 +175,48 @@ pub(crate) fn packed_name(ty: VariantType, wide: bool) -> &'static str {
         .find(|p| p.0 == ty)
         .map(|p| if wide && !p.2.is_empty() { p.2 } else { p.1 })
         .unwrap_or(RAW)
+}
+
+// ----- the hand-off's options, as one word -----
+
+const GODOT3: u64 = 1;
+const OBJECTS: u64 = 2;
+/// Set when the bytes were encoded in double precision (a `Variant`'s rare types): the
+/// serializer writes them unchanged only into a double-precision writer.
+const DOUBLE: u64 = 4;
+/// The read option [`ReadOptions::with_double_precision`]: how 64-bit math reads.
+const READ_DOUBLE: u64 = 8;
+
+pub(crate) fn options_word(opts: &ReadOptions, double: bool) -> u64 {
+    let mut w = u64::from(opts.max_depth) << 32;
+    if opts.dialect == Dialect::Godot3 {
+        w |= GODOT3;
+    }
+    if opts.allow_objects {
+        w |= OBJECTS;
+    }
+    if double {
+        w |= DOUBLE;
+    }
+    if opts.double_precision() {
+        w |= READ_DOUBLE;
+    }
+    w
+}
+
+/// The read options and the double-precision bit of an options word.
+pub(crate) fn word_options(w: u64) -> (ReadOptions, bool) {
+    let dialect = if w & GODOT3 != 0 {
+        Dialect::Godot3
+    } else {
+        Dialect::Godot4
+    };
+    let opts = ReadOptions::new()
+        .with_dialect(dialect)
+        .with_full_objects(w & OBJECTS != 0)
+        .with_double_precision(w & READ_DOUBLE != 0)
+        .with_max_depth((w >> 32) as u32);
+    (opts, w & DOUBLE != 0)
 }
 
 #[cfg(test)]

@@ -518,7 +518,7 @@ const RAW_WANTS: &str = "an encoded value (options, depth, offset, bytes)";
 
 impl Raw<'_> {
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        use super::variant::word_options;
+        use super::word_options;
         let (ropts, double) = word_options(self.word);
         let len = crate::validate_with(bytes, &ropts)?;
         if len != bytes.len() {

@@ -27,100 +27,15 @@ use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::ser::{self, SerializeMap, SerializeSeq, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{packed_name, OBJECT, OBJECT_ID, RAW, RID, STRING_NAME, TYPED};
-use crate::de::Error;
+use super::{
+    options_word, packed_name, word_options, OBJECT, OBJECT_ID, RAW, RID, STRING_NAME, TYPED,
+};
 use crate::encode::{encode_with, EncodeOptions};
 use crate::head::head;
 use crate::owned::{Array, Dictionary, Object, TypeInfo, Variant};
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
-
-// ----- options as one word -----
-
-const GODOT3: u64 = 1;
-const OBJECTS: u64 = 2;
-/// Set when the bytes were encoded in double precision (a `Variant`'s rare types): the
-/// serializer writes them unchanged only into a double-precision writer.
-const DOUBLE: u64 = 4;
-/// The read option [`ReadOptions::with_double_precision`]: how 64-bit math reads.
-const READ_DOUBLE: u64 = 8;
-
-pub(crate) fn options_word(opts: &ReadOptions, double: bool) -> u64 {
-    let mut w = u64::from(opts.max_depth) << 32;
-    if opts.dialect == Dialect::Godot3 {
-        w |= GODOT3;
-    }
-    if opts.allow_objects {
-        w |= OBJECTS;
-    }
-    if double {
-        w |= DOUBLE;
-    }
-    if opts.double_precision() {
-        w |= READ_DOUBLE;
-    }
-    w
-}
-
-/// The read options and the double-precision bit of an options word.
-pub(crate) fn word_options(w: u64) -> (ReadOptions, bool) {
-    let dialect = if w & GODOT3 != 0 {
-        Dialect::Godot3
-    } else {
-        Dialect::Godot4
-    };
-    let opts = ReadOptions::new()
-        .with_dialect(dialect)
-        .with_full_objects(w & OBJECTS != 0)
-        .with_double_precision(w & READ_DOUBLE != 0)
-        .with_max_depth((w >> 32) as u32);
-    (opts, w & DOUBLE != 0)
-}
-
-// ----- the hand-off, deserializer side -----
-
-/// The sequence `(options, depth, offset, bytes)` of one value, handed to a visitor.
-pub(crate) struct Handoff<'de> {
-    v: VariantRef<'de>,
-    index: u8,
-}
-
-impl<'de> Handoff<'de> {
-    pub(crate) fn new(v: VariantRef<'de>) -> Handoff<'de> {
-        Handoff { v, index: 0 }
-    }
-}
-
-impl<'de> SeqAccess<'de> for Handoff<'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, Error> {
-        use serde::de::value::{BorrowedBytesDeserializer, U64Deserializer};
-        let i = self.index;
-        self.index = self.index.saturating_add(1);
-        let word = match i {
-            0 => options_word(&self.v.options(), false),
-            1 => u64::from(self.v.depth()),
-            2 => self.v.offset() as u64,
-            3 => {
-                let bytes = self.v.h.data;
-                return seed
-                    .deserialize(BorrowedBytesDeserializer::new(bytes))
-                    .map(Some);
-            }
-            _ => return Ok(None),
-        };
-        seed.deserialize(U64Deserializer::new(word)).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(4usize.saturating_sub(self.index.into()))
-    }
-}
 
 /// Rebuilds the value of a hand-off (or of the tuple another format kept): O(1), the head
 /// checked, the body read lazily as any `VariantRef`'s.

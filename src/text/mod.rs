@@ -67,6 +67,7 @@
 //! # fn main() {}
 //! ```
 
+#[cfg(feature = "std")]
 use core::fmt;
 
 #[cfg(feature = "std")]
