@@ -2,48 +2,15 @@
 
 use core::iter::FusedIterator;
 
-use crate::convert::Fit;
 use crate::error::Result;
+pub use crate::head::ContainerType;
 use crate::head::{head, read_container_type};
-use crate::owned::{TypeInfo, Variant};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
-use crate::strings::Text;
+
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
 use crate::walker::skip_values;
-
-/// The element (or key, or value) type of a typed container (Godot 4.3+ Arrays, 4.4+
-/// Dictionaries).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ContainerType<'a> {
-    /// Untyped.
-    None,
-    /// A builtin type, as in `Array[int]`.
-    Builtin(VariantType),
-    /// A native class, as in `Array[Node]`. Written by `var_to_bytes` as `EncodedObjectAsID` for
-    /// every class- or script-typed container.
-    ClassName(Text<'a>),
-    /// A script, by its `res://` path (written by `var_to_bytes_with_objects`).
-    Script(Text<'a>),
-}
-
-impl ContainerType<'_> {
-    /// The kind as written in the header bits: 0 none, 1 builtin, 2 class name, 3 script.
-    pub fn kind(&self) -> u32 {
-        match self {
-            ContainerType::None => 0,
-            ContainerType::Builtin(_) => 1,
-            ContainerType::ClassName(_) => 2,
-            ContainerType::Script(_) => 3,
-        }
-    }
-
-    /// Whether the container is typed.
-    pub fn is_typed(&self) -> bool {
-        !matches!(self, ContainerType::None)
-    }
-}
 
 /// Reads the type info entries of a container value (`N` = 1 for Array, 2 for Dictionary).
 pub(crate) fn container_types<'a, const N: usize>(
@@ -77,7 +44,7 @@ pub(crate) fn container_types<'a, const N: usize>(
 /// [`VariantRef::to_owned`](crate::VariantRef::to_owned).
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayRef<'a> {
-    value: VariantRef<'a>,
+    pub(crate) value: VariantRef<'a>,
 }
 
 impl<'a> ArrayRef<'a> {
@@ -104,52 +71,6 @@ impl<'a> ArrayRef<'a> {
     /// The element type of a typed Array (`Array[int]`), or [`ContainerType::None`].
     pub fn element_type(&self) -> Result<ContainerType<'a>> {
         container_types::<1>(&self.value).map(|[t]| t)
-    }
-
-    /// The element type as the engine keeps it when it decodes this array: `Nil` is
-    /// untyped, and without full objects every object type is the class `EncodedObjectAsID`
-    /// ([`convert::engine_type`](crate::convert::engine_type)). Godot 3 arrays are untyped.
-    pub fn engine_element_type(&self) -> Result<TypeInfo> {
-        let t = self.element_type()?;
-        if !t.is_typed() {
-            return Ok(TypeInfo::None);
-        }
-        let t = TypeInfo::from_ref(&t, self.value.offset())?;
-        Ok(crate::convert::engine_type(
-            t,
-            self.value.options().full_objects(),
-        ))
-    }
-
-    /// The elements as the engine reads them (see the [type docs](ArrayRef)): those of the
-    /// engine's element type as encoded (borrowed, lazy), the others converted to it
-    /// ([`convert`](crate::convert)) or left out. For an untyped array, every element as
-    /// encoded.
-    ///
-    /// ```
-    /// use gdvariant::{EngineElement, Variant};
-    /// // Array[int]([1, true, "x"]) as crafted bytes: type info 2 (int), 3 elements
-    /// let bytes = [28, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0,
-    ///              2, 0, 0, 0, 1, 0, 0, 0,                     // 1
-    ///              1, 0, 0, 0, 1, 0, 0, 0,                     // true
-    ///              4, 0, 0, 0, 1, 0, 0, 0, b'x', 0, 0, 0];     // "x"
-    /// let a = gdvariant::parse(&bytes)?.as_array()?;
-    /// assert_eq!(a.len(), 3);                                  // as encoded
-    /// let engine: Vec<Variant> = a
-    ///     .engine_iter()
-    ///     .map(|e| e.and_then(EngineElement::into_variant))
-    ///     .collect::<Result<_, _>>()?;
-    /// assert_eq!(engine, [Variant::Int(1), Variant::Int(1)]);   // true converted, "x" dropped
-    /// # Ok::<(), gdvariant::Error>(())
-    /// ```
-    pub fn engine_iter(&self) -> EngineIter<'a> {
-        let declared = self.engine_element_type();
-        EngineIter {
-            inner: self.iter(),
-            declared: declared.as_ref().ok().cloned().unwrap_or_default(),
-            error: declared.err(),
-            opts: self.value.options(),
-        }
     }
 
     /// An iterator over the elements, in order. It yields `Err` for the first malformed
@@ -182,75 +103,6 @@ impl<'a> ArrayRef<'a> {
         Ok(Some(VariantRef::new(h, depth, opts)))
     }
 }
-
-/// An element of an Array as the engine reads it; see [`ArrayRef::engine_iter`].
-#[derive(Clone, Debug)]
-pub enum EngineElement<'a> {
-    /// The element as encoded: it has the array's engine element type (or the array is
-    /// untyped).
-    AsEncoded(VariantRef<'a>),
-    /// The element converted to the array's element type, as the engine converts it.
-    Converted(Variant),
-}
-
-impl EngineElement<'_> {
-    /// The element decoded: an [`AsEncoded`](EngineElement::AsEncoded) one through
-    /// [`VariantRef::to_owned`].
-    pub fn into_variant(self) -> Result<Variant> {
-        match self {
-            EngineElement::AsEncoded(v) => v.to_owned(),
-            EngineElement::Converted(v) => Ok(v),
-        }
-    }
-}
-
-/// The elements of an Array as the engine reads them; see [`ArrayRef::engine_iter`].
-#[must_use = "iterators are lazy and do nothing unless consumed"]
-#[derive(Clone, Debug)]
-pub struct EngineIter<'a> {
-    inner: ArrayIter<'a>,
-    declared: TypeInfo,
-    error: Option<crate::Error>,
-    opts: crate::ReadOptions,
-}
-
-impl<'a> EngineIter<'a> {
-    /// The next element the engine keeps, `Ok(None)` at the end. After an error it returns
-    /// `Ok(None)`.
-    pub fn try_next(&mut self) -> Result<Option<EngineElement<'a>>> {
-        if let Some(e) = self.error.take() {
-            self.declared = TypeInfo::None;
-            while self.inner.try_next().ok().flatten().is_some() {}
-            return Err(e);
-        }
-        let Some(want) = self.declared.builtin() else {
-            return Ok(self.inner.try_next()?.map(EngineElement::AsEncoded));
-        };
-        while let Some(v) = self.inner.try_next()? {
-            match crate::convert::fit_ref(&self.declared, &v)? {
-                Fit::Keep => return Ok(Some(EngineElement::AsEncoded(v))),
-                Fit::Convert => {
-                    let owned = v.to_owned()?;
-                    if let Some(c) = crate::convert::convert(&owned, want, &self.opts) {
-                        return Ok(Some(EngineElement::Converted(c)));
-                    }
-                }
-                Fit::Drop => {}
-            }
-        }
-        Ok(None)
-    }
-}
-
-impl<'a> Iterator for EngineIter<'a> {
-    type Item = Result<EngineElement<'a>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        self.try_next().transpose()
-    }
-}
-
-impl FusedIterator for EngineIter<'_> {}
 
 impl<'a> IntoIterator for ArrayRef<'a> {
     type Item = Result<VariantRef<'a>>;
@@ -330,3 +182,12 @@ impl<'a> Iterator for ArrayIter<'a> {
 }
 
 impl FusedIterator for ArrayIter<'_> {}
+
+/// The Array view of a value.
+impl<'a> VariantRef<'a> {
+    /// An Array view.
+    pub fn as_array(&self) -> Result<ArrayRef<'a>> {
+        self.expect(VariantType::Array)?;
+        Ok(ArrayRef::new(*self))
+    }
+}

@@ -30,18 +30,32 @@ pub trait Key {
         None
     }
 
-    /// The key as an owned value, for lookups in a typed Dictionary, where the engine converts
-    /// the key looked up to the key type; `None` (the default) compares with
-    /// [`matches`](Key::matches) instead.
+    /// The key as a value, for lookups in a typed Dictionary, where the engine converts the key
+    /// looked up to the key type; `None` (the default) compares with [`matches`](Key::matches)
+    /// instead.
     #[doc(hidden)]
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
+    fn lookup(&self) -> Option<Lookup<'_>> {
         None
     }
 }
 
+/// A key looked up, as a value (see [`Key::lookup`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Lookup<'a> {
+    /// A String key.
+    Str(&'a str),
+    /// An int key.
+    Int(i64),
+    /// A bool key.
+    Bool(bool),
+    /// An encoded key.
+    Value(VariantRef<'a>),
+}
+
 impl Key for &str {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Str(self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -63,8 +77,8 @@ impl Key for &str {
 }
 
 impl Key for String {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Str(self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -77,8 +91,8 @@ impl Key for String {
 }
 
 impl Key for &String {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::String(self[..].into())))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Str(self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -91,8 +105,8 @@ impl Key for &String {
 }
 
 impl Key for u32 {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::Int(i64::from(*self))))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Int(i64::from(*self)))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -101,10 +115,8 @@ impl Key for u32 {
 }
 
 impl Key for u64 {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        i64::try_from(*self)
-            .ok()
-            .map(|i| Ok(crate::owned::Variant::Int(i)))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        i64::try_from(*self).ok().map(Lookup::Int)
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -117,8 +129,8 @@ impl Key for u64 {
 }
 
 impl Key for i64 {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::Int(*self)))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Int(*self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -127,8 +139,8 @@ impl Key for i64 {
 }
 
 impl Key for i32 {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::Int(i64::from(*self))))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Int(i64::from(*self)))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -137,8 +149,8 @@ impl Key for i32 {
 }
 
 impl Key for bool {
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(Ok(crate::owned::Variant::Bool(*self)))
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Bool(*self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -160,8 +172,8 @@ impl Key for VariantRef<'_> {
     /// value, a String and a StringName of the same text (Godot 4), floats with NaN equal to
     /// NaN and `-0.0` to `0.0`; other types compare their values as the engine reads them
     /// ([`to_owned`](VariantRef::to_owned)), as [`Dictionary`](crate::Dictionary) does.
-    fn to_variant(&self) -> Option<Result<crate::owned::Variant>> {
-        Some(self.to_owned())
+    fn lookup(&self) -> Option<Lookup<'_>> {
+        Some(Lookup::Value(*self))
     }
 
     fn matches(&self, key: &VariantRef<'_>) -> Result<bool> {
@@ -184,11 +196,7 @@ impl Key for VariantRef<'_> {
                 let (x, y) = (key.as_text()?, self.as_text()?);
                 Ok(x.as_bytes() == y.as_bytes() || x.to_string_lossy() == y.to_string_lossy())
             }
-            _ => Ok(crate::owned::key::same_key(
-                &self.to_owned()?,
-                &key.to_owned()?,
-                dialect,
-            )),
+            _ => self.same_key_as(key, dialect),
         }
     }
 }
@@ -205,7 +213,7 @@ impl Key for VariantRef<'_> {
 /// engine makes.
 #[derive(Clone, Copy, Debug)]
 pub struct DictionaryRef<'a> {
-    value: VariantRef<'a>,
+    pub(crate) value: VariantRef<'a>,
 }
 
 impl<'a> DictionaryRef<'a> {
@@ -563,67 +571,6 @@ fn skip_pair_part<const CHECK: bool>(
     }
 }
 
-impl<'a> DictionaryRef<'a> {
-    /// [`find`](DictionaryRef::find) comparing each key as the engine reads it: Godot 3 text
-    /// decoded, and the keys of a typed Dictionary converted (or dropped) as the engine does.
-    #[cold]
-    fn find_as_read<K: Key>(&self, key: &K, first: bool) -> Result<Option<VariantRef<'a>>> {
-        let checked = crate::convert::checked_type(&self.value)?;
-        let opts = self.value.options();
-        // In a typed Dictionary, the key looked up is converted to the key type too.
-        let lookup = match (&checked, key.to_variant()) {
-            (Some(t), Some(k)) => match as_key_type(k?, t, &opts) {
-                Some(k) => Some(k),
-                None => return Ok(None),
-            },
-            _ => None,
-        };
-        let mut found = None;
-        let mut last = None;
-        let mut it = self.iter();
-        while let Some((k, v)) = it.try_next()? {
-            last = Some(v);
-            let hit = match (&checked, &lookup) {
-                (None, _) => key.matches(&k)?,
-                (Some(t), None) => match crate::convert::fit_ref(t, &k)? {
-                    crate::convert::Fit::Keep => key.matches(&k)?,
-                    _ => false,
-                },
-                (Some(t), Some(l)) => match as_key_type(k.to_owned()?, t, &opts) {
-                    Some(k) => crate::owned::key::same_key(&k, l, Dialect::Godot4),
-                    None => false,
-                },
-            };
-            if hit {
-                if first {
-                    return Ok(Some(v));
-                }
-                found = Some(v);
-            }
-        }
-        // The iterator leaves the last value unread: whether it is the last match is only known
-        // from a dictionary read whole, as the other lookups read it.
-        if let Some(v) = last {
-            v.raw()?;
-        }
-        Ok(found)
-    }
-}
-
-/// `k` as a typed Dictionary of key type `t` holds it: kept, converted, or `None` (dropped).
-fn as_key_type(
-    k: crate::owned::Variant,
-    t: &crate::owned::TypeInfo,
-    opts: &crate::ReadOptions,
-) -> Option<crate::owned::Variant> {
-    use crate::convert::{convert, fit, Fit};
-    match fit(t, &k) {
-        Fit::Keep => Some(k),
-        Fit::Convert => convert(&k, t.builtin()?, opts),
-        Fit::Drop => None,
-    }
-}
-
 /// Which of the keys looked up the bytes of a String or StringName key (as encoded) are: a
 /// bit each, 0 for none. `word` is the four bytes from where the key's text starts (its first
 /// bytes and padding; anything after an empty text), a cheap first test. (A trait, not a
@@ -855,6 +802,15 @@ impl<'a> Iterator for DictIter<'a> {
 }
 
 impl FusedIterator for DictIter<'_> {}
+
+/// The Dictionary view of a value.
+impl<'a> VariantRef<'a> {
+    /// A Dictionary view.
+    pub fn as_dictionary(&self) -> Result<DictionaryRef<'a>> {
+        self.expect(VariantType::Dictionary)?;
+        Ok(DictionaryRef::new(*self))
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -3,9 +3,7 @@
 //! Godot 4 `script` property rule. Everything here reads through the [`Reader`] cursor and
 //! returns errors with absolute offsets; nothing here allocates or recurses.
 
-use crate::array::ContainerType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::object::NodePathRef;
 use crate::reader::{pad4, Reader};
 use crate::strings::{self, Text};
 use crate::types::{layout_index, Dialect, Layout, ReadOptions, Shape, VariantType, FLAG_64};
@@ -269,7 +267,7 @@ pub(crate) fn head_at<'a>(r: &mut Reader<'a>, opts: &ReadOptions, check: bool) -
             let pad = (pad4(n) - n).min(r.remaining());
             r.skip(pad)?;
         }
-        Shape::NodePath => out_of_line(r, |r| NodePathRef::skip(r, dialect, check))?,
+        Shape::NodePath => out_of_line(r, |r| skip_node_path(r, dialect, check))?,
         Shape::Signal => {
             skip_string(r, dialect, check)?;
             r.skip(8)?;
@@ -436,6 +434,38 @@ fn skip_container_types(
     Ok(())
 }
 
+/// The element (or key, or value) type of a typed container (Godot 4.3+ Arrays, 4.4+
+/// Dictionaries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ContainerType<'a> {
+    /// Untyped.
+    None,
+    /// A builtin type, as in `Array[int]`.
+    Builtin(VariantType),
+    /// A native class, as in `Array[Node]`. Written by `var_to_bytes` as `EncodedObjectAsID` for
+    /// every class- or script-typed container.
+    ClassName(Text<'a>),
+    /// A script, by its `res://` path (written by `var_to_bytes_with_objects`).
+    Script(Text<'a>),
+}
+
+impl ContainerType<'_> {
+    /// The kind as written in the header bits: 0 none, 1 builtin, 2 class name, 3 script.
+    pub fn kind(&self) -> u32 {
+        match self {
+            ContainerType::None => 0,
+            ContainerType::Builtin(_) => 1,
+            ContainerType::ClassName(_) => 2,
+            ContainerType::Script(_) => 3,
+        }
+    }
+
+    /// Whether the container is typed.
+    pub fn is_typed(&self) -> bool {
+        !matches!(self, ContainerType::None)
+    }
+}
+
 /// Reads one container type-info entry of the given kind (bits of the header), checking the
 /// text of a class name or script path only with `check`.
 pub(crate) fn read_container_type<'a>(
@@ -469,4 +499,35 @@ pub(crate) fn read_container_type<'a>(
             Ok(ContainerType::Script(Text::new(path)))
         }
     }
+}
+
+/// Reads the 12-byte NodePath head at `r` (after the Variant header): the name and subname
+/// counts and the flags.
+pub(crate) fn node_path_head(r: &mut Reader<'_>) -> Result<(u32, u32, u32)> {
+    let at = r.offset();
+    let w = r.read_u32()?;
+    if w & 0x8000_0000 == 0 {
+        return Err(Error::new(ErrorKind::OldNodePathFormat, at));
+    }
+    let names = w & 0x7FFF_FFFF;
+    let mut subnames = r.read_u32()?;
+    let flags = r.read_u32()?;
+    if flags & 2 != 0 {
+        // The obsolete "property" flag: one more subname follows.
+        subnames = subnames.wrapping_add(1);
+    }
+    // The engine reads `names + subnames` strings (u32 arithmetic), the first `names` of
+    // them as names.
+    let total = names.wrapping_add(subnames);
+    let names = names.min(total);
+    Ok((names, total - names, flags))
+}
+
+/// Skips a NodePath payload, checking its strings' text when `check` is set.
+pub(crate) fn skip_node_path(r: &mut Reader<'_>, dialect: Dialect, check: bool) -> Result<()> {
+    let (names, subnames, _) = node_path_head(r)?;
+    for _ in 0..u64::from(names) + u64::from(subnames) {
+        skip_string(r, dialect, check)?;
+    }
+    Ok(())
 }

@@ -65,6 +65,7 @@ pub mod de;
 pub mod detect;
 pub mod dict;
 pub mod encode;
+pub mod engine;
 pub mod error;
 pub mod framing;
 mod head;
@@ -85,6 +86,7 @@ pub mod packed;
 #[cfg(feature = "bytes")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 pub mod packet;
+pub mod path;
 mod reader;
 mod seq;
 #[cfg(feature = "serde")]
@@ -103,10 +105,11 @@ pub mod value;
 pub mod walker;
 pub mod writer;
 
-pub use array::{ArrayIter, ArrayRef, ContainerType, EngineElement, EngineIter};
+pub use array::{ArrayIter, ArrayRef, ContainerType};
 pub use detect::{Detection, Detector, Verdict};
 pub use dict::{DictIter, DictionaryRef, Key};
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
+pub use engine::{EngineElement, EngineIter};
 pub use error::{Error, ErrorKind, Expected, Result};
 pub use math::*;
 pub use object::{
@@ -124,7 +127,8 @@ pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MA
 /// The read options' name before 0.2.
 #[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
 pub type Options = ReadOptions;
-pub use value::{PathItem, VariantRef};
+pub use path::PathItem;
+pub use value::VariantRef;
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 #[cfg(feature = "serde")]

@@ -3,11 +3,11 @@
 use core::iter::FusedIterator;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::head::{check_script, is_script, read_text, skip_string};
+use crate::head::{check_script, is_script, node_path_head, read_text};
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::strings::Text;
-use crate::types::{Dialect, ReadOptions};
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 
 /// An iterator over consecutive length-prefixed strings (NodePath names, PackedStringArray
@@ -68,29 +68,8 @@ pub struct NodePathRef<'a> {
 }
 
 impl<'a> NodePathRef<'a> {
-    /// Reads the 12-byte NodePath head at `r` (after the Variant header).
-    fn read_head(r: &mut Reader<'a>) -> Result<(u32, u32, u32)> {
-        let at = r.offset();
-        let w = r.read_u32()?;
-        if w & 0x8000_0000 == 0 {
-            return Err(Error::new(ErrorKind::OldNodePathFormat, at));
-        }
-        let names = w & 0x7FFF_FFFF;
-        let mut subnames = r.read_u32()?;
-        let flags = r.read_u32()?;
-        if flags & 2 != 0 {
-            // The obsolete "property" flag: one more subname follows.
-            subnames = subnames.wrapping_add(1);
-        }
-        // The engine reads `names + subnames` strings (u32 arithmetic), the first `names` of
-        // them as names.
-        let total = names.wrapping_add(subnames);
-        let names = names.min(total);
-        Ok((names, total - names, flags))
-    }
-
     pub(crate) fn read(mut r: Reader<'a>, dialect: Dialect) -> Result<NodePathRef<'a>> {
-        let (names, subnames, flags) = Self::read_head(&mut r)?;
+        let (names, subnames, flags) = node_path_head(&mut r)?;
         Ok(NodePathRef {
             strings: r,
             names,
@@ -98,15 +77,6 @@ impl<'a> NodePathRef<'a> {
             flags,
             dialect,
         })
-    }
-
-    /// Skips a NodePath payload, checking its strings' text when `check` is set.
-    pub(crate) fn skip(r: &mut Reader<'a>, dialect: Dialect, check: bool) -> Result<()> {
-        let (names, subnames, _) = Self::read_head(r)?;
-        for _ in 0..u64::from(names) + u64::from(subnames) {
-            skip_string(r, dialect, check)?;
-        }
-        Ok(())
     }
 
     /// Whether the path is absolute (starts with `/`).
@@ -372,3 +342,39 @@ pub struct SignalRef<'a> {
 /// decodes it to an empty Callable: there is nothing more to read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CallableRef;
+
+/// The object-like views of a value.
+impl<'a> VariantRef<'a> {
+    /// A NodePath's names, subnames and absolute flag.
+    pub fn as_node_path(&self) -> Result<NodePathRef<'a>> {
+        self.expect(VariantType::NodePath)?;
+        NodePathRef::read(self.payload(), self.opts.dialect)
+    }
+
+    /// An Object: an instance id, or (when objects are allowed) a full object's class name and
+    /// properties.
+    pub fn as_object(&self) -> Result<ObjectRef<'a>> {
+        self.expect(VariantType::Object)?;
+        if self.h.header & FLAG_64 != 0 {
+            return Ok(ObjectRef::Id(self.payload().read_u64()?));
+        }
+        ObjectRef::full(*self)
+    }
+
+    /// A Callable (Godot 4): it carries no payload on the wire (the engine decodes it to an
+    /// empty Callable), so this only checks the type.
+    pub fn as_callable(&self) -> Result<CallableRef> {
+        self.expect(VariantType::Callable).map(|()| CallableRef)
+    }
+
+    /// A Signal's name and object id (Godot 4).
+    pub fn as_signal(&self) -> Result<SignalRef<'a>> {
+        self.expect(VariantType::Signal)?;
+        let mut p = self.payload();
+        let name = read_text(&mut p, self.opts.dialect)?;
+        Ok(SignalRef {
+            name,
+            object_id: p.read_u64()?,
+        })
+    }
+}

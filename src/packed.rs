@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 use zerocopy::little_endian::{F32, F64, I32, I64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use crate::error::{Expected, Result};
 use crate::math::{Color, Vector2, Vector3, Vector4};
 use crate::object::StrIter;
 use crate::types::VariantType;
@@ -335,26 +336,6 @@ pub enum PackedElement<'a> {
     Color(Color),
 }
 
-impl From<PackedElement<'_>> for crate::owned::Variant {
-    /// The Variant the engine gives for `array[i]`: an int, a float, a String, a vector or a
-    /// Color.
-    fn from(e: PackedElement<'_>) -> Self {
-        use crate::owned::Variant as V;
-        match e {
-            PackedElement::Byte(x) => V::Int(x.into()),
-            PackedElement::Int32(x) => V::Int(x.into()),
-            PackedElement::Int64(x) => V::Int(x),
-            PackedElement::Float32(x) => V::Float(x.into()),
-            PackedElement::Float64(x) => V::Float(x),
-            PackedElement::String(s) => V::String(s.into()),
-            PackedElement::Vector2(v) => V::Vector2(v),
-            PackedElement::Vector3(v) => V::Vector3(v),
-            PackedElement::Vector4(v) => V::Vector4(v),
-            PackedElement::Color(c) => V::Color(c),
-        }
-    }
-}
-
 /// Element `i` of the packed array `v` (`None` past the end, or if `v` is not a packed array).
 pub(crate) fn element<'a>(
     v: &VariantRef<'a>,
@@ -396,4 +377,51 @@ pub(crate) fn element<'a>(
         T::PackedColorArray => v.as_packed::<Color>()?.get(i).map(E::Color),
         _ => None,
     })
+}
+
+/// The packed array views of a value.
+impl<'a> VariantRef<'a> {
+    /// The bytes of a PackedByteArray (PoolByteArray), borrowed from the input.
+    pub fn as_byte_array(&self) -> Result<&'a [u8]> {
+        self.expect(VariantType::PackedByteArray)?;
+        let mut p = self.payload();
+        let n = p.read_len()?;
+        p.read_bytes(n)
+    }
+
+    /// A packed array of fixed-size elements, viewed in place: `as_packed::<f32>()` for a
+    /// PackedFloat32Array, `as_packed::<[f32; 3]>()` for a single-precision PackedVector3Array,
+    /// `as_packed::<[f64; 3]>()` for a double-precision one, `as_packed::<Color>()`, …
+    pub fn as_packed<T: Element>(&self) -> Result<PackedArrayRef<'a, T>> {
+        if !T::matches(self.h.ty, self.is_wide()) {
+            return Err(self.wrong(Expected::PackedOf(T::NAME)));
+        }
+        let mut p = self.payload();
+        let n = p.read_len()?;
+        let at = p.offset();
+        let bytes = p.read_elements(n, core::mem::size_of::<T>())?;
+        Ok(PackedArrayRef::new(bytes, at))
+    }
+
+    /// A PackedStringArray (PoolStringArray) view.
+    pub fn as_string_array(&self) -> Result<PackedStringArrayRef<'a>> {
+        self.expect(VariantType::PackedStringArray)?;
+        Ok(PackedStringArrayRef::new(*self))
+    }
+
+    /// Element `index` of a packed array of any kind (PackedStringArray included), as the
+    /// engine's `array[index]` gives it; `Ok(None)` past the end or when the value is not a
+    /// packed array. A PackedStringArray is read up to the entry; other kinds in O(1).
+    ///
+    /// ```
+    /// use gdvariant::PackedElement;
+    /// // var_to_bytes(PackedInt32Array([7, -1])) in Godot 4
+    /// let v = gdvariant::parse(&[30, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 255, 255, 255, 255])?;
+    /// assert_eq!(v.element(1)?, Some(PackedElement::Int32(-1)));
+    /// assert_eq!(v.element(2)?, None);
+    /// # Ok::<(), gdvariant::Error>(())
+    /// ```
+    pub fn element(&self, index: usize) -> Result<Option<PackedElement<'a>>> {
+        element(self, index)
+    }
 }

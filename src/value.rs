@@ -2,17 +2,12 @@
 
 use core::fmt;
 
-use crate::array::ArrayRef;
-use crate::dict::DictionaryRef;
 use crate::error::{Error, ErrorKind, Expected, Result};
 use crate::head::{flag_applies, plain_string, read_text, Body, Head};
 use crate::math::*;
-use crate::object::{CallableRef, NodePathRef, ObjectRef, SignalRef};
-use crate::packed::{Element, PackedArrayRef, PackedElement, PackedStringArrayRef};
 use crate::reader::Reader;
 use crate::strings::Text;
 use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
-use crate::walker;
 
 /// A borrowed, lazy view of one encoded Variant.
 ///
@@ -27,14 +22,15 @@ use crate::walker;
 ///
 /// # As encoded, and as the engine reads it
 ///
-/// The lazy views ([`VariantRef`], [`ArrayRef`], [`DictionaryRef`],
-/// [`NodePathRef`], [`ObjectRef`], [`PackedArrayRef`]) give what the bytes say, zero-copy:
+/// The lazy views ([`VariantRef`], [`ArrayRef`](crate::ArrayRef),
+/// [`DictionaryRef`](crate::DictionaryRef), [`NodePathRef`](crate::NodePathRef),
+/// [`ObjectRef`](crate::ObjectRef), [`PackedArrayRef`](crate::PackedArrayRef)) give what the bytes say, zero-copy:
 /// every element and pair in byte order, math components at the width they were written,
 /// text as it is encoded. What the engine's `bytes_to_var` makes of the same bytes can differ,
 /// in crafted or unusual input:
 ///
 /// - a typed Array or Dictionary converts or drops elements (keys) that do not have its type:
-///   [`ArrayRef::engine_iter`], [`convert`](crate::convert);
+///   [`ArrayRef::engine_iter`](crate::ArrayRef::engine_iter), [`convert`](crate::convert);
 /// - a Dictionary keeps one entry per key (the first key's position, the last value):
 ///   [`DictionaryRef::get`](crate::DictionaryRef::get) finds that value;
 /// - a standard (single-precision) engine narrows 64-bit math components to `f32`
@@ -48,8 +44,8 @@ use crate::walker;
 #[derive(Clone, Copy)]
 pub struct VariantRef<'a> {
     pub(crate) h: Head<'a>,
-    depth: u32,
-    opts: ReadOptions,
+    pub(crate) depth: u32,
+    pub(crate) opts: ReadOptions,
 }
 
 impl<'a> VariantRef<'a> {
@@ -109,42 +105,6 @@ impl<'a> VariantRef<'a> {
         self.h.ty == VariantType::Nil
     }
 
-    /// The value's exact encoded bytes, header included, borrowed from the input: forward a
-    /// sub-tree unchanged with these. For a container whose end is not yet known this walks it
-    /// (without allocating) and reports the first structural error.
-    pub fn raw(&self) -> Result<&'a [u8]> {
-        if self.h.sized() {
-            return Ok(self.h.data);
-        }
-        let mut r = self.h.body_reader();
-        walker::skip_body(&mut r, &self.h, self.depth, &self.opts, false)?;
-        Ok(self
-            .h
-            .data
-            .get(..r.offset() - self.h.offset)
-            .unwrap_or(self.h.data))
-    }
-
-    /// The number of bytes the value occupies (see [`raw`](VariantRef::raw)).
-    pub fn byte_len(&self) -> Result<usize> {
-        self.raw().map(<[u8]>::len)
-    }
-
-    /// Returns the value with its size determined (walking its body if needed), so that
-    /// [`raw`](VariantRef::raw) is O(1) afterwards.
-    pub fn sized(self) -> Result<VariantRef<'a>> {
-        let len = self.raw()?.len();
-        Ok(self.sized_to(len))
-    }
-
-    /// Validates the whole value (every bound, every string's UTF-8, depth, object policy) and
-    /// returns its length in bytes; see [`validate`](crate::validate()).
-    pub fn validate(&self) -> Result<usize> {
-        let mut r = Reader::new(self.h.data, self.h.offset);
-        walker::validate_at(&mut r, self.depth, &self.opts)?;
-        Ok(r.pos())
-    }
-
     /// The declared count of a container or PackedStringArray: elements of an Array, pairs of
     /// a Dictionary, properties of a full object, strings of a PackedStringArray. 0 for every
     /// other type (packed arrays of fixed-size elements: see
@@ -191,17 +151,17 @@ impl<'a> VariantRef<'a> {
 
     /// A cursor over the payload (after the header).
     #[inline]
-    fn payload(&self) -> Reader<'a> {
+    pub(crate) fn payload(&self) -> Reader<'a> {
         Reader::new(self.h.data.get(4..).unwrap_or(&[]), self.h.offset + 4)
     }
 
     #[cold]
-    fn wrong(&self, expected: Expected) -> Error {
+    pub(crate) fn wrong(&self, expected: Expected) -> Error {
         Error::wrong_type(self.h.offset, expected, self.h.ty)
     }
 
     #[inline]
-    fn expect(&self, ty: VariantType) -> Result<()> {
+    pub(crate) fn expect(&self, ty: VariantType) -> Result<()> {
         if self.h.ty == ty {
             Ok(())
         } else {
@@ -407,201 +367,6 @@ impl<'a> VariantRef<'a> {
             p.read_f32()?,
             p.read_f32()?,
         ))
-    }
-
-    // ----- composite views -----
-
-    /// A NodePath's names, subnames and absolute flag.
-    pub fn as_node_path(&self) -> Result<NodePathRef<'a>> {
-        self.expect(VariantType::NodePath)?;
-        NodePathRef::read(self.payload(), self.opts.dialect)
-    }
-
-    /// An Object: an instance id, or (when objects are allowed) a full object's class name and
-    /// properties.
-    pub fn as_object(&self) -> Result<ObjectRef<'a>> {
-        self.expect(VariantType::Object)?;
-        if self.h.header & FLAG_64 != 0 {
-            return Ok(ObjectRef::Id(self.payload().read_u64()?));
-        }
-        ObjectRef::full(*self)
-    }
-
-    /// A Callable (Godot 4): it carries no payload on the wire (the engine decodes it to an
-    /// empty Callable), so this only checks the type.
-    pub fn as_callable(&self) -> Result<CallableRef> {
-        self.expect(VariantType::Callable).map(|()| CallableRef)
-    }
-
-    /// A Signal's name and object id (Godot 4).
-    pub fn as_signal(&self) -> Result<SignalRef<'a>> {
-        self.expect(VariantType::Signal)?;
-        let mut p = self.payload();
-        let name = read_text(&mut p, self.opts.dialect)?;
-        Ok(SignalRef {
-            name,
-            object_id: p.read_u64()?,
-        })
-    }
-
-    /// An Array view.
-    pub fn as_array(&self) -> Result<ArrayRef<'a>> {
-        self.expect(VariantType::Array)?;
-        Ok(ArrayRef::new(*self))
-    }
-
-    /// A Dictionary view.
-    pub fn as_dictionary(&self) -> Result<DictionaryRef<'a>> {
-        self.expect(VariantType::Dictionary)?;
-        Ok(DictionaryRef::new(*self))
-    }
-
-    /// The bytes of a PackedByteArray (PoolByteArray), borrowed from the input.
-    pub fn as_byte_array(&self) -> Result<&'a [u8]> {
-        self.expect(VariantType::PackedByteArray)?;
-        let mut p = self.payload();
-        let n = p.read_len()?;
-        p.read_bytes(n)
-    }
-
-    /// A packed array of fixed-size elements, viewed in place: `as_packed::<f32>()` for a
-    /// PackedFloat32Array, `as_packed::<[f32; 3]>()` for a single-precision PackedVector3Array,
-    /// `as_packed::<[f64; 3]>()` for a double-precision one, `as_packed::<Color>()`, …
-    pub fn as_packed<T: Element>(&self) -> Result<PackedArrayRef<'a, T>> {
-        if !T::matches(self.h.ty, self.is_wide()) {
-            return Err(self.wrong(Expected::PackedOf(T::NAME)));
-        }
-        let mut p = self.payload();
-        let n = p.read_len()?;
-        let at = p.offset();
-        let bytes = p.read_elements(n, core::mem::size_of::<T>())?;
-        Ok(PackedArrayRef::new(bytes, at))
-    }
-
-    /// A PackedStringArray (PoolStringArray) view.
-    pub fn as_string_array(&self) -> Result<PackedStringArrayRef<'a>> {
-        self.expect(VariantType::PackedStringArray)?;
-        Ok(PackedStringArrayRef::new(*self))
-    }
-
-    /// Element `index` of a packed array of any kind (PackedStringArray included), as the
-    /// engine's `array[index]` gives it; `Ok(None)` past the end or when the value is not a
-    /// packed array. A PackedStringArray is read up to the entry; other kinds in O(1).
-    ///
-    /// ```
-    /// use gdvariant::PackedElement;
-    /// // var_to_bytes(PackedInt32Array([7, -1])) in Godot 4
-    /// let v = gdvariant::parse(&[30, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 255, 255, 255, 255])?;
-    /// assert_eq!(v.element(1)?, Some(PackedElement::Int32(-1)));
-    /// assert_eq!(v.element(2)?, None);
-    /// # Ok::<(), gdvariant::Error>(())
-    /// ```
-    pub fn element(&self, index: usize) -> Result<Option<PackedElement<'a>>> {
-        crate::packed::element(self, index)
-    }
-
-    /// Looks up a path of dictionary keys and array indices separated by `/`, such as
-    /// `entities/9999/pos`, without decoding anything else. A segment is tried as a string key
-    /// of a dictionary, then (if it is a number) as an int key; on an array it is an index.
-    /// `Ok(None)` when some step does not exist.
-    ///
-    /// The elements of packed arrays are not encoded values, so a path ending in one (`tags/0`)
-    /// is `Ok(None)` here: [`path_item`](VariantRef::path_item) finds those too.
-    pub fn path(&self, path: &str) -> Result<Option<VariantRef<'a>>> {
-        let mut cur = *self;
-        for seg in path.split('/').filter(|s| !s.is_empty()) {
-            match cur.step(seg)? {
-                Some(v) => cur = v,
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(cur))
-    }
-
-    /// Looks up a path as [`path`](VariantRef::path) does, where the last segment may also
-    /// index a packed array (`entities/7/tags/0`): the item found is a value or a packed
-    /// array's element.
-    ///
-    /// ```
-    /// use gdvariant::{PackedElement, PathItem};
-    /// // var_to_bytes({"tags": PackedStringArray(["npc"])}) in Godot 4
-    /// let bytes = [27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, b't', b'a', b'g', b's',
-    ///              34, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, b'n', b'p', b'c', 0];
-    /// let v = gdvariant::parse(&bytes)?;
-    /// assert!(matches!(v.path_item("tags/0")?, Some(PathItem::Element(PackedElement::String("npc")))));
-    /// let tags = v.path_item("tags")?.and_then(PathItem::value).unwrap();
-    /// assert_eq!(tags.as_string_array()?.len(), 1);
-    /// assert!(v.path_item("tags/1")?.is_none());
-    /// # Ok::<(), gdvariant::Error>(())
-    /// ```
-    pub fn path_item(&self, path: &str) -> Result<Option<PathItem<'a>>> {
-        let mut cur = *self;
-        let mut segs = path.split('/').filter(|s| !s.is_empty()).peekable();
-        while let Some(seg) = segs.next() {
-            if cur.ty().is_packed_array() {
-                if segs.peek().is_some() {
-                    return Ok(None);
-                }
-                return Ok(match seg.parse::<usize>() {
-                    Ok(i) => cur.element(i)?.map(PathItem::Element),
-                    Err(_) => None,
-                });
-            }
-            match cur.step(seg)? {
-                Some(v) => cur = v,
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(PathItem::Value(cur)))
-    }
-
-    /// One step of a path: the child named by `seg`, if any.
-    #[inline]
-    fn step(&self, seg: &str) -> Result<Option<VariantRef<'a>>> {
-        Ok(match self.ty() {
-            VariantType::Dictionary => {
-                let d = DictionaryRef::new(*self);
-                match d.get(seg)? {
-                    Some(v) => Some(v),
-                    None => match seg.parse::<i64>() {
-                        Ok(i) => d.get(i)?,
-                        Err(_) => None,
-                    },
-                }
-            }
-            VariantType::Array => match seg.parse::<usize>() {
-                Ok(i) => ArrayRef::new(*self).get(i)?,
-                Err(_) => None,
-            },
-            _ => None,
-        })
-    }
-}
-
-/// What [`VariantRef::path_item`] finds: an encoded value, or an element of a packed array.
-#[derive(Clone, Copy, Debug)]
-pub enum PathItem<'a> {
-    /// A value (scalar, container, packed array, …).
-    Value(VariantRef<'a>),
-    /// An element of a packed array.
-    Element(PackedElement<'a>),
-}
-
-impl<'a> PathItem<'a> {
-    /// The value, if the item is one.
-    pub fn value(self) -> Option<VariantRef<'a>> {
-        match self {
-            PathItem::Value(v) => Some(v),
-            PathItem::Element(_) => None,
-        }
-    }
-
-    /// The packed array element, if the item is one.
-    pub fn element(self) -> Option<PackedElement<'a>> {
-        match self {
-            PathItem::Element(e) => Some(e),
-            PathItem::Value(_) => None,
-        }
     }
 }
 

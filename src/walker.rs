@@ -1051,6 +1051,45 @@ pub(crate) fn skip_values(
     skip_rest::<false>(r, top, Pending::NONE, depth, opts)
 }
 
+/// The whole-value reads of a view, which walk its body.
+impl<'a> VariantRef<'a> {
+    /// The value's exact encoded bytes, header included, borrowed from the input: forward a
+    /// sub-tree unchanged with these. For a container whose end is not yet known this walks it
+    /// (without allocating) and reports the first structural error.
+    pub fn raw(&self) -> Result<&'a [u8]> {
+        if self.h.sized() {
+            return Ok(self.h.data);
+        }
+        let mut r = self.h.body_reader();
+        skip_body(&mut r, &self.h, self.depth, &self.opts, false)?;
+        Ok(self
+            .h
+            .data
+            .get(..r.offset() - self.h.offset)
+            .unwrap_or(self.h.data))
+    }
+
+    /// The number of bytes the value occupies (see [`raw`](VariantRef::raw)).
+    pub fn byte_len(&self) -> Result<usize> {
+        self.raw().map(<[u8]>::len)
+    }
+
+    /// Returns the value with its size determined (walking its body if needed), so that
+    /// [`raw`](VariantRef::raw) is O(1) afterwards.
+    pub fn sized(self) -> Result<VariantRef<'a>> {
+        let len = self.raw()?.len();
+        Ok(self.sized_to(len))
+    }
+
+    /// Validates the whole value (every bound, every string's UTF-8, depth, object policy) and
+    /// returns its length in bytes; see [`validate`](crate::validate()).
+    pub fn validate(&self) -> Result<usize> {
+        let mut r = Reader::new(self.h.data, self.h.offset);
+        validate_at(&mut r, self.depth, &self.opts)?;
+        Ok(r.pos())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use core::fmt;
 
 use super::{Array, Dictionary, GString, NodePath, Object, RawValue, Signal, Variant};
 use crate::math::*;
+use crate::packed::PackedElement;
 use crate::types::VariantType;
 
 macro_rules! copy_accessors {
@@ -536,6 +537,26 @@ impl fmt::Display for NodePath {
             f.write_str(s)?;
         }
         Ok(())
+    }
+}
+
+impl From<PackedElement<'_>> for Variant {
+    /// The Variant the engine gives for `array[i]`: an int, a float, a String, a vector or a
+    /// Color.
+    fn from(e: PackedElement<'_>) -> Self {
+        use Variant as V;
+        match e {
+            PackedElement::Byte(x) => V::Int(x.into()),
+            PackedElement::Int32(x) => V::Int(x.into()),
+            PackedElement::Int64(x) => V::Int(x),
+            PackedElement::Float32(x) => V::Float(x.into()),
+            PackedElement::Float64(x) => V::Float(x),
+            PackedElement::String(s) => V::String(s.into()),
+            PackedElement::Vector2(v) => V::Vector2(v),
+            PackedElement::Vector3(v) => V::Vector3(v),
+            PackedElement::Vector4(v) => V::Vector4(v),
+            PackedElement::Color(c) => V::Color(c),
+        }
     }
 }
 
