@@ -976,7 +976,7 @@ mod tests {
         assert_eq!(d.entries[1].1, Variant::Int(9));
         assert_eq!(d.entries[1].0, Variant::from(vec![Variant::Int(1)]));
         let bytes = bytes_of(dict_events);
-        let enc = crate::encode_with(&tree, &EncodeOptions::new().with_full_objects(true));
+        let enc = crate::encode::encode_with(&tree, &EncodeOptions::new().with_full_objects(true));
         assert_eq!(bytes, enc.unwrap());
     }
 
@@ -990,14 +990,14 @@ mod tests {
             b.end(4)?;
             b.leaf(2.into(), 5)?;
             b.set_types(
-                TypeInfo::Builtin(crate::VariantType::Array),
+                TypeInfo::Builtin(crate::types::VariantType::Array),
                 TypeInfo::None,
                 6,
             )?;
             b.end(7)
         };
         let want = Variant::Array(Array::typed(
-            TypeInfo::Builtin(crate::VariantType::Array),
+            TypeInfo::Builtin(crate::types::VariantType::Array),
             vec![
                 Variant::Array(Array::typed(
                     TypeInfo::ClassName("Node".into()),
@@ -1006,7 +1006,7 @@ mod tests {
                 2.into(),
             ],
         ));
-        let enc = crate::encode_with(&want, &EncodeOptions::new().with_full_objects(true));
+        let enc = crate::encode::encode_with(&want, &EncodeOptions::new().with_full_objects(true));
         assert_eq!(bytes_of(events), enc.unwrap());
     }
 

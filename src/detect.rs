@@ -657,10 +657,10 @@ mod tests {
     fn header_bits_a_type_does_not_use_are_odd() {
         // A Godot 4 StringName "" with bit 20 set: valid, but never written by the engine.
         let b = [0x15, 0, 0x10, 0, 0, 0, 0, 0];
-        let v = crate::parse(&b).unwrap();
+        let v = crate::read::parse(&b).unwrap();
         assert_eq!(oddity(&v, false), Some(Odd::UnusedHeaderBits));
         let plain = [0x15, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(oddity(&crate::parse(&plain).unwrap(), false), None);
+        assert_eq!(oddity(&crate::read::parse(&plain).unwrap(), false), None);
         // A typed Godot 4 Array uses bits 16-17.
         assert_eq!(used_bits(VariantType::Array, Dialect::Godot4), 0b11 << 16);
         assert_eq!(used_bits(VariantType::Array, Dialect::Godot3), 0);

@@ -562,7 +562,7 @@ impl<'a> DictionaryRef<'a> {
 fn skip_pair_part<const CHECK: bool>(
     r: &mut Reader<'_>,
     depth: u32,
-    opts: &crate::ReadOptions,
+    opts: &crate::types::ReadOptions,
 ) -> Result<()> {
     if CHECK {
         validate_at(r, depth, opts)
@@ -816,7 +816,8 @@ impl<'a> VariantRef<'a> {
 mod tests {
     use alloc::string::ToString;
 
-    use crate::{parse, ReadOptions};
+    use crate::read::parse;
+    use crate::types::ReadOptions;
 
     #[test]
     fn a_key_after_a_bom_is_found_by_every_lookup() {
@@ -827,7 +828,7 @@ mod tests {
             0, 2, 0, 0, 0, 7, 0, 0, 0,
         ];
         let d = parse(&bytes).unwrap().as_dictionary().unwrap();
-        let seven = |v: Option<crate::VariantRef<'_>>| v.unwrap().as_i64().unwrap();
+        let seven = |v: Option<crate::value::VariantRef<'_>>| v.unwrap().as_i64().unwrap();
         assert_eq!(seven(d.get("key").unwrap()), 7);
         assert_eq!(seven(d.get_first("key").unwrap()), 7);
         let [key, x] = d.get_many(["key", "x"]).unwrap();
@@ -846,7 +847,7 @@ mod tests {
         ];
         let d = parse(&bytes).unwrap().as_dictionary().unwrap();
         assert!(d.get_many(["a"]).unwrap()[0].is_some());
-        let e = crate::validate(&bytes).unwrap_err();
+        let e = crate::read::validate(&bytes).unwrap_err();
         assert_eq!(e.offset(), 8);
         assert_eq!(d.validate_get_many(["a"]).unwrap_err(), e);
         assert_eq!(d.validate_get_many::<&str, 0>([]).unwrap_err(), e);
@@ -857,7 +858,7 @@ mod tests {
         ];
         let d = parse(&bytes).unwrap().as_dictionary().unwrap();
         assert_eq!(d.get_many(["a"]).unwrap()[0].unwrap().as_i64().unwrap(), 1);
-        let e = crate::validate(&bytes).unwrap_err();
+        let e = crate::read::validate(&bytes).unwrap_err();
         assert_eq!(e.offset(), 36);
         assert_eq!(d.validate_get_many(["a"]).unwrap_err(), e);
     }
@@ -929,10 +930,13 @@ mod tests {
         assert_eq!(at("ey"), None);
         assert_eq!(at("y"), None);
         assert_eq!(at(""), None);
-        assert_eq!(d.get(7).unwrap().unwrap().ty(), crate::VariantType::Array);
+        assert_eq!(
+            d.get(7).unwrap().unwrap().ty(),
+            crate::types::VariantType::Array
+        );
         assert_eq!(
             d.get("arr").unwrap().unwrap().ty(),
-            crate::VariantType::Array
+            crate::types::VariantType::Array
         );
         // Cut short inside the last value: found before, an error after.
         let cut = &bytes[..bytes.len() - 2];
@@ -942,7 +946,10 @@ mod tests {
         assert!(d.get("key").is_err());
         let e = d.get("nope").unwrap_err();
         // The int's payload starts 2 bytes before the cut: 2 of its 4 bytes are missing.
-        assert_eq!(e.kind(), crate::ErrorKind::UnexpectedEof { needed: 2 });
+        assert_eq!(
+            e.kind(),
+            crate::error::ErrorKind::UnexpectedEof { needed: 2 }
+        );
         assert_eq!(e.offset(), cut.len() - 2);
     }
 }

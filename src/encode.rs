@@ -1095,13 +1095,13 @@ mod tests {
             EncodeOptions::new().with_dialect(Dialect::Godot3),
         ];
         let read = |o: &EncodeOptions| {
-            crate::ReadOptions::new()
+            crate::types::ReadOptions::new()
                 .with_dialect(o.dialect())
                 .with_full_objects(true)
         };
         let back = |v: &Variant, o: &EncodeOptions| {
             let bytes = encode_with(v, o).unwrap();
-            crate::parse_with(&bytes, &read(o))
+            crate::read::parse_with(&bytes, &read(o))
                 .unwrap()
                 .to_owned()
                 .unwrap()

@@ -89,8 +89,8 @@ impl EngineElement<'_> {
 pub struct EngineIter<'a> {
     inner: ArrayIter<'a>,
     declared: TypeInfo,
-    error: Option<crate::Error>,
-    opts: crate::ReadOptions,
+    error: Option<crate::error::Error>,
+    opts: crate::types::ReadOptions,
 }
 
 impl<'a> EngineIter<'a> {

@@ -288,7 +288,7 @@ impl<'a> PackedStringArrayRef<'a> {
     }
 
     /// The entry at `index` (skipping the ones before it), `Ok(None)` past the end.
-    pub fn get(&self, index: usize) -> crate::Result<Option<&'a str>> {
+    pub fn get(&self, index: usize) -> crate::error::Result<Option<&'a str>> {
         if index >= self.len() {
             return Ok(None);
         }
@@ -301,7 +301,7 @@ impl<'a> PackedStringArrayRef<'a> {
 }
 
 impl<'a> IntoIterator for PackedStringArrayRef<'a> {
-    type Item = crate::Result<&'a str>;
+    type Item = crate::error::Result<&'a str>;
     type IntoIter = StrIter<'a>;
     fn into_iter(self) -> StrIter<'a> {
         self.iter()
@@ -340,7 +340,7 @@ pub enum PackedElement<'a> {
 pub(crate) fn element<'a>(
     v: &VariantRef<'a>,
     i: usize,
-) -> crate::Result<Option<PackedElement<'a>>> {
+) -> crate::error::Result<Option<PackedElement<'a>>> {
     use PackedElement as E;
     let wide = v.is_wide();
     Ok(match v.ty() {

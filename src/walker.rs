@@ -1093,7 +1093,7 @@ impl<'a> VariantRef<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Event;
+    use crate::walker::Event;
 
     #[test]
     fn frames_below_the_innermost_keep_their_count_and_kind() {

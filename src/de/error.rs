@@ -25,7 +25,7 @@ pub struct Error {
 struct Inner {
     msg: String,
     /// The format error behind the message, if it is one.
-    format: Option<crate::Error>,
+    format: Option<crate::error::Error>,
     offset: Option<usize>,
     /// Path segments, innermost first.
     path: Vec<Segment>,
@@ -60,7 +60,7 @@ impl Error {
     }
 
     /// The format error (malformed input, limits) behind this error, if it is one.
-    pub fn format_error(&self) -> Option<crate::Error> {
+    pub fn format_error(&self) -> Option<crate::error::Error> {
         self.inner.format.clone()
     }
 
@@ -136,9 +136,9 @@ impl Error {
     }
 }
 
-impl From<crate::Error> for Error {
+impl From<crate::error::Error> for Error {
     #[cold]
-    fn from(e: crate::Error) -> Error {
+    fn from(e: crate::error::Error) -> Error {
         let mut err = Error::new(e.kind().to_string()).at(e.offset());
         err.inner.format = Some(e);
         err

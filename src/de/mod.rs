@@ -61,7 +61,9 @@ use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
+mod elements;
 pub(crate) mod error;
+mod owned;
 
 pub use error::{Error, Result};
 
@@ -1107,7 +1109,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
             }
             T::PackedByteArray => visitor.visit_borrowed_bytes(v.as_byte_array()?),
             T::Array | T::Dictionary => return Err(container_as_value(offset)),
-            _ => crate::serde_impl::math::visit_elements(v, visitor),
+            _ => elements::visit_elements(v, visitor),
         };
         res.map_err(|e| e.value_at(v.ty(), v.dialect(), offset))
     }
@@ -1205,18 +1207,18 @@ fn engine_value(this: &mut Deserializer<'_, FromInput>) -> Result<Option<EngineV
     let v = this.take_value()?;
     let offset = v.offset();
     let opts = v.options();
-    let bytes = crate::encode_with(
+    let bytes = crate::encode::encode_with(
         &v.to_owned()?,
-        &crate::EncodeOptions::new()
+        &crate::encode::EncodeOptions::new()
             .with_dialect(opts.dialect)
             .with_full_objects(opts.full_objects())
             .with_double_precision(opts.double_precision())
-            .with_max_depth(crate::MAX_DEPTH_LIMIT),
+            .with_max_depth(crate::types::MAX_DEPTH_LIMIT),
     )?;
     Ok(Some(EngineValue {
         bytes,
         offset,
-        opts: opts.with_max_depth(crate::MAX_DEPTH_LIMIT),
+        opts: opts.with_max_depth(crate::types::MAX_DEPTH_LIMIT),
     }))
 }
 
@@ -1225,7 +1227,7 @@ struct EngineValue {
     bytes: alloc::vec::Vec<u8>,
     /// The container's offset in the input.
     offset: usize,
-    opts: crate::ReadOptions,
+    opts: crate::types::ReadOptions,
 }
 
 impl EngineValue {
@@ -1237,13 +1239,11 @@ impl EngineValue {
     fn read<'de, T>(
         &self,
         this: &Deserializer<'de, FromInput>,
-        f: impl for<'b, 'c> FnOnce(
-            crate::serde_impl::owned::Owned<'b, &'c mut Deserializer<'b, FromEngine>>,
-        ) -> Result<T>,
+        f: impl for<'b, 'c> FnOnce(owned::Owned<'b, &'c mut Deserializer<'b, FromEngine>>) -> Result<T>,
     ) -> Result<T> {
         let mut de = Deserializer::<FromEngine>::with_source(Walker::new(&self.bytes, &self.opts));
         de.remaining_depth = this.remaining_depth;
-        f(crate::serde_impl::owned::Owned::new(&mut de)).map_err(|e| e.in_engine_value(self.offset))
+        f(owned::Owned::new(&mut de)).map_err(|e| e.in_engine_value(self.offset))
     }
 }
 

@@ -1260,9 +1260,12 @@ mod tests {
             let e = from_str(input).unwrap_err();
             assert!(e.message.contains("NUL in a string"), "{e}");
             assert_eq!(
-                to_bytes(input, &crate::EncodeOptions::new().with_full_objects(true))
-                    .unwrap_err()
-                    .message,
+                to_bytes(
+                    input,
+                    &crate::encode::EncodeOptions::new().with_full_objects(true)
+                )
+                .unwrap_err()
+                .message,
                 e.message
             );
         }
@@ -1308,7 +1311,7 @@ mod tests {
         ] {
             let tree = from_str(json).unwrap();
             let (_, wide) = from_str_values(json).unwrap();
-            let want = crate::encode_with(&tree, &enc.with_double_precision(wide)).unwrap();
+            let want = crate::encode::encode_with(&tree, &enc.with_double_precision(wide)).unwrap();
             assert_eq!(to_bytes(json, &enc).unwrap(), want, "{json}");
         }
     }

@@ -196,7 +196,7 @@ pub struct Array {
     /// The elements.
     pub items: Vec<Variant>,
     /// The element type; `None` when untyped (never `Some(TypeInfo::None)`).
-    element_type: Option<Box<TypeInfo>>,
+    pub(crate) element_type: Option<Box<TypeInfo>>,
 }
 
 /// The untyped [`TypeInfo`], for the accessors of untyped containers.
@@ -204,7 +204,7 @@ pub(crate) static UNTYPED: TypeInfo = TypeInfo::None;
 
 /// `t` as stored by an [`Array`]: `None` when untyped.
 #[inline]
-fn boxed_type(t: TypeInfo) -> Option<Box<TypeInfo>> {
+pub(crate) fn boxed_type(t: TypeInfo) -> Option<Box<TypeInfo>> {
     match t {
         TypeInfo::None => None,
         t => Some(Box::new(t)),
@@ -213,7 +213,7 @@ fn boxed_type(t: TypeInfo) -> Option<Box<TypeInfo>> {
 
 /// `k` and `v` as stored by a [`Dictionary`]: `None` when both are untyped.
 #[inline]
-fn boxed_types(k: TypeInfo, v: TypeInfo) -> Option<Box<(TypeInfo, TypeInfo)>> {
+pub(crate) fn boxed_types(k: TypeInfo, v: TypeInfo) -> Option<Box<(TypeInfo, TypeInfo)>> {
     match (k, v) {
         (TypeInfo::None, TypeInfo::None) => None,
         kv => Some(Box::new(kv)),
@@ -874,9 +874,8 @@ impl From<()> for Variant {
 }
 
 mod convert;
-mod decode;
 mod deep;
-mod dictionary;
+pub(crate) mod dictionary;
 mod gstring;
 pub(crate) mod key;
 

@@ -1,6 +1,6 @@
 //! The serde glue shared by the deserializer ([`crate::de`]) and the serializer
 //! ([`crate::ser`]): the one table of private magic newtype names, the math types' and
-//! [`Variant`](crate::Variant)'s `Serialize`/`Deserialize`, and the borrowed raw hand-off of
+//! [`Variant`](crate::Variant)'s `Serialize`/`Deserialize`, and the options word of the borrowed hand-off of
 //! [`VariantRef`](crate::VariantRef).
 //!
 //! A magic name starts with a NUL, so no Rust type's name can collide with it, then a code byte
@@ -16,8 +16,6 @@
 //! and up.
 
 pub(crate) mod math;
-pub(crate) mod owned;
-pub(crate) mod sinks;
 pub(crate) mod variant;
 
 use crate::types::{Dialect, ReadOptions, VariantType};

@@ -77,7 +77,7 @@ impl<'de> Visitor<'de> for RefVisitor {
     }
 
     fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<Self::Value, E> {
-        crate::parse_prefix_with(b, &ReadOptions::new())
+        crate::read::parse_prefix_with(b, &ReadOptions::new())
             .map(|(v, _)| v)
             .map_err(E::custom)
     }
@@ -260,12 +260,12 @@ fn encoded<S: Serializer>(v: &Variant, s: S) -> Result<S::Ok, S::Error> {
     let eopts = EncodeOptions::new()
         .with_double_precision(true)
         .with_full_objects(true)
-        .with_max_depth(crate::MAX_DEPTH_LIMIT);
+        .with_max_depth(crate::types::MAX_DEPTH_LIMIT);
     let bytes = encode_with(v, &eopts).map_err(ser::Error::custom)?;
     let opts = ReadOptions::new()
         .with_double_precision(true)
         .with_full_objects(true)
-        .with_max_depth(crate::MAX_DEPTH_LIMIT);
+        .with_max_depth(crate::types::MAX_DEPTH_LIMIT);
     s.serialize_newtype_struct(
         RAW,
         &RawTuple {

@@ -415,7 +415,8 @@ fn lost(x: &VariantRef<'_>, opts: &EncodeOptions, begin: bool) -> Result<Option<
         if d == Dialect::Godot3 && unholdable_text(x)? {
             return Ok(Some(LossKind::NotUtf8));
         }
-        let wanted = crate::encode_with(&owned, &opts.with_max_depth(crate::MAX_DEPTH_LIMIT));
+        let wanted =
+            crate::encode::encode_with(&owned, &opts.with_max_depth(crate::types::MAX_DEPTH_LIMIT));
         if wanted.as_deref().ok() != Some(x.raw()?) {
             let real = crate::head::flag_applies(x.ty(), d) && !matches!(x.ty(), T::Int | T::Float);
             // Written in the other precision, or narrowed by a single-precision engine.
@@ -424,7 +425,7 @@ fn lost(x: &VariantRef<'_>, opts: &EncodeOptions, begin: bool) -> Result<Option<
             {
                 return Ok(Some(LossKind::Precision));
             }
-            if matches!(&owned, crate::Variant::Object(o) if !matches!(&**o, crate::Object::Id(_)))
+            if matches!(&owned, crate::owned::Variant::Object(o) if !matches!(&**o, crate::owned::Object::Id(_)))
                 && !opts.full_objects()
             {
                 return Ok(Some(LossKind::Objects));
@@ -458,7 +459,7 @@ fn lost(x: &VariantRef<'_>, opts: &EncodeOptions, begin: bool) -> Result<Option<
         T::PackedFloat32Array => x.as_packed::<f32>()?.iter().all(f32_ok),
         T::PackedFloat64Array => x.as_packed::<f64>()?.iter().all(f64_ok),
         T::PackedColorArray => x
-            .as_packed::<crate::Color>()?
+            .as_packed::<crate::math::Color>()?
             .iter()
             .all(|c| c.to_array().iter().all(|&c| f32_ok(c))),
         T::PackedVector2Array | T::PackedVector3Array | T::PackedVector4Array => {

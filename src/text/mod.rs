@@ -129,17 +129,17 @@ impl fmt::Display for VariantRef<'_> {
 #[cfg(feature = "std")]
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let opts = crate::EncodeOptions::new()
+        let opts = crate::encode::EncodeOptions::new()
             .with_double_precision(true)
             .with_full_objects(true);
-        let bytes = match crate::encode_with(self, &opts) {
+        let bytes = match crate::encode::encode_with(self, &opts) {
             Ok(b) => b,
             Err(e) => return write!(f, "<cannot print: {e}>"),
         };
-        let read = crate::ReadOptions::new()
+        let read = crate::types::ReadOptions::new()
             .with_full_objects(true)
             .with_double_precision(true);
-        match crate::parse_with(&bytes, &read) {
+        match crate::read::parse_with(&bytes, &read) {
             Ok(v) => fmt::Display::fmt(&v, f),
             Err(e) => write!(f, "<cannot print: {e}>"),
         }

@@ -971,7 +971,7 @@ mod tests {
             "[Object(EncodedObjectAsID,\"object_id\":5,\"script\":null)\n, RID(-88)]",
         ] {
             let tree = from_str(text, Dialect::Godot4).unwrap();
-            let want = crate::encode_with(&tree, &enc).unwrap();
+            let want = crate::encode::encode_with(&tree, &enc).unwrap();
             assert_eq!(to_bytes(text, &enc).unwrap(), want, "{text}");
         }
     }
@@ -1002,7 +1002,7 @@ mod tests {
 
     #[test]
     fn nul_in_strings_and_type_names_is_refused_by_both_readers() {
-        let enc = crate::EncodeOptions::new().with_full_objects(true);
+        let enc = crate::encode::EncodeOptions::new().with_full_objects(true);
         for (input, at) in [
             ("\"a\\u0000b\"", 0),
             ("\"a\0b\"", 0),
@@ -1027,9 +1027,9 @@ mod tests {
     #[test]
     fn deep_text_reads_without_native_recursion() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        let opts = ReadOptions::new().with_max_depth(crate::MAX_DEPTH_LIMIT);
+        let opts = ReadOptions::new().with_max_depth(crate::types::MAX_DEPTH_LIMIT);
         let e = from_str_with(&deep, &opts).unwrap_err();
-        assert_eq!(e.offset, crate::MAX_DEPTH_LIMIT as usize + 1);
+        assert_eq!(e.offset, crate::types::MAX_DEPTH_LIMIT as usize + 1);
         let ok = format!("{}{}", "[".repeat(16_000), "]".repeat(16_000));
         std::thread::Builder::new()
             .stack_size(64 << 10)

@@ -69,7 +69,7 @@ fn keep_null_objects(v: &mut crate::owned::Variant, dialect: Dialect) {
     };
     let mut raw = (id | crate::types::FLAG_64).to_le_bytes().to_vec();
     raw.extend_from_slice(&[0; 8]);
-    let Ok(null) = crate::parse_with(&raw, &ReadOptions::new().with_dialect(dialect))
+    let Ok(null) = crate::read::parse_with(&raw, &ReadOptions::new().with_dialect(dialect))
         .and_then(|r| RawValue::from_ref(&r))
     else {
         return;
@@ -111,13 +111,13 @@ fn print_engine_value<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -
     let opts = v.options();
     let mut value = v.to_owned()?;
     keep_null_objects(&mut value, opts.dialect);
-    let enc = crate::EncodeOptions::new()
+    let enc = crate::encode::EncodeOptions::new()
         .with_dialect(opts.dialect)
         .with_full_objects(opts.full_objects())
         .with_double_precision(opts.double_precision());
-    let bytes = crate::encode_with(&value, &enc)?;
+    let bytes = crate::encode::encode_with(&value, &enc)?;
     let read = opts.with_max_depth(crate::types::MAX_DEPTH_LIMIT);
-    let e = crate::parse_with(&bytes, &read)?;
+    let e = crate::read::parse_with(&bytes, &read)?;
     print_as(&e, out, false)
 }
 
@@ -1586,11 +1586,11 @@ mod tests {
         assert_eq!(z.len(), 3);
     }
 
-    fn nested(depth: usize, inner: crate::Variant) -> crate::Variant {
+    fn nested(depth: usize, inner: crate::owned::Variant) -> crate::owned::Variant {
         use crate::owned::Array;
-        let mut v = crate::Variant::Array(Array::new(vec![inner]));
+        let mut v = crate::owned::Variant::Array(Array::new(vec![inner]));
         for _ in 1..depth {
-            v = crate::Variant::Array(Array::new(vec![v]));
+            v = crate::owned::Variant::Array(Array::new(vec![v]));
         }
         v
     }
@@ -1599,16 +1599,20 @@ mod tests {
     fn comparing_deeply_nested_array_keys_takes_linear_time() {
         // Testing `less` both ways per element pair cost 2^40 comparisons here.
         let mut d = crate::owned::Dictionary::new();
-        d.entries
-            .push((nested(40, crate::Variant::Int(1)), crate::Variant::Int(1)));
-        d.entries
-            .push((nested(40, crate::Variant::Nil), crate::Variant::Int(2)));
         d.entries.push((
-            nested(40, crate::Variant::Bool(false)),
-            crate::Variant::Int(3),
+            nested(40, crate::owned::Variant::Int(1)),
+            crate::owned::Variant::Int(1),
         ));
-        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        d.entries.push((
+            nested(40, crate::owned::Variant::Nil),
+            crate::owned::Variant::Int(2),
+        ));
+        d.entries.push((
+            nested(40, crate::owned::Variant::Bool(false)),
+            crate::owned::Variant::Int(3),
+        ));
+        let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
         assert_eq!(
             text,
@@ -1626,20 +1630,26 @@ mod tests {
         // {[[null]]: 2, [[1]]: 1, [[null]]: 3}: the engine keeps one [[null]] (first place,
         // last value).
         let mut d = crate::owned::Dictionary::new();
-        d.entries
-            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(2)));
-        d.entries
-            .push((nested(2, crate::Variant::Int(1)), crate::Variant::Int(1)));
-        d.entries
-            .push((nested(2, crate::Variant::Nil), crate::Variant::Int(3)));
-        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        d.entries.push((
+            nested(2, crate::owned::Variant::Nil),
+            crate::owned::Variant::Int(2),
+        ));
+        d.entries.push((
+            nested(2, crate::owned::Variant::Int(1)),
+            crate::owned::Variant::Int(1),
+        ));
+        d.entries.push((
+            nested(2, crate::owned::Variant::Nil),
+            crate::owned::Variant::Int(3),
+        ));
+        let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         assert_eq!(text, "{\n[[null]]: 3,\n[[1]]: 1\n}");
     }
 
     #[test]
     fn repeated_keys_print_as_the_engine_keeps_them_lazily_or_through_to_owned() {
-        use crate::Variant as V;
+        use crate::owned::Variant as V;
         let arr = |v: Vec<V>| V::Array(crate::owned::Array::new(v));
         // Keys of one hash that are not the same key (`"a"` / `&"a"` are, `1` / `1.0` not),
         // then more array keys than MAX_KEY_CLASSES tells apart lazily.
@@ -1658,14 +1668,15 @@ mod tests {
             entries.push((arr(vec![V::Int(0)]), V::from("last")));
             entries.push((V::from("a"), V::from("z")));
             let raw = crate::owned::Dictionary::from_entries(entries.clone());
-            let bytes = crate::encode(&V::Dictionary(raw)).unwrap();
-            let v = crate::parse(&bytes).unwrap();
+            let bytes = crate::encode::encode(&V::Dictionary(raw)).unwrap();
+            let v = crate::read::parse(&bytes).unwrap();
             let idx = index::<u32>(&v, true).unwrap();
             assert_eq!(idx.differs, arrays > MAX_KEY_CLASSES, "{arrays}");
             // The engine's dictionary, printed from its canonical bytes.
             let merged: crate::owned::Dictionary = entries.into_iter().collect();
-            let canonical = crate::encode(&V::Dictionary(merged)).unwrap();
-            let expected = crate::text::to_string(&crate::parse(&canonical).unwrap()).unwrap();
+            let canonical = crate::encode::encode(&V::Dictionary(merged)).unwrap();
+            let expected =
+                crate::text::to_string(&crate::read::parse(&canonical).unwrap()).unwrap();
             let text = crate::text::to_string(&v).unwrap();
             assert_eq!(text, expected, "{arrays}");
             assert!(text.contains("\"a\": \"z\""), "{text}");
@@ -1678,14 +1689,16 @@ mod tests {
     #[test]
     fn dictionary_values_after_container_keys_are_found_again() {
         let mut d = crate::owned::Dictionary::new();
-        let arr = |v: Vec<crate::Variant>| crate::Variant::Array(crate::owned::Array::new(v));
+        let arr = |v: Vec<crate::owned::Variant>| {
+            crate::owned::Variant::Array(crate::owned::Array::new(v))
+        };
         d.entries
             .push((arr(vec![2.into(), "x".into()]), arr(vec![5.into()])));
         d.entries.push(("b".into(), arr(vec![])));
         d.entries.push((arr(vec![1.into()]), "one".into()));
-        d.entries.push((7.into(), crate::Variant::Nil));
-        let bytes = crate::encode(&crate::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::parse(&bytes).unwrap()).unwrap();
+        d.entries.push((7.into(), crate::owned::Variant::Nil));
+        let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
+        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         assert_eq!(
             text,
             "{\n7: null,\n\"b\": [],\n[1]: \"one\",\n[2, \"x\"]: [5]\n}"

@@ -25,9 +25,7 @@
 //! # Ok::<(), gdvariant::ser::Error>(())
 //! ```
 
-use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt;
 
 use serde::ser::{self, Serialize};
 
@@ -36,43 +34,11 @@ use crate::math::*;
 use crate::types::VariantType;
 use crate::writer::Writer;
 
-/// The serialization error: a format error of the writer (a value the dialect cannot hold, a
-/// string too long, …) or a value serde's data model has that Godot's has not.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Error {
-    /// The writer refused a value.
-    Format(crate::Error),
-    /// A value Godot's format cannot hold, or a message from a `Serialize` impl.
-    Message(String),
-}
+pub(crate) mod sink;
+mod sinks;
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Format(e) => e.fmt(f),
-            Error::Message(m) => f.write_str(m),
-        }
-    }
-}
-
-impl core::error::Error for Error {}
-
-impl ser::Error for Error {
-    #[cold]
-    fn custom<T: fmt::Display>(msg: T) -> Error {
-        Error::Message(msg.to_string())
-    }
-}
-
-impl From<crate::Error> for Error {
-    #[cold]
-    fn from(e: crate::Error) -> Error {
-        Error::Format(e)
-    }
-}
-
-/// A specialized `Result` for serialization.
-pub type Result<T, E = Error> = core::result::Result<T, E>;
+use sink::{nesting_error, Nested, Sink};
+pub use sink::{Error, Result, RECURSION_LIMIT};
 
 /// Serializes `value` as one Godot 4 value (the engine's `var_to_bytes` output for it).
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
@@ -111,29 +77,6 @@ impl<'w> Serializer<'w> {
     }
 }
 
-/// serde's nesting limit on writing (as on reading: serde's conventional 128), counted in the
-/// writer's open containers: serialization recurses natively, so the limit bounds the stack it
-/// uses. Deeper values are written by [`encode()`](crate::encode()) or [`Writer::value`],
-/// which are iterative.
-pub const RECURSION_LIMIT: usize = 128;
-
-/// Errors when one more container would pass [`RECURSION_LIMIT`].
-#[inline]
-pub(crate) fn check_nesting(w: &Writer) -> Result<()> {
-    if w.depth() >= RECURSION_LIMIT {
-        return Err(nesting_error());
-    }
-    Ok(())
-}
-
-#[cold]
-fn nesting_error() -> Error {
-    Error::Message(alloc::format!(
-        "serde's nesting limit of {RECURSION_LIMIT} exceeded: write deeper values with \
-         gdvariant::encode or Writer::value"
-    ))
-}
-
 #[cold]
 fn too_big(what: &str) -> Error {
     Error::Message(alloc::format!("{what} does not fit Godot's 64-bit int"))
@@ -141,52 +84,11 @@ fn too_big(what: &str) -> Error {
 
 // ----- the direct serializer behind `to_vec` -----
 
-/// Where the serializer's leaves go: the streaming [`Writer`] (every slot checked) or the
-/// direct serializer's output.
-pub(crate) trait Sink {
-    /// An open container, as the sink keeps track of it.
-    type Open;
-    /// Writes one value with `f`, one of the encoder's primitives, at the sink's depth.
-    fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()>;
-    /// Writes one value with `f`, whose errors are serialization errors (a packed array's
-    /// elements come from the value being serialized): on such an error the write is undone,
-    /// as for any failed leaf, and that error is returned.
-    fn put_serde(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
-        let mut inner = Ok(());
-        let res = self.put_leaf(|e| {
-            let at = e.pos();
-            f(e).map_err(|err| {
-                inner = Err(err);
-                crate::Error::new(
-                    crate::ErrorKind::WriterMisuse {
-                        what: "writer misuse",
-                    },
-                    at,
-                )
-            })
-        });
-        inner?;
-        res
-    }
-    /// The number of open containers.
-    fn depth(&self) -> usize;
-    /// Opens an untyped Array (`dict` false) or Dictionary of `declared` elements or pairs
-    /// (patched on [`close`](Sink::close) when `None`).
-    fn open(&mut self, dict: bool, declared: Option<usize>) -> Result<Self::Open>;
-    /// Checks that one more value (a key or a value, in a Dictionary) fits the container `o`.
-    fn slot(&mut self, o: &mut Self::Open) -> Result<()>;
-    /// Closes the container `o`, the innermost open one: checks or patches its count.
-    fn close(&mut self, o: Self::Open) -> Result<()>;
-    /// Writes the value `f` writes through a [`Writer`] at the sink's depth (the writer's
-    /// object API: full objects, typed containers, encoded values).
-    fn with_writer(&mut self, f: impl FnOnce(&mut Writer) -> Result<()>) -> Result<()>;
-}
-
 /// The writer keeps its open containers itself (and checks every slot as it writes).
 impl Sink for Writer {
     type Open = ();
     #[inline(always)]
-    fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()> {
+    fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::error::Result<()>) -> Result<()> {
         Ok(self.serde_leaf(f)?)
     }
     #[inline(always)]
@@ -215,6 +117,13 @@ impl Sink for Writer {
     }
 }
 
+/// A nested value of a full object or typed container, through the serializer over the writer.
+impl Nested for Writer {
+    fn serialize_nested<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        to_writer(self, value)
+    }
+}
+
 /// The serializer of [`to_vec_with`]: it writes straight into the output with the encoder's
 /// primitives. serde's own nesting keeps the containers balanced, so of the checks the
 /// [`Writer`] makes for every value there remain the depth limits, the counts that
@@ -233,8 +142,8 @@ struct Direct<'o> {
 
 #[cold]
 fn misuse(what: &'static str, at: usize) -> Error {
-    Error::Format(crate::Error::new(
-        crate::ErrorKind::WriterMisuse { what },
+    Error::Format(crate::error::Error::new(
+        crate::error::ErrorKind::WriterMisuse { what },
         at,
     ))
 }
@@ -243,7 +152,10 @@ impl<'o> Direct<'o> {
     /// Writes one value with `f` at the current depth, checking the depth limit first (as
     /// [`Writer`] does for every value); on an error nothing is written.
     #[inline(always)]
-    fn put(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> crate::Result<()> {
+    fn put(
+        &mut self,
+        f: impl FnOnce(&mut Enc<'_>) -> crate::error::Result<()>,
+    ) -> crate::error::Result<()> {
         let start = self.out.len();
         let mut ids = IdCache::new();
         let mut e = Enc {
@@ -305,7 +217,7 @@ pub(crate) struct DirectOpen {
 impl Sink for Direct<'_> {
     type Open = DirectOpen;
     #[inline(always)]
-    fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::Result<()>) -> Result<()> {
+    fn put_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> crate::error::Result<()>) -> Result<()> {
         Ok(self.put(f)?)
     }
     #[inline(always)]
@@ -517,7 +429,7 @@ macro_rules! serializer {
                 name: &'static str,
                 value: &T,
             ) -> Result<()> {
-                use crate::serde_impl::{magic, sinks, Magic};
+                use crate::serde_impl::{magic, Magic};
                 match magic(name) {
                     None => value.serialize(self),
                     Some(Magic::Math(ty, _)) => write_math(self.sink(), ty, value),

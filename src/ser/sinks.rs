@@ -4,9 +4,9 @@
 
 use serde::ser::{self, Impossible, Serialize, SerializeSeq, SerializeTuple};
 
-use super::Magic;
+use super::sink::{check_nesting, Error, Nested, Result, Sink};
 use crate::encode::Enc;
-use crate::ser::{Error, Result, Sink};
+use crate::serde_impl::Magic;
 use crate::types::VariantType;
 use crate::writer::Writer;
 
@@ -195,7 +195,7 @@ impl Packed<'_, '_> {
         self.level = 1;
         self.declared = n;
         let n32 = self.e.len32(n)?;
-        let flags = if self.wide { crate::FLAG_64 } else { 0 };
+        let flags = if self.wide { crate::types::FLAG_64 } else { 0 };
         self.e.header(self.ty, flags)?;
         // At most the input's own size is reserved: the caller's slice already exists.
         self.e.u32(n32);
@@ -518,9 +518,9 @@ const RAW_WANTS: &str = "an encoded value (options, depth, offset, bytes)";
 
 impl Raw<'_> {
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        use super::word_options;
+        use crate::serde_impl::word_options;
         let (ropts, double) = word_options(self.word);
-        let len = crate::validate_with(bytes, &ropts)?;
+        let len = crate::read::validate_with(bytes, &ropts)?;
         if len != bytes.len() {
             return Err(Error::Message(alloc::format!(
                 "an encoded value of {} bytes holds {len}",
@@ -531,8 +531,8 @@ impl Raw<'_> {
         let same_form = ropts.dialect == wopts.dialect
             && (!double || wopts.double)
             && (wopts.full_objects
-                || crate::validate_with(bytes, &ropts.with_full_objects(false)).is_ok());
-        let v = crate::parse_with(bytes, &ropts)?;
+                || crate::read::validate_with(bytes, &ropts.with_full_objects(false)).is_ok());
+        let v = crate::read::parse_with(bytes, &ropts)?;
         if same_form {
             Ok(self.w.raw(&v)?)
         } else {
@@ -627,7 +627,7 @@ impl SerializeTuple for &mut Raw<'_> {
 /// Writes a full object handed over as `(class, {property: value})`: the class name, then each
 /// property's name and value, through the writer's object API (its object policy applies).
 pub(crate) fn object<T: Serialize + ?Sized>(w: &mut Writer, value: &T) -> Result<()> {
-    crate::ser::check_nesting(w)?;
+    check_nesting(w)?;
     value.serialize(&mut Object {
         w,
         class: None,
@@ -774,7 +774,7 @@ impl ser::SerializeMap for &mut Object<'_> {
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        crate::ser::to_writer(self.w, value)
+        self.w.serialize_nested(value)
     }
 
     fn end(self) -> Result<()> {
@@ -840,7 +840,7 @@ impl ser::Serializer for PropertyName<'_> {
 /// Writes a typed container handed over as `(types, elements)` (see `serde_impl::TYPED`): the
 /// declared types, then the elements through the writer's typed-container API.
 pub(crate) fn typed<T: Serialize + ?Sized>(w: &mut Writer, value: &T) -> Result<()> {
-    crate::ser::check_nesting(w)?;
+    check_nesting(w)?;
     value.serialize(&mut Typed {
         w,
         types: arrayvec::ArrayVec::new(),
@@ -968,7 +968,7 @@ impl SerializeSeq for &mut Typed<'_> {
     type Error = Error;
 
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        crate::ser::to_writer(self.w, value)
+        self.w.serialize_nested(value)
     }
 
     fn end(self) -> Result<()> {
@@ -982,11 +982,11 @@ impl ser::SerializeMap for &mut Typed<'_> {
     type Error = Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        crate::ser::to_writer(self.w, key)
+        self.w.serialize_nested(key)
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        crate::ser::to_writer(self.w, value)
+        self.w.serialize_nested(value)
     }
 
     fn end(self) -> Result<()> {

@@ -9,19 +9,20 @@ use alloc::vec::Vec;
 /// (whose byte stores, read back as wide words, stall the CPU).
 const NIL_PAIR: (Variant, Variant) = (Variant::Nil, Variant::Nil);
 
-use super::*;
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
 use crate::head::plain_string;
+use crate::math::*;
 use crate::object::ObjectRef;
+use crate::owned::*;
 use crate::reader::Reader;
 use crate::strings::{check as check_text, engine_text, Text};
 use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
-use super::dictionary::SCAN_MAX;
-use super::key::{key_info, same_key, Index, KeyState};
+use crate::owned::dictionary::SCAN_MAX;
+use crate::owned::key::{key_info, same_key, Index, KeyState};
 
 impl TypeInfo {
     /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at
@@ -1085,8 +1086,10 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
+    use crate::error::ErrorKind;
+    use crate::math::Vector2;
+    use crate::owned::Variant;
     use crate::types::ReadOptions;
-    use crate::{ErrorKind, Variant, Vector2};
 
     fn word(out: &mut Vec<u8>, w: u32) {
         out.extend_from_slice(&w.to_le_bytes());
@@ -1133,7 +1136,7 @@ mod tests {
             b"twenty_four_bytes_long_x",
             b"twenty_five_bytes_long_xy",
         ]);
-        let v = crate::parse(&bytes).unwrap().to_owned().unwrap();
+        let v = crate::read::parse(&bytes).unwrap().to_owned().unwrap();
         // "a\0b" reads as "a", which the later "a" merges into.
         assert_eq!(
             keys_of(&v),
@@ -1148,9 +1151,12 @@ mod tests {
         );
         // Text the dialect rejects is an error at its first bad byte, whichever path reads it.
         let bad = dict_of(&[b"ok", b"\xFFx"]);
-        let err = crate::parse(&bad).unwrap().to_owned().unwrap_err();
+        let err = crate::read::parse(&bad).unwrap().to_owned().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
-        assert_eq!(err.offset(), crate::validate(&bad).unwrap_err().offset());
+        assert_eq!(
+            err.offset(),
+            crate::read::validate(&bad).unwrap_err().offset()
+        );
     }
 
     /// Values past the depth limit are an error at the first of them, as `validate` reports it,
@@ -1163,16 +1169,19 @@ mod tests {
             word(&mut bytes, w);
         }
         let opts = ReadOptions::new().with_max_depth(1);
-        let err = crate::parse_with(&bytes, &opts)
+        let err = crate::read::parse_with(&bytes, &opts)
             .unwrap()
             .to_owned()
             .unwrap_err();
-        let expected = crate::validate_with(&bytes, &opts).unwrap_err();
+        let expected = crate::read::validate_with(&bytes, &opts).unwrap_err();
         assert_eq!(err.kind(), expected.kind());
         assert_eq!(err.offset(), expected.offset());
         assert_eq!(err.offset(), 16);
         let ok = ReadOptions::new().with_max_depth(2);
-        let v = crate::parse_with(&bytes, &ok).unwrap().to_owned().unwrap();
+        let v = crate::read::parse_with(&bytes, &ok)
+            .unwrap()
+            .to_owned()
+            .unwrap();
         let inner = Variant::from(vec![Variant::Int(1), Variant::Int(2)]);
         assert_eq!(v, Variant::from(vec![inner]));
     }
@@ -1188,7 +1197,7 @@ mod tests {
         word(&mut bytes, 5 | 1 << 16);
         bytes.extend_from_slice(&x.to_le_bytes());
         bytes.extend_from_slice(&(-x).to_le_bytes());
-        let read = |opts: &ReadOptions| crate::parse_with(&bytes, opts).unwrap().to_owned();
+        let read = |opts: &ReadOptions| crate::read::parse_with(&bytes, opts).unwrap().to_owned();
         let single = f64::from(x as f32);
         assert_eq!(
             read(&ReadOptions::new()).unwrap(),
