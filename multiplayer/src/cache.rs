@@ -8,7 +8,7 @@ use core::fmt;
 
 use md5::{Digest, Md5};
 
-use super::{invalid, put_cstr, Protocol, Span, WireStr};
+use crate::wire::{invalid, put_cstr, Command, Protocol, Span, WireStr};
 use gdvariant::error::Result;
 
 /// The length of a checksum: 32 lowercase hex digits.
@@ -110,7 +110,7 @@ impl<'a> ConfirmPath<'a> {
 /// [`RpcMethods::checksum`]), its NUL, the id, the path and its NUL.
 pub fn simplify_path(checksum: &[u8; 32], id: u32, path: &str) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(SIMPLIFY_HEADER + path.len() + 1);
-    out.push(super::Command::SimplifyPath as u8);
+    out.push(Command::SimplifyPath as u8);
     put_cstr(&mut out, checksum)?;
     out.extend_from_slice(&id.to_le_bytes());
     put_cstr(&mut out, path.as_bytes())?;
@@ -120,7 +120,7 @@ pub fn simplify_path(checksum: &[u8; 32], id: u32, path: &str) -> Result<Vec<u8>
 /// Builds a Godot 4.3+ `CONFIRM_PATH` packet: `[02][valid][u32 id]`.
 pub fn confirm_path(valid: bool, id: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(6);
-    out.push(super::Command::ConfirmPath as u8);
+    out.push(Command::ConfirmPath as u8);
     out.push(u8::from(valid));
     out.extend_from_slice(&id.to_le_bytes());
     out
@@ -129,7 +129,7 @@ pub fn confirm_path(valid: bool, id: u32) -> Vec<u8> {
 /// Builds a Godot 4.0–4.2 `CONFIRM_PATH` packet: `[02][valid][path + NUL]`.
 pub fn confirm_path_v4_0(valid: bool, path: &str) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(3 + path.len());
-    out.push(super::Command::ConfirmPath as u8);
+    out.push(Command::ConfirmPath as u8);
     out.push(u8::from(valid));
     put_cstr(&mut out, path.as_bytes())?;
     Ok(out)

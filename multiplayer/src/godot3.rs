@@ -29,7 +29,7 @@ use core::fmt;
 
 use super::rpc::{NodeTarget, Target};
 use super::value::{Arg, Values};
-use super::{invalid, put_cstr, PacketOptions, Span, WireStr};
+use crate::wire::{invalid, len_u32, put_cstr, PacketOptions, Span, WireStr};
 use gdvariant::encode::EncodeOptions;
 use gdvariant::error::Result;
 use gdvariant::types::Dialect;
@@ -253,7 +253,7 @@ impl<'a> RemoteSet<'a> {
     }
 
     /// The value (a Godot 3 Variant).
-    pub fn value(&self) -> Result<super::ValueRef<'a>> {
+    pub fn value(&self) -> Result<crate::value::ValueRef<'a>> {
         match self.0.values(1).next() {
             Some(v) => v,
             None => Err(crate::cursor::eof(self.0.p.base + self.0.values_at(), 4)),
@@ -338,7 +338,7 @@ fn head<'t>(
 
 fn tail(out: &mut Vec<u8>, path: Option<&str>) -> Result<()> {
     if let Some(path) = path {
-        let at = super::len_u32(out.len())?;
+        let at = len_u32(out.len())?;
         out[1..5].copy_from_slice(&(INLINE_PATH | at).to_le_bytes());
         put_cstr(out, path.as_bytes())?;
     }

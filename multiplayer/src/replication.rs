@@ -4,8 +4,8 @@
 use alloc::vec::Vec;
 
 use super::value::{Arg, ValueRef, Values};
-use super::{invalid, put_cstr, Command, PacketOptions, Span, WireStr, DELTA_FLAG};
 use crate::cursor::Cursor;
+use crate::wire::{invalid, len_u32, put_cstr, Command, PacketOptions, Span, WireStr, DELTA_FLAG};
 use gdvariant::encode::EncodeOptions;
 use gdvariant::error::{Error, Result};
 use gdvariant::types::Dialect;
@@ -481,7 +481,7 @@ impl<'n> SpawnBuilder<'n> {
 
     /// The packet.
     pub fn finish(self) -> Result<Vec<u8>> {
-        let name_len = super::len_u32(self.name.len() + 1)?;
+        let name_len = len_u32(self.name.len() + 1)?;
         let mut out = Vec::with_capacity(
             SPAWN_HEADER
                 + 4 * self.sync_ids.len()
@@ -497,14 +497,14 @@ impl<'n> SpawnBuilder<'n> {
         });
         out.extend_from_slice(&self.spawner.to_le_bytes());
         out.extend_from_slice(&self.net_id.to_le_bytes());
-        out.extend_from_slice(&super::len_u32(self.sync_ids.len())?.to_le_bytes());
+        out.extend_from_slice(&len_u32(self.sync_ids.len())?.to_le_bytes());
         out.extend_from_slice(&name_len.to_le_bytes());
         for id in &self.sync_ids {
             out.extend_from_slice(&id.to_le_bytes());
         }
         put_cstr(&mut out, self.name.as_bytes())?;
         if self.scene == SpawnScene::Custom {
-            out.extend_from_slice(&super::len_u32(self.custom.len())?.to_le_bytes());
+            out.extend_from_slice(&len_u32(self.custom.len())?.to_le_bytes());
             out.extend_from_slice(&self.custom);
         }
         out.extend_from_slice(&self.state);
@@ -642,7 +642,7 @@ fn write_entry<A: Arg>(
             return Err(e);
         }
     }
-    let size = match super::len_u32(out.len() - body) {
+    let size = match len_u32(out.len() - body) {
         Ok(s) => s,
         Err(e) => {
             out.truncate(start);

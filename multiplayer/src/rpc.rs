@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::value::{Arg, Values};
-use super::{invalid, put_cstr, PacketOptions, Span, WireStr};
+use crate::wire::{invalid, len_u32, put_cstr, PacketOptions, Span, WireStr};
 use gdvariant::encode::EncodeOptions;
 use gdvariant::error::Result;
 use gdvariant::types::Dialect;
@@ -306,7 +306,7 @@ impl<'t> RemoteCallBuilder<'t> {
             }
         };
         if let Target::Path(path) = self.target {
-            let at = super::len_u32(out.len())?;
+            let at = len_u32(out.len())?;
             out[1..5].copy_from_slice(&(INLINE_PATH | at).to_le_bytes());
             put_cstr(&mut out, path.as_bytes())?;
         }

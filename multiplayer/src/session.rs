@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::cache::RpcMethods;
 use super::rpc::{NodeTarget, RemoteCall};
 use super::sys::SysKind;
-use super::Packet;
+use crate::packet::Packet;
 
 /// How a synchronizer replicates a property (`SceneReplicationConfig.ReplicationMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

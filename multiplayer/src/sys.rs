@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::{invalid, parse_at, Command, Packet, PacketOptions, Span};
+use crate::wire::{invalid, Command, PacketOptions, Span};
 use gdvariant::error::Result;
 
 const AUTH: u8 = 0;
@@ -10,7 +10,7 @@ const ADD_PEER: u8 = 1;
 const DEL_PEER: u8 = 2;
 const RELAY: u8 = 3;
 /// `[07][sub][i32 peer]` (`SYS_CMD_SIZE`).
-const SYS_CMD_SIZE: usize = 6;
+pub(crate) const SYS_CMD_SIZE: usize = 6;
 
 /// What a [`Sys`] packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,8 +58,8 @@ impl SysKind {
 #[derive(Clone, Copy, Debug)]
 pub struct Sys<'a> {
     pub(crate) p: Span<'a>,
-    kind: SysKind,
-    opts: PacketOptions,
+    pub(crate) kind: SysKind,
+    pub(crate) opts: PacketOptions,
 }
 
 impl<'a> Sys<'a> {
@@ -101,15 +101,6 @@ impl<'a> Sys<'a> {
     /// The authentication data of AUTH.
     pub fn auth_data(&self) -> Option<&'a [u8]> {
         (self.kind == SysKind::Auth).then(|| &self.p.data[2..])
-    }
-
-    /// The relayed packet of RELAY (offsets stay those of the outer packet). A SYS packet inside
-    /// a relay is an error, as for the engine.
-    pub fn inner(&self) -> Option<Result<Packet<'a>>> {
-        (self.kind == SysKind::Relay).then(|| {
-            let s = self.p.slice(SYS_CMD_SIZE, self.p.data.len());
-            parse_at(s.data, s.base, &self.opts, false)
-        })
     }
 
     /// The relayed packet's bytes.
