@@ -16,8 +16,9 @@
 //! | `"count"` | elements of an Array, PackedArray or PackedStringArray, pairs of a Dictionary; else 0 |
 //! | `"sum"` | the sum (as a float, in order) of a packed numeric array's elements; else 0.0 |
 //!
-//! A value that is malformed is answered with `{"seq": n, "error": "<what> at offset N"}` and
-//! the connection goes on; after `--max-malformed` of them in a row (default 16) the client is
+//! A value that is malformed, or whose reply cannot be written (the echo nests the value one
+//! level deeper, so a value at the depth limit cannot be echoed), is answered with
+//! `{"seq": n, "error": "<what> at offset N"}` and the connection goes on; after `--max-malformed` of them in a row (default 16) the client is
 //! dropped. A length prefix over `--max-frame` (default 8 MiB, the engine's default), a frame
 //! not complete `--frame-timeout` seconds after its first byte (default 10), or replies not
 //! read for that long also drop the client; every drop is logged with its reason on standard
@@ -373,7 +374,15 @@ async fn serve_tcp(
                     Some(Ok(Ok(packet))) => {
                         malformed_in_a_row = 0;
                         Stats::add(&stats.packets);
-                        tokio::time::timeout(timeout, writer.feed(write_with(|w| reply(w, seq, &packet)))).await
+                        // A reply that cannot be written (the echo nests the value one level
+                        // deeper: a value at the depth limit) becomes an error reply.
+                        match tokio::time::timeout(timeout, writer.feed(write_with(|w| reply(w, seq, &packet)))).await {
+                            Ok(Err(CodecError::Frame(e))) => {
+                                log.info(&format!("cannot reply: {e}"));
+                                tokio::time::timeout(timeout, writer.feed(write_with(|w| error_reply(w, seq, &e)))).await
+                            }
+                            res => res,
+                        }
                     }
                     Some(Ok(Err(e))) => {
                         Stats::add(&stats.malformed);
@@ -463,7 +472,13 @@ async fn serve_ws(
                     Ok(packet) => {
                         malformed_in_a_row = 0;
                         Stats::add(&stats.packets);
-                        reply(&mut w, seq, &packet)
+                        // A reply that cannot be written (the echo nests the value one level
+                        // deeper: a value at the depth limit) becomes an error reply.
+                        reply(&mut w, seq, &packet).or_else(|e| {
+                            log.info(&format!("cannot reply: {e}"));
+                            w = Writer::with_buffer(Vec::new(), enc);
+                            error_reply(&mut w, seq, &e)
+                        })
                     }
                     Err(e) => {
                         Stats::add(&stats.malformed);

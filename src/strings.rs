@@ -66,7 +66,49 @@ pub(crate) const fn zero_flags(w: u64) -> u64 {
 /// write other strings through [`kept_whole`].
 #[inline]
 pub(crate) fn reads_back(s: &[u8]) -> bool {
-    !s.starts_with(BOM) && nul_at(s).is_none()
+    !s.starts_with(BOM) && !has_nul(s)
+}
+
+/// Whether `t` holds a NUL byte: up to four overlapping words tested at once for short texts
+/// (keys, names, tags; a `memchr` call costs more than the scan), a word at a time up to 64
+/// bytes, `memchr` for longer ones. (A wrong `true` would only send a string to the slow path.)
+#[inline(always)]
+pub(crate) fn has_nul(t: &[u8]) -> bool {
+    let zero_in = |x: u64| zero_flags(x) != 0;
+    fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+        b.first_chunk::<N>().copied().unwrap_or([0; N])
+    }
+    let word = |at: usize| u64::from_le_bytes(le(t.get(at..).unwrap_or(&[])));
+    let half = |at: usize| u64::from(u32::from_le_bytes(le(t.get(at..).unwrap_or(&[]))));
+    let n = t.len();
+    if n >= 8 {
+        if n <= 32 {
+            // Two or four overlapping words, their zero tests merged into one branch.
+            let mut z = zero_flags(word(0)) | zero_flags(word(n - 8));
+            if n > 16 {
+                z |= zero_flags(word(8)) | zero_flags(word(n - 16));
+            }
+            z != 0
+        } else if n <= 64 {
+            // Eight bytes at a time, the last word overlapping the one before.
+            let mut i = 0;
+            while i + 8 < n {
+                if zero_in(word(i)) {
+                    return true;
+                }
+                i += 8;
+            }
+            zero_in(word(n - 8))
+        } else {
+            memchr::memchr(0, t).is_some()
+        }
+    } else if n >= 4 {
+        // Two overlapping halves.
+        zero_in(half(0) | half(n - 4) << 32)
+    } else {
+        // (Not `contains`: a `memchr` call for at most three bytes.)
+        t.iter().fold(false, |nul, &b| nul | (b == 0))
+    }
 }
 
 /// The bytes to write for a string that does not [`read back`](reads_back) as written: with a

@@ -12,6 +12,7 @@ mod server;
 
 #[cfg(all(feature = "serde", feature = "__count-reads"))]
 mod server_codec;
+mod server_depth;
 mod server_live;
 mod server_load;
 
