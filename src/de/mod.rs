@@ -1288,7 +1288,7 @@ macro_rules! scalar {
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             match self.fast_scalar::<V, { $mask }>(visitor) {
                 Ok(res) => res,
-                Err(visitor) => self.scalar_slow(visitor),
+                Err(visitor) => self.scalar_slow::<V, { $mask }>(visitor),
             }
         }
     )*};
@@ -1296,8 +1296,19 @@ macro_rules! scalar {
 
 impl<'de, S: Source> Deserializer<'de, S> {
     /// The event path of the `deserialize_*` methods of scalars.
-    fn scalar_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    /// A number target (`MASK` holds `INT`) reads numbers only: a RID or an object id, which
+    /// `deserialize_any` presents as a `u64`, is a type mismatch here.
+    fn scalar_slow<V: Visitor<'de>, const MASK: u8>(&mut self, visitor: V) -> Result<V::Value> {
         match self.next()? {
+            Event::Value(v)
+                if MASK & INT != 0 && matches!(v.ty(), VariantType::Rid | VariantType::Object) =>
+            {
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Other(v.ty().name()),
+                    &visitor,
+                ))
+                .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), v.offset()))
+            }
             Event::Value(v) if !is_sequence_like(v.ty()) => self.value(v, visitor),
             Event::Value(v) | Event::Begin(v) => {
                 if v.body().is_some() {
@@ -1412,10 +1423,23 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             Some(Magic::Packed(ty, wide)) => self.packed(ty, wide, visitor),
             // A math type read as itself: its components straight to the visitor's
             // `visit_seq` (anything else goes through `visit_newtype_struct`, which converts).
+            // Anything but the type itself or an Array (the documented form: its elements as
+            // the components) is a type mismatch, not components read as another type's.
             Some(Magic::Math(ty, n)) => match self.fast_math(ty, n, visitor) {
                 Ok(res) => res,
-                Err(visitor) if self.peek_type() == Some(ty) => self.any_slow(visitor),
-                Err(visitor) => visitor.visit_newtype_struct(self),
+                Err(visitor) => match self.peek_type() {
+                    Some(t) if t == ty => self.any_slow(visitor),
+                    Some(t) if t != VariantType::Array => {
+                        let dialect = self.dialect();
+                        Err(Error::new(alloc::format!(
+                            "expected {}, found {}",
+                            ty.name_in(dialect),
+                            t.name_in(dialect)
+                        ))
+                        .at(self.w.offset()))
+                    }
+                    _ => visitor.visit_newtype_struct(self),
+                },
             },
             _ => visitor.visit_newtype_struct(self),
         }
@@ -1549,7 +1573,20 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
                     .visit_borrowed_bytes(v.text_bytes()?)
                     .map_err(|e: Error| e.value_at(v.ty(), v.dialect(), offset))
             }
-            e => self.event(e, visitor),
+            // A field or variant is named by a String or StringName: any other key (an int, a
+            // RID, a PackedByteArray, …) is a type mismatch, not a field's position or bytes.
+            Event::Value(v) | Event::Begin(v) => {
+                if v.body().is_some() {
+                    // A container left open: the walk cannot go on.
+                    self.w.stop();
+                }
+                Err(Error::new(alloc::format!(
+                    "expected a String or StringName naming a field, found {}",
+                    v.ty().name_in(v.dialect())
+                ))
+                .at(v.offset()))
+            }
+            Event::Property(_) | Event::End => Err(expected_value(self.w.offset())),
         }
     }
 

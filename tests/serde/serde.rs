@@ -1685,7 +1685,7 @@ fn a_value_its_deserialize_leaves_unread_is_an_error() {
     assert_eq!(e.offset(), Some(40));
     assert_eq!(
         e.to_string(),
-        "[2]: expected field identifier, found int at offset 40"
+        "[2]: expected a String or StringName naming a field, found int at offset 40"
     );
 }
 
@@ -1912,4 +1912,72 @@ fn a_value_found_with_the_lazy_api_reads_into_a_struct_with_whole_input_offsets(
         err.to_string(),
         format!("pos: expected a string, found Vector3 at offset {pos}")
     );
+}
+
+/// serde reads values of the right kind only (issue reproducers in hex): a struct's keys are
+/// String or StringName (a RID key is not a field's position, a PackedByteArray key not a
+/// field's name), a number field reads numbers (not a RID), a math type reads its own type or an
+/// Array (a Rect2i is not a Color with its integers' bits read as floats). Each is an error at
+/// the value's offset.
+#[test]
+fn values_of_the_wrong_kind_are_errors_at_their_offset() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct S {
+        a: i64,
+        b: String,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct C {
+        c: gdvariant::Color,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct I {
+        a: i64,
+    }
+    // {RID(0): 5, RID(1): "x"}
+    let rid_keys = common::unhex("1b000000020000001700000000000000000000000200000005000000170000000100000000000000040000000100000078000000");
+    let e = gdvariant::from_slice::<S>(&rid_keys).unwrap_err();
+    assert_eq!(e.offset(), Some(8), "{e}");
+    assert!(e.to_string().contains("found RID"), "{e}");
+    // {PackedByteArray("a"): 1}
+    let bytes_key = common::unhex("1b000000010000001d00000001000000610000000200000001000000");
+    let e = gdvariant::from_slice::<I>(&bytes_key).unwrap_err();
+    assert_eq!(e.offset(), Some(8), "{e}");
+    assert!(e.to_string().contains("found PackedByteArray"), "{e}");
+    // {"a": RID(7)}
+    let rid_value =
+        common::unhex("1b00000001000000040000000100000061000000170000000700000000000000");
+    let e = gdvariant::from_slice::<I>(&rid_value).unwrap_err();
+    assert_eq!(e.offset(), Some(20), "{e}");
+    assert!(e.to_string().contains("RID"), "{e}");
+    // {"c": Rect2i(1065353216, 0, 0, 1065353216)}
+    let rect_as_color = common::unhex(
+        "1b00000001000000040000000100000063000000080000000000803f00000000000000000000803f",
+    );
+    let e = gdvariant::from_slice::<C>(&rect_as_color).unwrap_err();
+    assert_eq!(e.offset(), Some(20), "{e}");
+    assert!(
+        e.to_string().contains("expected Color, found Rect2i"),
+        "{e}"
+    );
+    // The right kinds still read: String keys, an Int, a Color, and a Color from an Array.
+    let ok = gdvariant::to_vec(&std::collections::BTreeMap::from([("a", 5i64)])).unwrap();
+    assert_eq!(gdvariant::from_slice::<I>(&ok).unwrap().a, 5);
+    use gdvariant::{Color, Dictionary, Variant};
+    let red = Color::new(1.0, 0.0, 0.0, 1.0);
+    let as_color: Dictionary = [("c", Variant::Color(red))].into_iter().collect();
+    let bytes = gdvariant::encode(&Variant::from(as_color)).unwrap();
+    assert_eq!(gdvariant::from_slice::<C>(&bytes).unwrap().c, red);
+    let comps = Variant::from(
+        vec![1.0, 0.0, 0.0, 1.0]
+            .into_iter()
+            .map(Variant::Float)
+            .collect::<Vec<_>>(),
+    );
+    let as_array: Dictionary = [("c", comps)].into_iter().collect();
+    let bytes = gdvariant::encode(&Variant::from(as_array)).unwrap();
+    assert_eq!(gdvariant::from_slice::<C>(&bytes).unwrap().c, red);
 }
