@@ -15,7 +15,6 @@
 //! twice SIZE; the table shows its worst input for memory and for time, and how that memory
 //! grew when the input doubled.
 
-use std::cell::Cell;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -24,45 +23,12 @@ use gdvariant::{json, text, EncodeOptions, ReadOptions, Variant};
 
 #[path = "../../tests/common/adversarial.rs"]
 mod adversarial;
-
-struct CountingAlloc;
-
-thread_local! {
-    static LIVE: Cell<i64> = const { Cell::new(0) };
-    static PEAK: Cell<i64> = const { Cell::new(0) };
-}
-
-fn grow(n: usize) {
-    let _ = LIVE.try_with(|l| {
-        l.set(l.get() + n as i64);
-        let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
-    });
-}
-
-fn shrink(n: usize) {
-    let _ = LIVE.try_with(|l| l.set(l.get() - n as i64));
-}
-
-// SAFETY: forwards to the system allocator; the counters are const-initialised thread-locals
-// (no allocation, no destructor).
-unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        grow(layout.size());
-        std::alloc::System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        shrink(layout.size());
-        std::alloc::System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
-        grow(new);
-        shrink(layout.size());
-        std::alloc::System.realloc(ptr, layout, new)
-    }
-}
+#[allow(dead_code)] // its other measures serve other tests
+#[path = "../../tests/common/alloc.rs"]
+mod alloc;
 
 #[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+static GLOBAL: alloc::Counting = alloc::Counting;
 
 /// One measurement: peak bytes per input byte, nanoseconds per input byte.
 #[derive(Clone, Copy, Debug)]
@@ -73,17 +39,16 @@ struct M {
 
 /// Runs `f` three times; the peak heap of the first run, the best time.
 fn measure(len: usize, mut f: impl FnMut()) -> M {
-    let live = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(live));
     let mut best = f64::MAX;
     let mut peak = 0;
     for i in 0..3 {
         let t = Instant::now();
-        f();
-        best = best.min(t.elapsed().as_nanos() as f64);
         if i == 0 {
-            peak = (PEAK.with(Cell::get) - live).max(0);
+            peak = alloc::measure(&mut f).1.peak;
+        } else {
+            f();
         }
+        best = best.min(t.elapsed().as_nanos() as f64);
     }
     M {
         mem: peak as f64 / len as f64,

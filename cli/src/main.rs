@@ -14,7 +14,7 @@ mod tree;
 
 #[cfg(all(test, feature = "__count-reads"))]
 #[global_allocator]
-static COUNTING: scaling::Counting = scaling::Counting;
+static COUNTING: scaling::alloc::Counting = scaling::alloc::Counting;
 
 use std::io::{self, IsTerminal, Read, Write};
 

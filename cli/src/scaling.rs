@@ -6,7 +6,6 @@
 //! this test binary installs). Output goes to a sink, so the memory measured is the command's
 //! own.
 
-use std::cell::Cell;
 use std::io;
 
 use clap::Parser;
@@ -17,45 +16,10 @@ use crate::host::{self, Host};
 
 #[path = "../../tests/common/adversarial.rs"]
 mod adversarial;
-
-/// A system allocator that counts, per thread, the bytes allocated and the live bytes.
-pub struct Counting;
-
-thread_local! {
-    static TOTAL: Cell<u64> = const { Cell::new(0) };
-    static LIVE: Cell<i64> = const { Cell::new(0) };
-    static PEAK: Cell<i64> = const { Cell::new(0) };
-}
-
-fn grow(n: usize) {
-    let _ = TOTAL.try_with(|t| t.set(t.get() + n as u64));
-    let _ = LIVE.try_with(|l| {
-        l.set(l.get() + n as i64);
-        let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
-    });
-}
-
-fn shrink(n: usize) {
-    let _ = LIVE.try_with(|l| l.set(l.get() - n as i64));
-}
-
-// SAFETY: forwards to the system allocator; the counters are const-initialised thread-locals
-// (no allocation, no destructor).
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        grow(layout.size());
-        std::alloc::System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        shrink(layout.size());
-        std::alloc::System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
-        grow(new);
-        shrink(layout.size());
-        std::alloc::System.realloc(ptr, layout, new)
-    }
-}
+/// The tests' counting allocator, installed by `main.rs` for this test.
+#[allow(dead_code)] // its other measures serve other tests
+#[path = "../../tests/common/alloc.rs"]
+pub(crate) mod alloc;
 
 /// Serves one input as standard input; output is not a terminal.
 struct OneInput(Vec<u8>);
@@ -87,15 +51,14 @@ fn cost(args: &[&str], input: &[u8]) -> Cost {
     let (mut out, mut err) = (io::sink(), io::sink());
     read_count::take();
     work_count::take();
-    let total = TOTAL.with(Cell::get);
-    let live = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(live));
-    let _ = app::run(cli, &mut host, &mut out, &mut err);
+    let ((), usage) = alloc::measure(|| {
+        let _ = app::run(cli, &mut host, &mut out, &mut err);
+    });
     let copy = input.len() as u64;
     Cost {
         work: read_count::take() + work_count::take(),
-        allocated: (TOTAL.with(Cell::get) - total).saturating_sub(copy),
-        peak: ((PEAK.with(Cell::get) - live).max(0) as u64).saturating_sub(copy),
+        allocated: usage.bytes.saturating_sub(copy),
+        peak: usage.peak.saturating_sub(copy),
     }
 }
 
