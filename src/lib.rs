@@ -77,7 +77,6 @@ pub mod json;
 #[cfg(feature = "std")]
 mod literal;
 pub mod math;
-#[cfg(feature = "std")]
 mod num;
 pub mod object;
 #[cfg(feature = "std")]

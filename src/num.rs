@@ -1,4 +1,9 @@
-//! Number formatting as the engines print numbers in their text form.
+//! Numbers as the engine's C++ converts and prints them.
+//!
+//! Conversions: a real to an integer as C++'s casts do it on x86-64 ([`f64_to_i64`],
+//! [`real_to_i32`]).
+//!
+//! The text form (`var_to_str`, feature `std`):
 //!
 //! - Godot 4 (`rtos_fix` → `String::num_scientific`): Grisu2's shortest decimal that reads back
 //!   as the same value — as an `f32` when the value is exactly an `f32`, else as an `f64` — written
@@ -11,8 +16,13 @@
 //!
 //! A standalone `float` value gets `.0` appended when its text has neither `.` nor `e` (and is
 //! not a non-finite word), so `1.0` prints as `1.0` but a vector component as `1`.
+//!
+//! `str()` (`Variant::stringify`, in [`crate::convert`]): `String::num` ([`num`]) and
+//! `String::num_real` ([`num_real_f64`], [`num_real_f32`]), `printf("%.*lf")` with the trailing
+//! zeros dropped.
 
-use std::string::String;
+use alloc::format;
+use alloc::string::{String, ToString};
 
 #[cfg(feature = "std")]
 use crate::types::Dialect;
@@ -38,7 +48,8 @@ fn shortest(x: f64) -> (String, i32) {
 /// and rounding, so that it picks the same digits.
 #[cfg(feature = "std")]
 mod grisu {
-    use std::string::String;
+    use alloc::string::String;
+    use alloc::vec::Vec;
 
     /// `f * 2^e`.
     #[derive(Clone, Copy)]
@@ -231,7 +242,7 @@ mod grisu {
             e: wp.e,
         };
         let mut exp = -ck;
-        let mut buf: std::vec::Vec<u8> = std::vec::Vec::with_capacity(20);
+        let mut buf: Vec<u8> = Vec::with_capacity(20);
         let mut delta = m_plus.sub(m_minus).f;
         let mut dist = m_plus.sub(w).f;
         let shift = -m_plus.e;
@@ -274,7 +285,7 @@ mod grisu {
         (finish(buf), exp)
     }
 
-    fn finish(buf: std::vec::Vec<u8>) -> String {
+    fn finish(buf: Vec<u8>) -> String {
         String::from_utf8(buf).unwrap_or_default()
     }
 }
@@ -288,6 +299,7 @@ fn split_exp(s: &str) -> (String, i32) {
     (digits.to_string(), exp.parse().unwrap_or(0))
 }
 
+#[cfg(feature = "std")]
 /// Lays out `digits` (d1 d2 …, value `d1.d2… × 10^exp`) in positional notation.
 fn positional(digits: &str, exp: i32, out: &mut String) {
     let n = digits.len() as i32;
@@ -310,6 +322,7 @@ fn positional(digits: &str, exp: i32, out: &mut String) {
     }
 }
 
+#[cfg(feature = "std")]
 /// Lays out `digits` in scientific notation with a signed exponent of at least two digits.
 fn scientific(digits: &str, exp: i32, out: &mut String) {
     let (a, b) = digits.split_at(1);
@@ -433,6 +446,130 @@ pub(crate) fn json_f64(x: f64) -> Option<String> {
     Some(out)
 }
 
+// ----- integers from reals, as C++ casts them -----
+
+/// C++ `(int64_t)double` on x86-64 (`cvttsd2si`): truncation, the smallest `i64` for NaN and
+/// out-of-range values.
+pub(crate) fn f64_to_i64(x: f64) -> i64 {
+    if x.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
+        i64::MIN
+    } else {
+        x as i64
+    }
+}
+
+/// C++ `(int32_t)` of a real on x86-64: truncation, the smallest `i32` for NaN and
+/// out-of-range values.
+pub(crate) fn real_to_i32(x: f64) -> i32 {
+    if x.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        i32::MIN
+    } else {
+        x as i32
+    }
+}
+
+// ----- `String::num` and `String::num_real`, for `str()` -----
+
+/// `String::num(x, decimals)`: `printf("%.{decimals}lf")` with trailing zeros dropped (one
+/// kept after the point); a negative count means `%lf` after the engine's own adjustment.
+pub(crate) fn num(x: f64, decimals: i32) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf" } else { "inf" }.into();
+    }
+    let mut d = decimals;
+    if d < 0 {
+        d = 14;
+        let a = x.abs();
+        if a > 10.0 {
+            d -= floor_log10_f64(a);
+        }
+    }
+    let d = d.min(32);
+    let mut s = if d < 0 {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.*}", d as usize)
+    };
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.push('0');
+        }
+    }
+    s
+}
+
+fn floor_log10_f64(a: f64) -> i32 {
+    #[cfg(feature = "std")]
+    {
+        a.log10().floor() as i32
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        // Exact decimal exponent from the shortest representation.
+        split_exp(&format!("{a:e}")).1
+    }
+}
+
+fn floor_log10_f32(a: f32) -> i32 {
+    #[cfg(feature = "std")]
+    {
+        a.log10().floor() as i32
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        floor_log10_f64(f64::from(a))
+    }
+}
+
+/// `String::num_real(double, trailing)`: an integral value as an integer (`.0` with
+/// `trailing`), else 14 decimals less the magnitude's digits.
+pub(crate) fn num_real_f64(x: f64, trailing: bool) -> String {
+    if x.is_nan() || x.is_infinite() {
+        return num(x, 0);
+    }
+    let i = f64_to_i64(x);
+    if x == i as f64 {
+        return if trailing {
+            format!("{i}.0")
+        } else {
+            format!("{i}")
+        };
+    }
+    let mut decimals = 14;
+    let a = x.abs();
+    if a > 10.0 {
+        decimals -= floor_log10_f64(a);
+    }
+    num(x, decimals)
+}
+
+/// `String::num_real(float, trailing)`: as [`num_real_f64`] with 6 decimals.
+pub(crate) fn num_real_f32(x: f32, trailing: bool) -> String {
+    if x.is_nan() || x.is_infinite() {
+        return num(f64::from(x), 0);
+    }
+    let i = f64_to_i64(f64::from(x));
+    if x == i as f32 {
+        return if trailing {
+            format!("{i}.0")
+        } else {
+            format!("{i}")
+        };
+    }
+    let mut decimals = 6;
+    let a = x.abs();
+    if a > 10.0 {
+        decimals -= floor_log10_f32(a);
+    }
+    num(f64::from(x), decimals)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,5 +641,24 @@ mod tests {
         assert_eq!(json_f64(1e300).unwrap(), "1e+300");
         assert_eq!(json_f64(1e16).unwrap(), "10000000000000000.0");
         assert_eq!(json_f64(f64::NAN), None);
+    }
+
+    #[test]
+    fn numbers_as_the_engine_prints_them() {
+        assert_eq!(num_real_f64(-0.0, true), "0.0");
+        assert_eq!(num_real_f64(-5e-324, true), "-0.0");
+        assert_eq!(num_real_f64(1.0 / 3.0, true), "0.33333333333333");
+        assert_eq!(
+            num_real_f64(1e39, true),
+            "999999999999999939709166371603178586112.0"
+        );
+        assert_eq!(num_real_f64(123.456, true), "123.456");
+        assert_eq!(num_real_f32(0.1, true), "0.1");
+        assert_eq!(num_real_f32(1234.5679, true), "1234.568");
+        assert_eq!(num_real_f32(99.99999, true), "100.0");
+        assert_eq!(num_real_f32(1.0, false), "1");
+        assert_eq!(num_real_f32(-1e-30, true), "-0.0");
+        assert_eq!(num(0.123456789, 4), "0.1235");
+        assert_eq!(num(f64::NEG_INFINITY, 4), "-inf");
     }
 }

@@ -1,12 +1,286 @@
 //! Math types and packed arrays presented to serde visitors as sequences (of components, of
-//! elements), for the deserializer.
+//! elements), for the deserializer: on the fast paths, straight from the input bytes (a math
+//! type's components, a PackedStringArray's strings: [`math_at`], [`strings_at`]), and from a
+//! value the walker has read ([`visit_elements`]).
 
-use serde::de::{self, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
 
 use super::error::{Error, Result};
+use super::scalar::{plain_text, slow_str, str_seed, Ids};
+use crate::head::skip_string;
 use crate::math::*;
-use crate::types::VariantType;
+use crate::reader::Reader;
+use crate::strings::utf8;
+use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
+
+// ----- the fast paths: from the input bytes -----
+
+/// The math type `ty` (of `n` components) at the start of `b` (at absolute offset `at`), if it
+/// is there whole with that exact type: its components to `visitor`, and its size. Gives the
+/// visitor back otherwise.
+#[inline(always)]
+pub(super) fn math_at<'de, V: Visitor<'de>>(
+    b: &'de [u8],
+    at: usize,
+    ty: VariantType,
+    n: usize,
+    opts: &ReadOptions,
+    visitor: V,
+) -> core::result::Result<(Result<V::Value>, usize), V> {
+    use VariantType as T;
+    let dialect = opts.dialect;
+    let Some((h, rest)) = b.split_first_chunk::<4>() else {
+        return Err(visitor);
+    };
+    let header = u32::from_le_bytes(*h);
+    if dialect.type_of(header & 0xFF) != Some(ty) {
+        return Err(visitor);
+    }
+    let wide = header & FLAG_64 != 0 && dialect == Dialect::Godot4;
+    let real = !matches!(
+        ty,
+        T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i | T::Color
+    );
+    let size = if real && wide { 8 } else { 4 };
+    let Some(bytes) = rest.get(..n * size) else {
+        return Err(visitor);
+    };
+    let res = match ty {
+        T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i => {
+            components(bytes, at + 4, Int32, visitor)
+        }
+        T::Color => components(bytes, at + 4, Single, visitor),
+        // One component type for the three forms of reals (the visitor's code once, not thrice).
+        _ => components(
+            bytes,
+            at + 4,
+            Real {
+                size,
+                narrow: wide && !opts.double_precision(),
+            },
+            visitor,
+        ),
+    };
+    Ok((res.map_err(|e| e.value_at(ty, dialect, at)), 4 + n * size))
+}
+
+/// The PackedStringArray at `r`, if that is what is there: its strings handed to `visitor` as
+/// a sequence (all of them checked as `validate` checks them, the ones the visitor leaves too),
+/// and the cursor after it. Gives the visitor back otherwise. After an error, the walk cannot
+/// go on.
+#[inline(always)]
+pub(super) fn strings_at<'de, V: Visitor<'de>>(
+    mut r: Reader<'de>,
+    ids: &Ids,
+    dialect: Dialect,
+    visitor: V,
+) -> core::result::Result<(Result<V::Value>, Reader<'de>), V> {
+    let at = r.offset();
+    // (Header and count looked at first, so that a declined value is not counted as read.)
+    if r.peek_u32() != Some(ids.strings) || r.remaining() < 8 {
+        return Err(visitor);
+    }
+    let _ = r.read_u32();
+    // A negative count reads as an empty array, as in the engine.
+    let Ok(count) = r.read_i32() else {
+        return Err(visitor);
+    };
+    let mut strings = Strings {
+        r,
+        left: count.max(0) as usize,
+        index: 0,
+        dialect,
+    };
+    let res = visitor
+        .visit_seq(&mut strings)
+        .and_then(|v| strings.finish().map(|()| v))
+        .map_err(|e| e.value_at(VariantType::PackedStringArray, dialect, at));
+    Ok((res, strings.r))
+}
+
+/// The components of a math type, read from its payload bytes, as a sequence.
+struct Components<'de, C> {
+    bytes: &'de [u8],
+    /// The absolute offset of `bytes`.
+    at: usize,
+    index: usize,
+    c: C,
+}
+
+/// How a component is stored.
+trait Component {
+    const TY: VariantType;
+    type De<'de>: de::Deserializer<'de, Error = Error>;
+    /// Its size in bytes.
+    fn size(&self) -> usize;
+    /// The component in `b` (`size` bytes).
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de>;
+}
+
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    b.first_chunk::<N>().copied().unwrap_or([0; N])
+}
+
+/// A real component (Vector2, Transform3D, …) as `f64`: stored as f32 (`size` 4) or as f64 (8),
+/// which a standard engine's `real_t` narrows to f32 (`narrow`) and a precision=double engine
+/// keeps.
+struct Real {
+    size: usize,
+    narrow: bool,
+}
+/// A Color's f32 component.
+struct Single;
+/// An integer vector's i32 component.
+struct Int32;
+
+impl Component for Real {
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F64Deserializer<Error>;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.size
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
+        match b.first_chunk::<8>() {
+            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
+            _ => f64::from(f32::from_le_bytes(le(b))),
+        }
+        .into_deserializer()
+    }
+}
+impl Component for Single {
+    const TY: VariantType = VariantType::Float;
+    type De<'de> = de::value::F32Deserializer<Error>;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        4
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
+        f32::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+impl Component for Int32 {
+    const TY: VariantType = VariantType::Int;
+    type De<'de> = de::value::I32Deserializer<Error>;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        4
+    }
+    #[inline(always)]
+    fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
+        i32::from_le_bytes(le(b)).into_deserializer()
+    }
+}
+
+impl<'de, C: Component> de::SeqAccess<'de> for Components<'de, C> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let size = self.c.size();
+        let Some((c, rest)) = self.bytes.split_at_checked(size) else {
+            return Ok(None);
+        };
+        self.bytes = rest;
+        let i = self.index;
+        self.index += 1;
+        seed.deserialize(self.c.de(c))
+            .map(Some)
+            .map_err(|e: Error| {
+                e.found(C::TY, Dialect::Godot4)
+                    .at(self.at + i * size)
+                    .in_index(i)
+            })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.bytes.len() / self.c.size())
+    }
+}
+
+#[inline(always)]
+fn components<'de, C: Component, V: Visitor<'de>>(
+    bytes: &'de [u8],
+    at: usize,
+    c: C,
+    visitor: V,
+) -> Result<V::Value> {
+    visitor.visit_seq(Components {
+        bytes,
+        at,
+        index: 0,
+        c,
+    })
+}
+
+/// The strings of a PackedStringArray, read from the cursor one by one as the visitor asks for
+/// them, with `validate`'s checks.
+struct Strings<'de> {
+    r: Reader<'de>,
+    left: usize,
+    index: usize,
+    dialect: Dialect,
+}
+
+impl<'de> Strings<'de> {
+    #[inline(always)]
+    fn next_str(&mut self) -> Result<alloc::borrow::Cow<'de, str>> {
+        self.left -= 1;
+        let (raw, at) = self.r.read_string_raw()?;
+        match plain_text(raw).and_then(utf8) {
+            Some(s) => Ok(s.into()),
+            _ => slow_str(raw, at, self.dialect),
+        }
+    }
+
+    /// Checks the strings the visitor did not read, as `validate` does.
+    #[inline(always)]
+    fn finish(&mut self) -> Result<()> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        self.finish_slow()
+    }
+
+    #[inline(never)]
+    fn finish_slow(&mut self) -> Result<()> {
+        for _ in 0..self.left {
+            skip_string(&mut self.r, self.dialect, true)?;
+        }
+        self.left = 0;
+        Ok(())
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Strings<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let at = self.r.offset();
+        let s = self.next_str()?;
+        let i = self.index;
+        self.index += 1;
+        str_seed(s, seed).map(Some).map_err(|e: Error| {
+            e.found(VariantType::String, self.dialect)
+                .at(at)
+                .in_index(i)
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // Bounded by what the input can still hold (4 bytes a string at least).
+        Some(self.left.min(self.r.remaining() / 4))
+    }
+}
+
+// ----- from a value the walker has read -----
 
 /// A sequence of plain values (numbers, borrowed strings) handed to a visitor.
 struct Items<I>(I, usize);
