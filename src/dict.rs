@@ -248,6 +248,7 @@ impl<'a> DictionaryRef<'a> {
     pub fn iter(&self) -> DictIter<'a> {
         DictIter {
             seq: Seq::of(&self.value),
+            value_due: false,
         }
     }
 
@@ -764,17 +765,78 @@ impl<'a> IntoIterator for DictionaryRef<'a> {
 pub struct DictIter<'a> {
     /// Counts pairs: one step reads a key and its value.
     seq: Seq<'a>,
+    /// A key was read alone ([`try_next_key`](DictIter::try_next_key)); its value is next.
+    value_due: bool,
 }
 
 impl<'a> DictIter<'a> {
     /// The next pair, `Ok(None)` at the end. After an error it returns `Ok(None)`.
+    ///
+    /// A container key is read to its end to find its value: walking such a key again (its
+    /// own pairs, keys holding keys to any depth) reads its bytes again. To read every byte
+    /// once, take the key alone with [`try_next_key`](DictIter::try_next_key).
     #[inline]
     pub fn try_next(&mut self) -> Result<Option<(VariantRef<'a>, VariantRef<'a>)>> {
+        self.finish_pair()?;
         self.seq.next_with(|s| Ok((s.sized_value()?, s.value()?)))
     }
 
-    /// Continues after the container value just yielded, which you iterated to its end with
-    /// `inner`: it is not read again. See [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
+    /// The next key alone, `Ok(None)` at the end; then its value comes from
+    /// [`try_next_value`](DictIter::try_next_value). A container key can be walked with its
+    /// own iterator and handed back with [`resume_after`](DictIter::resume_after) before the
+    /// value is taken, so that its bytes are read once (else the value's read skips it, as
+    /// [`try_next`](DictIter::try_next) does). Asking for the next key first skips the value.
+    ///
+    /// ```
+    /// # fn main() -> gdvariant::Result<()> {
+    /// // { [1, 2]: "a" }
+    /// let bytes = [
+    ///     27, 0, 0, 0, 1, 0, 0, 0, 28, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0,
+    ///     2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0,
+    /// ];
+    /// let mut it = gdvariant::parse(&bytes)?.as_dictionary()?.iter();
+    /// let key = it.try_next_key()?.unwrap();
+    /// let mut elements = key.as_array()?.iter();
+    /// let mut sum = 0;
+    /// while let Some(e) = elements.try_next()? {
+    ///     sum += e.as_i64()?;
+    /// }
+    /// assert!(it.resume_after(&elements)?); // the key is not read again
+    /// assert_eq!(it.try_next_value()?.unwrap().as_str()?, "a");
+    /// assert_eq!(sum, 3);
+    /// assert!(it.try_next_key()?.is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn try_next_key(&mut self) -> Result<Option<VariantRef<'a>>> {
+        self.finish_pair()?;
+        let key = self.seq.next_with(Seq::value)?;
+        self.value_due = key.is_some();
+        Ok(key)
+    }
+
+    /// The value of the key [`try_next_key`](DictIter::try_next_key) returned; `Ok(None)`
+    /// when no key awaits its value.
+    pub fn try_next_value(&mut self) -> Result<Option<VariantRef<'a>>> {
+        if !core::mem::take(&mut self.value_due) {
+            return Ok(None);
+        }
+        self.seq.then_with(Seq::value).map(Some)
+    }
+
+    /// Skips the value of a key read alone and not followed by its value.
+    #[inline]
+    fn finish_pair(&mut self) -> Result<()> {
+        if self.value_due {
+            self.try_next_value()?;
+        }
+        Ok(())
+    }
+
+    /// Continues after the container value (or key, from
+    /// [`try_next_key`](DictIter::try_next_key)) just yielded, which you iterated to its end
+    /// with `inner`: it is not read again. See
+    /// [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
     pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
         self.seq.resume_after(inner.seq())
     }

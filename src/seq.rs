@@ -102,6 +102,24 @@ impl<'a> Seq<'a> {
         }
     }
 
+    /// The rest of the item [`next_with`](Seq::next_with) began (a dictionary's value after
+    /// its key, read alone): the same error stop; not counted again.
+    #[inline]
+    pub(crate) fn then_with<T>(
+        &mut self,
+        read: impl FnOnce(&mut Seq<'a>) -> Result<T>,
+    ) -> Result<T> {
+        let res = match self.pending.take() {
+            Some(p) => skip_body(&mut self.r, &p, self.depth, &self.opts, false),
+            None => Ok(()),
+        };
+        res.and_then(|()| read(self)).inspect_err(|_| {
+            self.remaining = 0;
+            self.pending = None;
+            self.failed = true;
+        })
+    }
+
     /// Reads a value's head; a container's body is left for later (the view is unsized).
     #[inline(always)]
     pub(crate) fn value(&mut self) -> Result<VariantRef<'a>> {

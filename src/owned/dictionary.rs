@@ -4,7 +4,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::key::{key_info, same_key, str_hash, Index, KeyState};
+use super::key::{key_info, same_key, str_hash, ContentHash, Index, KeyState};
 use super::{TypeInfo, Variant, UNTYPED};
 use crate::types::Dialect;
 
@@ -73,6 +73,8 @@ pub(crate) struct Extra {
     pub(crate) types: (TypeInfo, TypeInfo),
     /// The hash index of the keys, for more than [`SCAN_MAX`] entries.
     pub(crate) index: Option<Index>,
+    /// The dictionary's own hash as a key, once a key holding it was hashed.
+    pub(crate) hash: ContentHash,
 }
 
 impl Extra {
@@ -151,6 +153,7 @@ impl Dictionary {
                 self.extra = Some(Box::new(Extra {
                     types: (key_type, value_type),
                     index: None,
+                    hash: ContentHash::default(),
                 }))
             }
             None => {}
@@ -201,6 +204,7 @@ impl Dictionary {
     /// The entries in insertion order, the values mutable (a key cannot change in place: it
     /// would break the index; remove and insert instead).
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Variant, &mut Variant)> + '_ {
+        self.changed();
         self.entries.iter_mut().map(|(k, v)| (&*k, v))
     }
 
@@ -221,6 +225,7 @@ impl Dictionary {
 
     /// The values in insertion order, mutable.
     pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut Variant> + '_ {
+        self.changed();
         self.entries.iter_mut().map(|(_, v)| v)
     }
 
@@ -231,6 +236,7 @@ impl Dictionary {
 
     /// Removes every entry, keeping the type info.
     pub fn clear(&mut self) {
+        self.changed();
         self.entries.clear();
         if let Some(x) = &mut self.extra {
             x.index = None;
@@ -244,6 +250,7 @@ impl Dictionary {
     /// key, as in [`from_entries`](Dictionary::from_entries)). Lookups find the first of
     /// repeated keys.
     pub fn push_entry(&mut self, key: impl Into<Variant>, value: impl Into<Variant>) {
+        self.changed();
         let key = key.into();
         let at = self.entries.len();
         if let Some(index) = self.index_mut() {
@@ -255,6 +262,14 @@ impl Dictionary {
         self.entries.push((key, value.into()));
         if self.index().is_none() && self.entries.len() > SCAN_MAX {
             self.reindex(Dialect::Godot4);
+        }
+    }
+
+    /// Forgets the hash the dictionary keeps of itself (before any change to an entry).
+    #[inline]
+    pub(crate) fn changed(&mut self) {
+        if let Some(x) = self.extra.as_deref_mut() {
+            x.hash.forget();
         }
     }
 
@@ -293,6 +308,7 @@ impl Dictionary {
                 self.extra = Some(Box::new(Extra {
                     types: (TypeInfo::None, TypeInfo::None),
                     index: Some(index),
+                    hash: ContentHash::default(),
                 }))
             }
         }
@@ -349,6 +365,7 @@ impl Dictionary {
     /// A mutable reference to the value of the entry whose key is the same key as `key`.
     pub fn get_mut(&mut self, key: &Variant) -> Option<&mut Variant> {
         let at = self.position(key, Dialect::Godot4)?;
+        self.changed();
         Some(&mut self.entries[at].1)
     }
 
@@ -406,6 +423,8 @@ impl Dictionary {
     /// and `false`. O(1) expected time. (The readers that write bytes without a tree keep the
     /// keys of a Dictionary being written in one, to find repeated keys by this one identity.)
     pub(crate) fn find_or_push(&mut self, dialect: Dialect, key: Variant) -> (usize, bool) {
+        // The caller sets the value found or pushed.
+        self.changed();
         match self.index() {
             Some(index) => {
                 let info = key_info(&key, dialect, &index.state);
@@ -445,6 +464,7 @@ impl Dictionary {
     /// returns its value. O(n), as removing from the middle of a `Vec`.
     pub fn remove(&mut self, key: &Variant) -> Option<Variant> {
         let at = self.position(key, Dialect::Godot4)?;
+        self.changed();
         let (_, v) = self.entries.remove(at);
         if self.entries.len() <= SCAN_MAX {
             self.reindex(Dialect::Godot4);
@@ -456,6 +476,7 @@ impl Dictionary {
 
     /// Keeps the entries for which `keep` is true, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Variant, &mut Variant) -> bool) {
+        self.changed();
         let before = self.entries.len();
         self.entries.retain_mut(|(k, v)| keep(k, v));
         if self.entries.len() != before {
@@ -475,6 +496,7 @@ impl Dictionary {
             (t, index) => Some(Box::new(Extra {
                 types: t.map_or((TypeInfo::None, TypeInfo::None), |b| *b),
                 index,
+                hash: ContentHash::default(),
             })),
         };
         Dictionary { entries, extra }

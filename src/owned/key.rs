@@ -44,7 +44,10 @@
 //! calls the same hash alike: String and StringName hash their text alike, floats are
 //! normalised, container type info is ignored). It covers the whole key, so hashing costs time
 //! linear in the key's size, and equal hashes of different keys are rare. With `std` the hash
-//! is keyed randomly per dictionary, so that crafted keys cannot be made to collide.
+//! is keyed randomly per process, so that crafted keys cannot be made to collide. A nested
+//! Dictionary enters a key's hash as its own hash, which large and typed dictionaries keep:
+//! hashing every key of a tree whose keys hold keys (dictionaries as keys of dictionaries, to
+//! any depth) stays linear in the tree's size.
 //!
 //! A key that equals no key, not even itself (a non-null object, a Godot 4 array holding a NaN
 //! float, ...), is never entered in an index and never looked up: any number of them are
@@ -52,6 +55,7 @@
 
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hasher};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Object, Variant};
 use crate::types::Dialect;
@@ -253,16 +257,69 @@ pub(crate) struct KeyInfo {
 }
 
 /// Hashes `k` (consistently with [`same_key`] under both dialects) and finds whether it is
-/// matchable under `dialect`'s rule. Iterative.
+/// matchable under `dialect`'s rule. Iterative. A key found unmatchable is not hashed further
+/// (its hash is never used).
+///
+/// A nested Dictionary is hashed on a hasher of its own and enters its parent's hash as that
+/// one word, which a Dictionary with out-of-line parts (an index or type info) keeps
+/// ([`ContentHash`]): a key holding such a Dictionary costs one word, however large it is, once
+/// its hash is known. So inserting every key of a tree (as the readers do, bottom up) hashes
+/// each byte at most twice, whatever the depth (the "keys nested in keys" shape of
+/// `tests/read/scaling.rs`).
 pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> KeyInfo {
+    use Variant as V;
     let g4 = dialect == Dialect::Godot4;
     let mut h = s.build_hasher();
     let mut matchable = true;
-    let mut stack: Vec<(&Variant, Pos)> = Vec::new();
-    let mut cur = (k, Pos::Key);
+    let mut stack: Vec<Step<'_, S::Hasher>> = Vec::new();
+    let mut cur = Step::Visit(k, Pos::Key);
     loop {
-        let (v, pos) = cur;
-        hash_shallow(v, pos, g4, &mut h, &mut matchable, &mut stack);
+        // Counted work (scaling tests): a unit per step, and the leaves' bytes below.
+        crate::reader::work(1);
+        match cur {
+            Step::Visit(v @ V::Dictionary(d), _) if g4 => {
+                h.write_u8(v.ty() as u8);
+                match d.extra.as_deref().and_then(|x| x.hash.get()) {
+                    Some((hash, m)) => {
+                        h.write_u64(hash);
+                        matchable &= m;
+                    }
+                    None => {
+                        // Its entries on a fresh hasher, pushed in reverse so that they are
+                        // hashed in order, after which `End` folds it into this one.
+                        let outer = core::mem::replace(&mut h, s.build_hasher());
+                        stack.push(Step::End(d, outer));
+                        h.write_usize(d.len());
+                        for (k, x) in d.entries().iter().rev() {
+                            stack.push(Step::Visit(x, Pos::Element));
+                            stack.push(Step::Visit(k, Pos::Key));
+                        }
+                    }
+                }
+            }
+            Step::Visit(v, pos) => {
+                hash_shallow(v, pos, g4, &mut h, &mut matchable, &mut stack);
+            }
+            Step::End(d, outer) => {
+                let hash = h.finish();
+                if let Some(x) = d.extra.as_deref() {
+                    x.hash.set(hash, true);
+                }
+                h = outer;
+                h.write_u64(hash);
+            }
+        }
+        if !matchable {
+            // Every Dictionary still open holds what made the key unmatchable.
+            for step in &stack {
+                if let Step::End(d, _) = step {
+                    if let Some(x) = d.extra.as_deref() {
+                        x.hash.set(0, false);
+                    }
+                }
+            }
+            break;
+        }
         match stack.pop() {
             Some(next) => cur = next,
             None => break,
@@ -271,6 +328,61 @@ pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> 
     KeyInfo {
         hash: h.finish(),
         matchable,
+    }
+}
+
+/// A step of [`key_info`]'s walk: a value to hash where it sits, or the end of a Dictionary
+/// hashed on its own hasher (with the hasher of what holds it).
+enum Step<'v, H> {
+    Visit(&'v Variant, Pos),
+    End(&'v super::Dictionary, H),
+}
+
+/// What a [`Dictionary`](super::Dictionary) with out-of-line parts remembers of its own key
+/// hash (for the keys that hold it, see [`key_info`]): its hash and whether it can equal
+/// anything under Godot 4's rule (Godot 3's never looks: a Dictionary makes a key unmatchable
+/// there), or nothing yet. Kept in an atomic word so that the Dictionary stays `Sync` and is
+/// filled through a shared reference; every change to the Dictionary forgets it
+/// ([`ContentHash::forget`]). Keys are hashed with one random state per process (see
+/// [`KeyState`]), so a kept hash serves every dictionary.
+#[derive(Default)]
+pub(crate) struct ContentHash(AtomicU64);
+
+/// [`ContentHash`]'s word: unknown, else this bit set, the match bit, and the hash's upper bits.
+const KNOWN: u64 = 2;
+const MATCHABLE: u64 = 1;
+
+impl ContentHash {
+    /// The hash and the match bit, when known.
+    #[inline]
+    pub(crate) fn get(&self) -> Option<(u64, bool)> {
+        let w = self.0.load(Ordering::Relaxed);
+        (w & KNOWN != 0).then_some((w & !(KNOWN | MATCHABLE), w & MATCHABLE != 0))
+    }
+
+    /// Keeps `hash` (but its two low bits) and the match bit.
+    #[inline]
+    fn set(&self, hash: u64, matchable: bool) {
+        let w = (hash & !(KNOWN | MATCHABLE)) | KNOWN | u64::from(matchable);
+        self.0.store(w, Ordering::Relaxed);
+    }
+
+    /// Forgets the hash (the Dictionary changed).
+    #[inline]
+    pub(crate) fn forget(&mut self) {
+        *self.0.get_mut() = 0;
+    }
+}
+
+impl Clone for ContentHash {
+    fn clone(&self) -> ContentHash {
+        ContentHash(AtomicU64::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl core::fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("ContentHash").field(&self.get()).finish()
     }
 }
 
@@ -286,13 +398,13 @@ pub(crate) fn str_hash<S: BuildHasher>(s: &str, state: &S) -> u64 {
 /// The type byte String and StringName share in the hash.
 const STRING_CLASS: u8 = 0xFE;
 
-fn hash_shallow<'v>(
+fn hash_shallow<'v, H: Hasher>(
     v: &'v Variant,
     pos: Pos,
     g4: bool,
-    h: &mut impl Hasher,
+    h: &mut H,
     matchable: &mut bool,
-    stack: &mut Vec<(&'v Variant, Pos)>,
+    stack: &mut Vec<Step<'v, H>>,
 ) {
     use Variant as V;
     match v {
@@ -353,22 +465,15 @@ fn hash_shallow<'v>(
             h.write_u8(0xFF);
             h.write_u64(s.object_id);
         }
-        V::Dictionary(d) => {
-            if !g4 {
-                *matchable = false;
-            }
-            h.write_usize(d.len());
-            // Pushed in reverse so that they are hashed in order.
-            for (k, x) in d.entries().iter().rev() {
-                stack.push((x, Pos::Element));
-                stack.push((k, Pos::Key));
-            }
-        }
+        // Godot 3 compares dictionaries by identity (Godot 4's are hashed by `key_info`).
+        V::Dictionary(_) => *matchable = false,
         V::Array(a) => {
             h.write_usize(a.items.len());
-            stack.extend(a.items.iter().rev().map(|x| (x, Pos::Element)));
+            // Pushed in reverse so that they are hashed in order.
+            stack.extend(a.items.iter().rev().map(|x| Step::Visit(x, Pos::Element)));
         }
         V::PackedByteArray(a) => {
+            crate::reader::work(a.len());
             h.write_usize(a.len());
             h.write(a);
         }
@@ -420,7 +525,9 @@ fn packed_reals(a: &[f64], h: &mut impl Hasher) {
 
 // ----- the hasher -----
 
-/// How keys are hashed: randomly keyed SipHash with `std`, a fixed key without.
+/// How keys are hashed: SipHash keyed randomly once per process with `std` (one state, so
+/// that the hash a Dictionary keeps of itself, [`ContentHash`], serves every dictionary), a
+/// fixed key without.
 #[cfg(feature = "std")]
 #[derive(Clone, Debug)]
 pub(crate) struct KeyState(std::hash::RandomState);
@@ -429,7 +536,8 @@ pub(crate) struct KeyState(std::hash::RandomState);
 impl KeyState {
     #[inline]
     pub(crate) fn new() -> KeyState {
-        KeyState(std::hash::RandomState::new())
+        static STATE: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+        KeyState(STATE.get_or_init(std::hash::RandomState::new).clone())
     }
 }
 

@@ -20,6 +20,7 @@
 use core::cell::RefCell;
 use core::cmp::Ordering;
 use core::fmt;
+use core::hash::{BuildHasher, Hasher};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
@@ -30,6 +31,7 @@ use crate::head::{head, read_text, skip_strings};
 use crate::num;
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
+use crate::owned::key::KeyState;
 use crate::owned::TypeInfo;
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType as T};
@@ -95,6 +97,7 @@ fn keep_null_objects(v: &mut crate::owned::Variant, dialect: Dialect) {
             }
             Variant::Array(a) => stack.extend(a.items.iter_mut()),
             Variant::Dictionary(d) => {
+                d.changed();
                 for (k, val) in d.entries.iter_mut() {
                     stack.push(k);
                     stack.push(val);
@@ -185,16 +188,22 @@ const MAX_KEY_CLASSES: usize = 64;
 /// bit) and notes the last one in `repeats`. Returns whether it could: `false` when one hash
 /// holds more than [`MAX_KEY_CLASSES`] different keys.
 ///
-/// Sorts the offsets by a hash that the same keys share ([`key_hash`]); only keys sharing a
-/// hash (rare, unless a key repeats) are compared, with the engine's key identity on their
-/// owned values ([`crate::owned::Dictionary`]'s). Then back into byte order. Memory: the
-/// offsets, an entry in `repeats` per repeated key, and the owned keys of one hash at a time.
+/// Sorts the offsets by a hash that the same keys share ([`key_hash`] for a leaf; for a
+/// container key, the hash of its content in `containers`, by offset, from [`index`]'s pass);
+/// only keys sharing a hash (rare, unless a key repeats) are compared, with the engine's key
+/// identity on their owned values ([`crate::owned::Dictionary`]'s). Then back into byte order.
+/// Memory: the offsets, an entry in `repeats` per repeated key, and the owned keys of one hash
+/// at a time.
 fn drop_repeated_keys<O: Off>(
     keys: &mut [O],
+    containers: &[(O, u64)],
     v: &VariantRef<'_>,
     repeats: &mut Vec<(O, O)>,
 ) -> Result<bool> {
-    let hash = |k: &O| key_hash(v, k.get());
+    let hash = |k: &O| match containers.binary_search_by_key(&k.get(), |c| c.0.get()) {
+        Ok(i) => containers[i].1,
+        Err(_) => leaf_key_hash(v, k.get()),
+    };
     keys.sort_unstable_by_key(|k| (hash(k), k.get()));
     let mut classes: Vec<(crate::owned::Variant, usize, O)> = Vec::new();
     let mut i = 0;
@@ -246,18 +255,24 @@ fn owned_key(v: &VariantRef<'_>, rel: usize) -> Result<crate::owned::Variant> {
     VariantRef::new(h, 0, opts).to_owned()
 }
 
-/// A hash of the key at `rel` (relative to `v`) that every key the engine takes for the
-/// same key shares, in either dialect: String and StringName hash their (engine) text, floats
-/// and real components are normalised (one NaN, `-0.0` as `0.0`, narrowed to the engine's
-/// `real_t`); containers hash by type only; a non-null object, which equals no other key, by
-/// its offset.
-fn key_hash(v: &VariantRef<'_>, rel: usize) -> u64 {
+/// [`key_hash`] of the key at `rel` (relative to `v`).
+fn leaf_key_hash(v: &VariantRef<'_>, rel: usize) -> u64 {
     let opts = v.options();
     let mut r = Reader::new(v.h.data.get(rel..).unwrap_or(&[]), v.offset() + rel);
-    let Ok(h) = head(&mut r, 0, &opts, false) else {
-        return 0;
-    };
-    let k = VariantRef::new(h, 0, opts);
+    match head(&mut r, 0, &opts, false) {
+        Ok(h) => key_hash(&VariantRef::new(h, 0, opts)),
+        Err(_) => 0,
+    }
+}
+
+/// A hash of the leaf key `k` that every key the engine takes for the same key shares, in
+/// either dialect: String and StringName hash their (engine) text, floats and real components
+/// are normalised (one NaN, `-0.0` as `0.0`, narrowed to the engine's `real_t`); a non-null
+/// object, which equals no other key, and a Godot 3 Dictionary (compared by identity) by their
+/// offset. Arrays and Godot 4 Dictionaries hash by type here: [`index`] hashes their content.
+fn key_hash(k: &VariantRef<'_>) -> u64 {
+    let rel = k.offset();
+    let opts = k.options();
     let mut hs = KeyHasher::default();
     let single = !opts.double_precision();
     let g3 = k.dialect() == Dialect::Godot3;
@@ -402,7 +417,27 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
         end: O,
         /// Where `checked` holds the type its elements are checked against (`u32::MAX`: none).
         checked: u32,
+        /// Whether it is in a key (with `detect`): its hash is then on top of `hashing`.
+        hashed: bool,
+        /// For a dictionary: where its container keys start in `containers`.
+        mark: u32,
     }
+    /// A container in a key being hashed: the hash of its content so far, its offset
+    /// (relative to `v`) when it is itself a key, and the hash it has whatever its content (a
+    /// non-null object, a Godot 3 Dictionary).
+    struct Hashing<O> {
+        h: <KeyState as BuildHasher>::Hasher,
+        key: Option<O>,
+        fixed: Option<u64>,
+    }
+    let mut hashing: Vec<Hashing<O>> = Vec::new();
+    // With `detect`, the container keys of the open dictionaries (offset relative to `v`,
+    // hash), each hashed from its content (its children's hashes in order, on the process's
+    // random key state) as its walk ends: keys nested in keys are hashed once each, bottom
+    // up, and only the same keys (or a random collision) are compared in
+    // `drop_repeated_keys`. A dictionary's own are the last ones when it ends.
+    let state = KeyState::new();
+    let mut containers: Vec<(O, u64)> = Vec::new();
     // The types of the open typed containers still being checked (rare: kept out of `Open`).
     let mut checked: Vec<TypeInfo> = Vec::new();
     let mut open: Vec<Open<O>> = Vec::new();
@@ -421,16 +456,40 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                         && !idx.differs
                         && o.dict
                         && end - from >= 2
-                        && !drop_repeated_keys(&mut idx.keys[from..end], v, &mut idx.repeats)?
+                        && !drop_repeated_keys(
+                            &mut idx.keys[from..end],
+                            containers.get(o.mark as usize..).unwrap_or(&[]),
+                            v,
+                            &mut idx.repeats,
+                        )?
                     {
                         idx.differs = true;
+                    }
+                    if o.dict {
+                        containers.truncate(o.mark as usize);
+                    }
+                    if let Some(Hashing { h, key, fixed }) =
+                        o.hashed.then(|| hashing.pop()).flatten()
+                    {
+                        let hash = fixed.unwrap_or_else(|| h.finish());
+                        if let Some(at) = key {
+                            containers.push((at, hash));
+                        }
+                        if open.last().is_some_and(|p| p.hashed) {
+                            if let Some(p) = hashing.last_mut() {
+                                p.h.write_u64(hash);
+                            }
+                        }
                     }
                 }
                 continue;
             }
         };
+        // Whether `x` is a key, and in a key.
+        let mut is_key = false;
+        let mut in_key = false;
         if let Some(o) = open.last_mut() {
-            let is_key = o.dict && o.key;
+            is_key = o.dict && o.key;
             if o.dict {
                 if o.key && o.at.get() < o.end.get() {
                     if let Some(slot) = idx.keys.get_mut(o.at.get()) {
@@ -439,6 +498,12 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                     o.at = O::of(o.at.get() + 1);
                 }
                 o.key = !o.key;
+            }
+            in_key = detect && (is_key || o.hashed);
+            if let (Event::Value(leaf), true) = (e, o.hashed) {
+                if let Some(p) = hashing.last_mut() {
+                    p.h.write_u64(key_hash(&leaf));
+                }
             }
             if let Some(t) = checked.get(o.checked as usize) {
                 if !idx.differs
@@ -451,6 +516,17 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
         }
         if let Event::Begin(c) = e {
             let dict = c.ty() == T::Dictionary;
+            if in_key {
+                let mut h = state.build_hasher();
+                h.write_u8(c.ty() as u8);
+                h.write_usize(c.count());
+                let fixed = matches!(c.ty(), T::Object) || (dict && c.dialect() == Dialect::Godot3);
+                hashing.push(Hashing {
+                    h,
+                    key: is_key.then(|| O::of(c.offset() - base)),
+                    fixed: fixed.then(|| key_hash(&c)),
+                });
+            }
             let mut o = Open {
                 dict,
                 key: true,
@@ -458,6 +534,9 @@ fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>> {
                 at: O::default(),
                 end: O::default(),
                 checked: u32::MAX,
+                hashed: in_key,
+                // Below 2^32 container keys: each takes at least 8 bytes of input.
+                mark: containers.len() as u32,
             };
             if detect && !idx.differs {
                 if let Some(t) = convert::checked_type(&c)? {
@@ -1652,7 +1731,8 @@ mod tests {
         use crate::owned::Variant as V;
         let arr = |v: Vec<V>| V::Array(crate::owned::Array::new(v));
         // Keys of one hash that are not the same key (`"a"` / `&"a"` are, `1` / `1.0` not),
-        // then more array keys than MAX_KEY_CLASSES tells apart lazily.
+        // then array keys, hashed by their content: more of them than MAX_KEY_CLASSES are
+        // told apart lazily too; the same ones forced into one hash are not.
         for arrays in [3, MAX_KEY_CLASSES + 6] {
             let mut entries = vec![
                 (V::from("a"), V::Int(1)),
@@ -1671,7 +1751,20 @@ mod tests {
             let bytes = crate::encode::encode(&V::Dictionary(raw)).unwrap();
             let v = crate::read::parse(&bytes).unwrap();
             let idx = index::<u32>(&v, true).unwrap();
-            assert_eq!(idx.differs, arrays > MAX_KEY_CLASSES, "{arrays}");
+            assert!(!idx.differs, "{arrays}");
+            let mut keys = Vec::new();
+            let mut containers = Vec::new();
+            let mut it = v.as_dictionary().unwrap().iter();
+            while let Some((k, _)) = it.try_next().unwrap() {
+                let rel = (k.offset() - v.offset()) as u32;
+                keys.push(rel);
+                if k.ty() == T::Array {
+                    containers.push((rel, 7));
+                }
+            }
+            let mut repeats = Vec::new();
+            let lazily = drop_repeated_keys(&mut keys, &containers, &v, &mut repeats).unwrap();
+            assert_eq!(lazily, arrays <= MAX_KEY_CLASSES, "{arrays}");
             // The engine's dictionary, printed from its canonical bytes.
             let merged: crate::owned::Dictionary = entries.into_iter().collect();
             let canonical = crate::encode::encode(&V::Dictionary(merged)).unwrap();

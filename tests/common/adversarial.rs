@@ -58,6 +58,37 @@ fn dict(n: usize, key: impl Fn(&mut Vec<u8>, usize)) -> Vec<u8> {
     out
 }
 
+/// Dictionaries nested as keys of dictionaries, `n / 512` levels up to 1000 (so that depth and
+/// size double together below half a MiB; the depth limit is 1024): at each level 7 `Int: Nil` entries, an empty Dictionary as a key, then the next
+/// level as a key (9 entries: the reader's hash index; two container keys: the printers'
+/// repeated-key check compares them), a `Nil` value for each; a PackedByteArray of about `n / 2`
+/// bytes at the bottom. Hashing or copying each level's key whole costs depth x size.
+pub fn keys_in_keys(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let depth = (n / 512).min(1000);
+    for _ in 0..depth {
+        out.extend_from_slice(&u32le(27));
+        out.extend_from_slice(&u32le(9));
+        for j in 0..7 {
+            out.extend_from_slice(&u32le(2));
+            out.extend_from_slice(&u32le(j));
+            out.extend_from_slice(&u32le(0));
+        }
+        out.extend_from_slice(&u32le(27));
+        out.extend_from_slice(&u32le(0));
+        out.extend_from_slice(&u32le(0));
+    }
+    let bottom = n / 2;
+    out.extend_from_slice(&u32le(29));
+    out.extend_from_slice(&u32le(bottom as u32));
+    out.extend((0..bottom).map(|i| i as u8));
+    out.resize(out.len().next_multiple_of(4), 0);
+    for _ in 0..depth {
+        out.extend_from_slice(&u32le(0));
+    }
+    out
+}
+
 /// The binary inputs (Godot 4), about `n` bytes each.
 pub fn binary(n: usize) -> Vec<(&'static str, Vec<u8>)> {
     let mut records = Vec::new();
@@ -138,6 +169,10 @@ pub fn binary(n: usize) -> Vec<(&'static str, Vec<u8>)> {
         ("floats", floats),
         ("claimed count 2^31-1", claim),
         ("nested past the limit", too_deep),
+        (
+            "dictionaries as keys, n/512 deep (up to 1000)",
+            keys_in_keys(n),
+        ),
     ]
 }
 
@@ -182,6 +217,10 @@ pub fn text(n: usize) -> Vec<(&'static str, String)> {
         ("huge integer", number),
         ("huge float", float),
         ("repeated keys nested 500 deep", dups),
+        (
+            "dictionaries as keys, n/512 deep (up to 1000)",
+            keys_in_keys_as(n, gdvariant::text::to_string),
+        ),
     ]
 }
 
@@ -233,5 +272,19 @@ pub fn json(n: usize) -> Vec<(&'static str, String)> {
         ("huge float", float),
         ("typed Arrays nested 500 deep", typed),
         ("repeated keys nested 500 deep", dups),
+        (
+            "dictionaries as keys, n/512 deep (up to 1000)",
+            keys_in_keys_as(n, gdvariant::json::to_string),
+        ),
     ]
+}
+
+/// [`keys_in_keys`] printed by `print`, about `n` bytes (the bottom array's bytes print as up
+/// to four characters each).
+fn keys_in_keys_as(
+    n: usize,
+    print: fn(&gdvariant::VariantRef<'_>) -> gdvariant::Result<String>,
+) -> String {
+    let bytes = keys_in_keys(n / 2);
+    print(&gdvariant::parse(&bytes).expect("keys_in_keys reads")).expect("keys_in_keys prints")
 }

@@ -89,8 +89,12 @@ fn walk_dict(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
     );
     let mut n = 1;
     let mut it = d.iter();
-    while let Some((key, value)) = it.try_next()? {
-        n += walk(key)?.0;
+    // Each key alone, handed back after its walk: keys holding keys are read once too.
+    while let Some(key) = it.try_next_key()? {
+        let (m, w) = walk(key)?;
+        n += m;
+        resume!(it, w);
+        let value = it.try_next_value()?.expect("a key's value follows it");
         let (m, w) = walk(value)?;
         n += m;
         resume!(it, w);
