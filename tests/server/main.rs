@@ -1,11 +1,12 @@
 //! Servers (feature `tokio`), one test binary: `Packet`, `codec::VarCodec` and the framing
 //! adapters (`server_codec`, also features `serde` and `__count-reads`), real Godot clients
-//! against the example server (`server_live`), and a short bounded load run (`server_load`).
+//! against the example server (`server_live`), a short bounded load run (`server_load`), and the
+//! example server's limits against hostile clients (`server_limits`).
 
 #[path = "../common/mod.rs"]
 mod common;
 
-/// `examples/server.rs`, run by `server_live` and `server_load`.
+/// `examples/server.rs`, run by `server_live`, `server_load` and `server_limits`.
 #[allow(dead_code, unreachable_pub)]
 #[path = "../../examples/server.rs"]
 mod server;
@@ -13,6 +14,7 @@ mod server;
 #[cfg(all(feature = "serde", feature = "__count-reads"))]
 mod server_codec;
 mod server_depth;
+mod server_limits;
 mod server_live;
 mod server_load;
 
