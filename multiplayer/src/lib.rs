@@ -82,6 +82,8 @@ extern crate alloc;
 
 mod cache;
 mod cursor;
+#[cfg(feature = "enet")]
+pub mod enet;
 pub mod godot3;
 mod packet;
 mod replication;
@@ -89,6 +91,8 @@ mod rpc;
 mod session;
 mod sys;
 mod value;
+#[cfg(feature = "websocket")]
+pub mod websocket;
 mod wire;
 
 pub use cache::{

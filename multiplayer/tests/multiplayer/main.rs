@@ -8,9 +8,13 @@ mod common;
 #[path = "../../../tests/common/multiplayer.rs"]
 mod fixture;
 
+#[cfg(feature = "enet")]
+mod enet;
 mod hostile;
 mod live;
 mod packets;
+#[cfg(feature = "websocket")]
+mod websocket;
 
 /// Counts allocations per thread, for `hostile`.
 #[global_allocator]
