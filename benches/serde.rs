@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gdvariant::{Vector2, Vector3};
+use gdvariant::{math::Vector2, math::Vector3};
 use serde::{Deserialize, Serialize};
 
 fn packet(name: &str) -> Vec<u8> {

@@ -4,7 +4,7 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gdvariant::{encode, encode_into, parse, EncodeOptions, Variant, Vector3, Writer};
+use gdvariant::{encode, encode_into, math::Vector3, parse, EncodeOptions, Variant, Writer};
 
 /// Streams the game-state packet from plain Rust data, as a server would.
 fn write_game_state(w: &mut Writer, entities: &[common::Entity]) -> gdvariant::Result<()> {

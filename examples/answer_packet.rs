@@ -9,7 +9,7 @@
 use std::net::UdpSocket;
 use std::time::Duration;
 
-use gdvariant::{Dictionary, EncodeOptions, Variant, Vector3, Writer};
+use gdvariant::{math::Vector3, Dictionary, EncodeOptions, Variant, Writer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = UdpSocket::bind("127.0.0.1:0")?;

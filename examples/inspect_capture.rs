@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 
 use gdvariant::framing::{raw_frames, FrameOptions};
-use gdvariant::{Detector, Event, ReadOptions, VariantRef, Walker};
+use gdvariant::{detect::Detector, Event, ReadOptions, VariantRef, Walker};
 
 fn main() -> ExitCode {
     let mut framed = false;

@@ -30,7 +30,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gdvariant::{Dictionary, EncodeOptions, RawValue, ReadOptions, Variant, VariantType};
+use gdvariant::{owned::RawValue, Dictionary, EncodeOptions, ReadOptions, Variant, VariantType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 

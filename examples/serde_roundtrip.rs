@@ -5,7 +5,7 @@
 //! cargo run --example serde_roundtrip --features serde
 //! ```
 
-use gdvariant::{Color, Vector3};
+use gdvariant::{math::Color, math::Vector3};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]

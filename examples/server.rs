@@ -467,7 +467,7 @@ fn packed_len(v: &gdvariant::VariantRef<'_>) -> gdvariant::Result<usize> {
         (T::PackedVector3Array, true) => v.as_packed::<[f64; 3]>()?.len(),
         (T::PackedVector4Array, false) => v.as_packed::<[f32; 4]>()?.len(),
         (T::PackedVector4Array, true) => v.as_packed::<[f64; 4]>()?.len(),
-        _ => v.as_packed::<gdvariant::Color>()?.len(),
+        _ => v.as_packed::<gdvariant::math::Color>()?.len(),
     })
 }
 

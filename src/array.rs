@@ -6,7 +6,8 @@ use crate::error::Result;
 pub use crate::head::ContainerType;
 use crate::head::{head, read_container_type};
 use crate::reader::Reader;
-use crate::seq::{Nested, Seq};
+pub use crate::seq::Nested;
+use crate::seq::Seq;
 
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
@@ -133,8 +134,8 @@ impl<'a> ArrayIter<'a> {
     }
 
     /// Continues after the container element just yielded, which you iterated to its end with
-    /// `inner` (its own [`ArrayIter`], [`DictIter`](crate::DictIter) or
-    /// [`Properties`](crate::Properties)): the element is not read again. Returns `Ok(false)`,
+    /// `inner` (its own [`ArrayIter`], [`DictIter`](crate::dict::DictIter) or
+    /// [`Properties`](crate::object::Properties)): the element is not read again. Returns `Ok(false)`,
     /// changing nothing, if `inner` is not that element's iterator or did not reach its end.
     ///
     /// ```

@@ -394,7 +394,7 @@ where
 }
 
 /// Any `T: Serialize` to send as a value (feature `serde`), written with
-/// [`to_writer`](crate::to_writer) straight into the codec's outgoing buffer.
+/// [`to_writer`](crate::ser::to_writer) straight into the codec's outgoing buffer.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]

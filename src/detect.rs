@@ -25,7 +25,7 @@
 //! Each reading is one linear [`Walker`] pass; nothing is allocated.
 //!
 //! ```
-//! use gdvariant::{Dialect, Verdict};
+//! use gdvariant::{Dialect, detect::Verdict};
 //! // var2bytes(Basis()) in Godot 3: as Godot 4 it is a Vector4 with 20 bytes left over.
 //! let mut basis = vec![12, 0, 0, 0];
 //! for x in [1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0] {
@@ -140,7 +140,7 @@ impl Reading {
 /// object policy of the options given apply to both readings (their dialect is ignored).
 ///
 /// ```
-/// use gdvariant::{Detector, Dialect, ReadOptions};
+/// use gdvariant::{detect::Detector, Dialect, ReadOptions};
 /// // Two frames of a Godot 3 stream: a Vector3 (a truncated Rect2 in Godot 4), then an int.
 /// let v3 = [7u8, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64];
 /// let int = [2u8, 0, 0, 0, 9, 0, 0, 0];

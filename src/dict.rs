@@ -836,7 +836,7 @@ impl<'a> DictIter<'a> {
     /// Continues after the container value (or key, from
     /// [`try_next_key`](DictIter::try_next_key)) just yielded, which you iterated to its end
     /// with `inner`: it is not read again. See
-    /// [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
+    /// [`ArrayIter::resume_after`](crate::array::ArrayIter::resume_after).
     pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
         self.seq.resume_after(inner.seq())
     }

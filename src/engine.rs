@@ -36,7 +36,7 @@ impl<'a> ArrayRef<'a> {
     /// encoded.
     ///
     /// ```
-    /// use gdvariant::{EngineElement, Variant};
+    /// use gdvariant::{engine::EngineElement, Variant};
     /// // Array[int]([1, true, "x"]) as crafted bytes: type info 2 (int), 3 elements
     /// let bytes = [28, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0,
     ///              2, 0, 0, 0, 1, 0, 0, 0,                     // 1

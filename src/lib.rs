@@ -106,41 +106,54 @@ pub mod value;
 pub mod walker;
 pub mod writer;
 
-pub use array::{ArrayIter, ArrayRef, ContainerType};
-pub use detect::{Detection, Detector, Verdict};
-pub use dict::{DictIter, DictionaryRef, Key};
+// The crate root: the entry points and the types a first program names. Everything else is
+// under its module (`math`, `object`, `packed`, `detect`, …).
+pub use array::ArrayRef;
+pub use dict::DictionaryRef;
 pub use encode::{encode, encode_into, encode_with, EncodeOptions};
-pub use engine::{EngineElement, EngineIter};
-pub use error::{Error, ErrorKind, Expected, Result};
-pub use math::*;
-pub use object::{
-    CallableRef, FullObjectRef, NodePathRef, ObjectRef, Properties, SignalRef, StrIter,
-};
-pub use owned::{
-    Array, Dictionary, GString, InvalidNodePath, NodePath, Object, RawValue, Signal, TypeInfo,
-    Variant, WrongType, DEBUG_DEPTH, INLINE_CAPACITY,
-};
-pub use packed::{Element, PackedArrayRef, PackedElement, PackedIter, PackedStringArrayRef};
-pub use seq::Nested;
-pub use strings::Text;
-pub use types::{Dialect, ReadOptions, VariantType, ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT};
-
-/// The read options' name before 0.2.
-#[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
-pub type Options = ReadOptions;
-pub use path::PathItem;
+pub use error::{Error, ErrorKind, Result};
+pub use object::ObjectRef;
+pub use owned::{Array, Dictionary, GString, NodePath, Object, Variant};
+pub use packed::PackedArrayRef;
 pub use read::{
     parse, parse_prefix, parse_prefix_at, parse_prefix_with, parse_with, validate,
     validate_prefix_at, validate_with,
 };
+pub use types::{Dialect, ReadOptions, VariantType};
 pub use value::VariantRef;
 pub use walker::{Event, Walker};
 pub use writer::Writer;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub use {de::from_slice, ser::to_vec};
+
+/// The read options' name before 0.2.
+#[deprecated(since = "0.2.0", note = "renamed to `ReadOptions`")]
+pub type Options = ReadOptions;
+
+// Names the root held before 0.2, now under their modules (see the CHANGELOG): kept here, out
+// of the docs, for one release so that 0.1 programs build; removed in 0.3.
+#[doc(hidden)]
 pub use {
-    de::{from_slice, from_slice_with, from_variant_ref},
-    ser::{to_vec, to_vec_with, to_writer},
+    array::{ArrayIter, ContainerType},
+    detect::{Detection, Detector, Verdict},
+    dict::{DictIter, Key},
+    engine::{EngineElement, EngineIter},
+    error::Expected,
+    math::*,
+    object::{CallableRef, FullObjectRef, NodePathRef, Properties, SignalRef, StrIter},
+    owned::{InvalidNodePath, RawValue, Signal, TypeInfo, WrongType, DEBUG_DEPTH, INLINE_CAPACITY},
+    packed::{Element, PackedElement, PackedIter, PackedStringArrayRef},
+    path::PathItem,
+    seq::Nested,
+    strings::Text,
+    types::{ENGINE_MAX_DEPTH, FLAG_64, MAX_DEPTH_LIMIT},
+};
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+pub use {
+    de::{from_slice_with, from_variant_ref},
+    ser::{to_vec_with, to_writer},
 };
 
 #[cfg(feature = "__count-reads")]

@@ -30,7 +30,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "glam")] {
-//! use gdvariant::{Transform3D, Vector3};
+//! use gdvariant::{math::Transform3D, math::Vector3};
 //! // var_to_bytes(Transform3D(Basis(Vector3(1, 2, 3), Vector3(4, 5, 6), Vector3(7, 8, 9)),
 //! //                          Vector3(10, 11, 12))) in Godot 4: the basis row by row on the wire.
 //! let mut bytes = vec![18, 0, 0, 0];
@@ -51,7 +51,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "mint")] {
-//! use gdvariant::{Basis, Vector3};
+//! use gdvariant::{math::Basis, math::Vector3};
 //! let b = Basis::from_axes(Vector3::new(1.0, 2.0, 3.0), Vector3::new(4.0, 5.0, 6.0), Vector3::new(7.0, 8.0, 9.0));
 //! let rows: mint::RowMatrix3<f32> = b.into();
 //! assert_eq!(rows.x, mint::Vector3 { x: 1.0, y: 4.0, z: 7.0 }); // the first row

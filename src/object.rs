@@ -292,7 +292,7 @@ impl<'a> Properties<'a> {
     }
 
     /// Continues after the container value just yielded, which you iterated to its end with
-    /// `inner`: it is not read again. See [`ArrayIter::resume_after`](crate::ArrayIter::resume_after).
+    /// `inner`: it is not read again. See [`ArrayIter::resume_after`](crate::array::ArrayIter::resume_after).
     pub fn resume_after<I: Nested<'a>>(&mut self, inner: &I) -> Result<bool> {
         self.seq.resume_after(inner.seq())
     }

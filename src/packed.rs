@@ -414,7 +414,7 @@ impl<'a> VariantRef<'a> {
     /// packed array. A PackedStringArray is read up to the entry; other kinds in O(1).
     ///
     /// ```
-    /// use gdvariant::PackedElement;
+    /// use gdvariant::packed::PackedElement;
     /// // var_to_bytes(PackedInt32Array([7, -1])) in Godot 4
     /// let v = gdvariant::parse(&[30, 0, 0, 0, 2, 0, 0, 0, 7, 0, 0, 0, 255, 255, 255, 255])?;
     /// assert_eq!(v.element(1)?, Some(PackedElement::Int32(-1)));

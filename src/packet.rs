@@ -231,7 +231,7 @@ impl Packet {
     }
 
     /// Reads the packet into `T` with serde (feature `serde`), borrowing strings and byte
-    /// arrays from the packet; see [`from_variant_ref`](crate::from_variant_ref).
+    /// arrays from the packet; see [`from_variant_ref`](crate::de::from_variant_ref).
     ///
     /// ```
     /// # #[cfg(feature = "serde")] {

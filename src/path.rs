@@ -32,7 +32,7 @@ impl<'a> VariantRef<'a> {
     /// array's element.
     ///
     /// ```
-    /// use gdvariant::{PackedElement, PathItem};
+    /// use gdvariant::{packed::PackedElement, path::PathItem};
     /// // var_to_bytes({"tags": PackedStringArray(["npc"])}) in Godot 4
     /// let bytes = [27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, b't', b'a', b'g', b's',
     ///              34, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, b'n', b'p', b'c', 0];

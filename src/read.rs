@@ -51,7 +51,7 @@ pub fn parse_prefix(bytes: &[u8]) -> Result<(VariantRef<'_>, usize)> {
 /// let bytes = [5, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0xFF];
 /// let opts = ReadOptions::new().with_dialect(Dialect::Godot3);
 /// let (v, used) = gdvariant::parse_prefix_with(&bytes, &opts).unwrap();
-/// assert_eq!((v.as_vector2().unwrap(), used), (gdvariant::Vector2::new(1.0, 2.0), 12));
+/// assert_eq!((v.as_vector2().unwrap(), used), (gdvariant::math::Vector2::new(1.0, 2.0), 12));
 /// ```
 pub fn parse_prefix_with<'a>(
     bytes: &'a [u8],

@@ -208,8 +208,8 @@ pub(crate) mod private {
 }
 
 /// A container iterator that a parent iterator can resume after (see
-/// [`ArrayIter::resume_after`](crate::ArrayIter::resume_after)): [`ArrayIter`](crate::ArrayIter),
-/// [`DictIter`](crate::DictIter) and [`Properties`](crate::Properties). Sealed.
+/// [`ArrayIter::resume_after`](crate::array::ArrayIter::resume_after)): [`ArrayIter`](crate::array::ArrayIter),
+/// [`DictIter`](crate::dict::DictIter) and [`Properties`](crate::object::Properties). Sealed.
 pub trait Nested<'a>: private::Sealed<'a> {}
 
 /// Why a string is not a `&str`: invalid by the dialect's rules, or valid only for Godot 3.

@@ -5,7 +5,7 @@
 //! instead; these adapters write and read them as such, byte for byte:
 //!
 //! - [`Packed<'a, T>`](Packed) for `T` an [`Element`] (`i32`, `i64`, `f32`, `f64`,
-//!   `[f32; N]` / `[f64; N]` vectors, [`Color`](crate::Color)): reading borrows the input
+//!   `[f32; N]` / `[f64; N]` vectors, [`Color`](crate::math::Color)): reading borrows the input
 //!   when the elements are aligned on a little-endian host, and copies otherwise;
 //! - [`packed`] for a `Vec<T>` field of such elements;
 //! - [`strings`] for a `Vec<String>` / `Vec<&str>` field as a PackedStringArray;

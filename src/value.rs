@@ -23,7 +23,7 @@ use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 /// # As encoded, and as the engine reads it
 ///
 /// The lazy views ([`VariantRef`], [`ArrayRef`](crate::ArrayRef),
-/// [`DictionaryRef`](crate::DictionaryRef), [`NodePathRef`](crate::NodePathRef),
+/// [`DictionaryRef`](crate::DictionaryRef), [`NodePathRef`](crate::object::NodePathRef),
 /// [`ObjectRef`](crate::ObjectRef), [`PackedArrayRef`](crate::PackedArrayRef)) give what the bytes say, zero-copy:
 /// every element and pair in byte order, math components at the width they were written,
 /// text as it is encoded. What the engine's `bytes_to_var` makes of the same bytes can differ,
@@ -36,7 +36,7 @@ use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
 /// - a standard (single-precision) engine narrows 64-bit math components to `f32`
 ///   ([`ReadOptions::with_double_precision`]);
 /// - Godot 3 reads the overlong UTF-8 forms it accepts as the characters they encode
-///   ([`Text::to_string_lossy`](crate::Text::to_string_lossy)), and builds a NodePath without
+///   ([`Text::to_string_lossy`](crate::text::Text::to_string_lossy)), and builds a NodePath without
 ///   names or subnames as the empty path.
 ///
 /// [`to_owned`](VariantRef::to_owned) and the text form ([`text`](crate::text)) give the
@@ -199,7 +199,7 @@ impl<'a> VariantRef<'a> {
     /// valid UTF-8: [`ErrorKind::NotRustUtf8`] for Godot 3 text that only Godot 3 accepts
     /// (overlong forms, encoded surrogates, 5- and 6-byte forms), which a `&str` cannot borrow
     /// because the characters the engine reads are not the bytes; get them with
-    /// [`as_text`](VariantRef::as_text)`()?.`[`to_string_lossy`](crate::Text::to_string_lossy)`()`
+    /// [`as_text`](VariantRef::as_text)`()?.`[`to_string_lossy`](crate::text::Text::to_string_lossy)`()`
     /// or [`to_owned`](VariantRef::to_owned).
     pub fn as_str(&self) -> Result<&'a str> {
         if !matches!(self.h.ty, VariantType::String | VariantType::StringName) {

@@ -6,7 +6,7 @@
 //! container closes.
 //!
 //! ```
-//! use gdvariant::{EncodeOptions, Variant, Vector3, Writer};
+//! use gdvariant::{EncodeOptions, Variant, math::Vector3, Writer};
 //! let mut w = Writer::new(EncodeOptions::new());
 //! w.begin_dictionary(None)?;          // count patched on `end`
 //! w.string("tick")?;

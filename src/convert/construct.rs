@@ -23,12 +23,12 @@ use crate::types::{Dialect, ReadOptions, VariantType as T};
 /// is done in its `real_t`).
 ///
 /// ```
-/// use gdvariant::{convert::convert, ReadOptions, Variant, VariantType, Vector2};
+/// use gdvariant::{convert::convert, ReadOptions, Variant, VariantType, math::Vector2};
 /// let opts = ReadOptions::new();
 /// assert_eq!(convert(&Variant::Float(-2.7), VariantType::Int, &opts), Some(Variant::Int(-2)));
 /// assert_eq!(convert(&Variant::Float(f64::NAN), VariantType::Int, &opts), Some(Variant::Int(i64::MIN)));
 /// assert_eq!(convert(&Variant::from(Vector2::new(1.9, -0.5)), VariantType::Vector2i, &opts),
-///            Some(Variant::Vector2i(gdvariant::Vector2i::new(1, 0))));
+///            Some(Variant::Vector2i(gdvariant::math::Vector2i::new(1, 0))));
 /// assert_eq!(convert(&Variant::from("x"), VariantType::Int, &opts), None);
 /// ```
 pub fn convert(value: &Variant, to: T, opts: &ReadOptions) -> Option<Variant> {

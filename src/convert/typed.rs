@@ -30,7 +30,7 @@ pub enum Fit {
 /// type — builtin `Object`, a class or a script — is the class `EncodedObjectAsID`.
 ///
 /// ```
-/// use gdvariant::{convert::engine_type, TypeInfo, VariantType};
+/// use gdvariant::{convert::engine_type, owned::TypeInfo, VariantType};
 /// assert_eq!(engine_type(TypeInfo::Builtin(VariantType::Nil), false), TypeInfo::None);
 /// assert_eq!(engine_type(TypeInfo::Script("res://a.gd".into()), false),
 ///            TypeInfo::ClassName("EncodedObjectAsID".into()));
@@ -196,7 +196,7 @@ pub(crate) fn fit_type(declared: &TypeInfo, ty: T, object: Option<ObjectKind<'_>
 ///
 /// ```
 /// use gdvariant::convert::{fit, Fit};
-/// use gdvariant::{TypeInfo, Variant, VariantType};
+/// use gdvariant::{owned::TypeInfo, Variant, VariantType};
 /// let ints = TypeInfo::Builtin(VariantType::Int);
 /// assert_eq!(fit(&ints, &Variant::Int(1)), Fit::Keep);
 /// assert_eq!(fit(&ints, &Variant::Bool(true)), Fit::Convert);

@@ -30,7 +30,7 @@
 //! struct Entity<'a> {
 //!     id: i64,
 //!     name: &'a str,
-//!     pos: gdvariant::Vector3,
+//!     pos: gdvariant::math::Vector3,
 //! }
 //! #[derive(Deserialize)]
 //! struct State<'a> {
@@ -43,7 +43,7 @@
 //! let state: State<'_> = gdvariant::from_slice(&bytes)?;
 //! assert_eq!(state.tick, 123456);
 //! assert_eq!(state.entities[3].name, "entity_3");          // points into `bytes`
-//! assert_eq!(state.entities[3].pos, gdvariant::Vector3::new(3.0, 1.5, -3.0));
+//! assert_eq!(state.entities[3].pos, gdvariant::math::Vector3::new(3.0, 1.5, -3.0));
 //! # Ok::<(), gdvariant::de::Error>(())
 //! ```
 

@@ -98,7 +98,7 @@
 //! [`Walker`]: crate::Walker
 //!
 //! ```
-//! use gdvariant::{json, Variant, Vector2i};
+//! use gdvariant::{json, Variant, math::Vector2i};
 //! let v = gdvariant::parse(&[2, 0, 0, 0, 42, 0, 0, 0])?;
 //! assert_eq!(json::to_string(&v)?, "42");
 //! let back = json::from_str("{\"$Vector2i\": [1, -2]}").unwrap();

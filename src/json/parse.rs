@@ -53,7 +53,7 @@ fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
 /// Reads one JSON value of the [schema](super) into a [`Variant`].
 ///
 /// ```
-/// use gdvariant::{json, Variant, Vector2i};
+/// use gdvariant::{json, Variant, math::Vector2i};
 /// assert_eq!(json::from_str("{\"$Vector2i\": [1, -2]}")?, Variant::Vector2i(Vector2i::new(1, -2)));
 /// assert_eq!(json::from_str("[1, 2.0]")?, Variant::from(vec![Variant::Int(1), Variant::Float(2.0)]));
 /// # Ok::<(), gdvariant::json::ParseError>(())

@@ -237,7 +237,7 @@ packed_accessors! {
 /// another type.
 ///
 /// ```
-/// use gdvariant::{Variant, VariantType, Vector3};
+/// use gdvariant::{Variant, VariantType, math::Vector3};
 /// let v = Variant::from(Vector3::new(1.0, 2.0, 3.0));
 /// assert_eq!(Vector3::try_from(&v), Ok(Vector3::new(1.0, 2.0, 3.0)));
 /// let e = i64::try_from(&v).unwrap_err();

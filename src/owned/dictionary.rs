@@ -116,7 +116,7 @@ impl Dictionary {
     /// type `value_type` ([`TypeInfo::None`] for either leaves it untyped).
     ///
     /// ```
-    /// use gdvariant::{Dictionary, TypeInfo, VariantType};
+    /// use gdvariant::{Dictionary, owned::TypeInfo, VariantType};
     /// let mut d = Dictionary::typed(TypeInfo::Builtin(VariantType::String), TypeInfo::None, vec![]);
     /// d.insert("hp", 10);
     /// assert_eq!(d.key_type(), &TypeInfo::Builtin(VariantType::String));

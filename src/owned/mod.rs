@@ -2,8 +2,8 @@
 //!
 //! The owned types mirror the borrowed views: [`Array`] / [`ArrayRef`](crate::ArrayRef),
 //! [`Dictionary`] / [`DictionaryRef`](crate::DictionaryRef), [`Object`] /
-//! [`ObjectRef`](crate::ObjectRef), [`NodePath`] / [`NodePathRef`](crate::NodePathRef),
-//! [`TypeInfo`] / [`ContainerType`](crate::ContainerType). Math types are shared with the
+//! [`ObjectRef`](crate::ObjectRef), [`NodePath`] / [`NodePathRef`](crate::object::NodePathRef),
+//! [`TypeInfo`] / [`ContainerType`](crate::array::ContainerType). Math types are shared with the
 //! reader ([`crate::math`]).
 //!
 //! # Equality
@@ -41,7 +41,7 @@ pub use gstring::{GString, INLINE_CAPACITY};
 /// a received value with [`VariantRef::to_owned`]; write it with [`encode`](crate::encode()).
 ///
 /// ```
-/// use gdvariant::{Variant, Vector3};
+/// use gdvariant::{Variant, math::Vector3};
 /// let v = Variant::from(vec![Variant::from(1), "two".into(), Vector3::new(1.0, 2.0, 3.0).into()]);
 /// assert_eq!(v.as_array().unwrap().items[1].as_str(), Some("two"));
 /// let bytes = gdvariant::encode(&v).unwrap();
@@ -56,7 +56,7 @@ pub use gstring::{GString, INLINE_CAPACITY};
 /// `From` conversions box them for you, and matching gives a `Box` that derefs to the value:
 ///
 /// ```
-/// use gdvariant::{Basis, Variant, Vector3};
+/// use gdvariant::{math::Basis, Variant, math::Vector3};
 /// let b = Basis::from_axes(Vector3::new(1.0, 0.0, 0.0), Vector3::new(0.0, 1.0, 0.0), Vector3::new(0.0, 0.0, 1.0));
 /// let v = Variant::from(b);
 /// let Variant::Basis(boxed) = &v else { unreachable!() };
@@ -165,7 +165,7 @@ pub struct Signal {
 }
 
 /// The element, key or value type of a typed container: the owned counterpart of
-/// [`ContainerType`](crate::ContainerType).
+/// [`ContainerType`](crate::array::ContainerType).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TypeInfo {
     /// Untyped.
@@ -186,7 +186,7 @@ pub enum TypeInfo {
 /// [`set_element_type`](Array::set_element_type).
 ///
 /// ```
-/// use gdvariant::{Array, TypeInfo, Variant, VariantType};
+/// use gdvariant::{Array, owned::TypeInfo, Variant, VariantType};
 /// let a = Array::typed(TypeInfo::Builtin(VariantType::Int), vec![Variant::Int(1)]);
 /// assert_eq!(a.element_type(), &TypeInfo::Builtin(VariantType::Int));
 /// assert_eq!(Array::new(vec![]).element_type(), &TypeInfo::None);

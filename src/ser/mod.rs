@@ -15,13 +15,13 @@
 //! #[derive(Serialize)]
 //! struct Input<'a> {
 //!     seq: u32,
-//!     aim: gdvariant::Vector3,
+//!     aim: gdvariant::math::Vector3,
 //!     name: &'a str,
 //! }
-//! let bytes = gdvariant::to_vec(&Input { seq: 7, aim: gdvariant::Vector3::new(0.5, 1.0, 0.0), name: "p1" })?;
+//! let bytes = gdvariant::to_vec(&Input { seq: 7, aim: gdvariant::math::Vector3::new(0.5, 1.0, 0.0), name: "p1" })?;
 //! let d = gdvariant::parse(&bytes)?.as_dictionary()?;
 //! assert_eq!(d.get("seq")?.unwrap().as_i64()?, 7);
-//! assert_eq!(d.get("aim")?.unwrap().as_vector3()?, gdvariant::Vector3::new(0.5, 1.0, 0.0));
+//! assert_eq!(d.get("aim")?.unwrap().as_vector3()?, gdvariant::math::Vector3::new(0.5, 1.0, 0.0));
 //! # Ok::<(), gdvariant::ser::Error>(())
 //! ```
 

@@ -16,7 +16,7 @@ use serde::Deserialize;
 pub struct Probe<'a> {
     id: Option<i64>,
     name: Option<&'a str>,
-    pos: Option<gdvariant::Vector3>,
+    pos: Option<gdvariant::math::Vector3>,
     #[serde(borrow)]
     tags: Option<Vec<&'a str>>,
     #[serde(default)]
@@ -40,10 +40,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
 pub struct Entity<'a> {
     id: i64,
     name: &'a str,
-    pos: gdvariant::Vector3,
-    vel: Option<gdvariant::Vector3i>,
+    pos: gdvariant::math::Vector3,
+    vel: Option<gdvariant::math::Vector3i>,
     hp: f32,
-    color: Option<gdvariant::Color>,
+    color: Option<gdvariant::math::Color>,
     ok: Option<bool>,
     #[serde(borrow)]
     tags: Vec<&'a str>,
@@ -54,7 +54,7 @@ pub struct Entity<'a> {
 #[allow(dead_code)]
 pub enum Msg<'a> {
     Ping,
-    Move(gdvariant::Vector2),
+    Move(gdvariant::math::Vector2),
     Say { text: &'a str },
     Data(#[serde(borrow)] gdvariant::serde_with::Packed<'a, f32>),
 }
@@ -89,7 +89,7 @@ fn typed_agrees<T: std::fmt::Debug>(
 pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
     let validated = gdvariant::validate_with(data, opts);
     let valid = validated.is_ok();
-    let skipped = gdvariant::from_slice_with::<IgnoredAny>(data, opts);
+    let skipped = gdvariant::de::from_slice_with::<IgnoredAny>(data, opts);
     match (&skipped, &validated) {
         (Ok(_), Ok(_)) => {}
         (Err(e), Err(v)) => assert_eq!(
@@ -99,7 +99,7 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
         ),
         _ => panic!("IgnoredAny vs validate: {skipped:?} vs {validated:?} ({opts:?})"),
     }
-    match gdvariant::from_slice_with::<Variant>(data, opts) {
+    match gdvariant::de::from_slice_with::<Variant>(data, opts) {
         Ok(v) => {
             assert!(valid, "a Variant from input validate rejects ({opts:?})");
             let lazy = gdvariant::parse_with(data, opts)
@@ -110,11 +110,11 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
             let eopts = EncodeOptions::new()
                 .with_dialect(opts.dialect())
                 .with_full_objects(opts.full_objects());
-            let via_serde = gdvariant::to_vec_with(&v, &eopts);
+            let via_serde = gdvariant::ser::to_vec_with(&v, &eopts);
             // `to_vec` writes straight into its output, `to_writer` through the streaming
             // writer's checks: the same bytes, or the same error.
             let mut w = gdvariant::Writer::new(eopts);
-            let streamed = gdvariant::to_writer(&mut w, &v).and_then(|()| Ok(w.finish()?));
+            let streamed = gdvariant::ser::to_writer(&mut w, &v).and_then(|()| Ok(w.finish()?));
             assert_eq!(via_serde, streamed, "serde to_vec vs to_writer ({opts:?})");
             let tree = gdvariant::encode_with(&v, &eopts);
             if let Err(e) = &via_serde {
@@ -144,37 +144,37 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
     }
     typed_agrees(
         "Probe",
-        &gdvariant::from_slice_with::<Probe<'_>>(data, opts),
+        &gdvariant::de::from_slice_with::<Probe<'_>>(data, opts),
         &validated,
         opts,
     );
     typed_agrees(
         "Vec<Msg>",
-        &gdvariant::from_slice_with::<Vec<Msg<'_>>>(data, opts),
+        &gdvariant::de::from_slice_with::<Vec<Msg<'_>>>(data, opts),
         &validated,
         opts,
     );
     typed_agrees(
         "BTreeMap<String, Vec<f64>>",
-        &gdvariant::from_slice_with::<BTreeMap<String, Vec<f64>>>(data, opts),
+        &gdvariant::de::from_slice_with::<BTreeMap<String, Vec<f64>>>(data, opts),
         &validated,
         opts,
     );
     typed_agrees(
         "(i64, String, Option<bool>)",
-        &gdvariant::from_slice_with::<(i64, String, Option<bool>)>(data, opts),
+        &gdvariant::de::from_slice_with::<(i64, String, Option<bool>)>(data, opts),
         &validated,
         opts,
     );
     typed_agrees(
         "Vec<Entity>",
-        &gdvariant::from_slice_with::<Vec<Entity<'_>>>(data, opts),
+        &gdvariant::de::from_slice_with::<Vec<Entity<'_>>>(data, opts),
         &validated,
         opts,
     );
     typed_agrees(
         "HashMap<&str, (Option<f32>, Vec<&str>)>",
-        &gdvariant::from_slice_with::<std::collections::HashMap<&str, (Option<f32>, Vec<&str>)>>(
+        &gdvariant::de::from_slice_with::<std::collections::HashMap<&str, (Option<f32>, Vec<&str>)>>(
             data, opts,
         ),
         &validated,
@@ -182,12 +182,13 @@ pub fn serde_agree(data: &[u8], opts: &ReadOptions) {
     );
     // Types that swallow errors (a `T::deserialize(d).ok()` field) may go on reading after
     // one: never a panic, whatever was left open.
-    let _ = gdvariant::from_slice_with::<Vec<Lenient<i64>>>(data, opts);
-    let _ = gdvariant::from_slice_with::<Vec<Lenient<Probe<'_>>>>(data, opts);
-    let _ = gdvariant::from_slice_with::<BTreeMap<String, Lenient<Vec<Lenient<f32>>>>>(data, opts);
+    let _ = gdvariant::de::from_slice_with::<Vec<Lenient<i64>>>(data, opts);
+    let _ = gdvariant::de::from_slice_with::<Vec<Lenient<Probe<'_>>>>(data, opts);
+    let _ =
+        gdvariant::de::from_slice_with::<BTreeMap<String, Lenient<Vec<Lenient<f32>>>>>(data, opts);
     typed_agrees(
         "VariantRef",
-        &gdvariant::from_slice_with::<gdvariant::VariantRef<'_>>(data, opts),
+        &gdvariant::de::from_slice_with::<gdvariant::VariantRef<'_>>(data, opts),
         &validated,
         opts,
     );

@@ -4,8 +4,8 @@
 // allocates (packed arrays are iterated, not copied): tests/read/no_alloc.rs relies on that.
 
 use gdvariant::{
-    ArrayIter, ContainerType, DictIter, Event, ObjectRef, Properties, ReadOptions, Result,
-    VariantRef, VariantType, Walker,
+    array::ArrayIter, array::ContainerType, dict::DictIter, object::Properties, Event, ObjectRef,
+    ReadOptions, Result, VariantRef, VariantType, Walker,
 };
 
 /// The exhausted iterator of a container just walked, for its parent to resume after.
@@ -65,7 +65,7 @@ fn walk(v: VariantRef<'_>) -> Result<(usize, Walked<'_>)> {
 // frame of each of `walk` and one of these in a debug build.
 
 #[inline(never)]
-fn walk_object(f: gdvariant::FullObjectRef<'_>) -> Result<(usize, Walked<'_>)> {
+fn walk_object(f: gdvariant::object::FullObjectRef<'_>) -> Result<(usize, Walked<'_>)> {
     let _ = (f.class_name(), f.property_count());
     let mut n = 1;
     let mut props = f.properties();
@@ -206,7 +206,7 @@ fn walk_leaf(v: VariantRef<'_>) -> Result<()> {
         T::PackedVector3Array => drop(v.as_packed::<[f32; 3]>()?.iter().count()),
         T::PackedVector4Array if v.is_wide() => drop(v.as_packed::<[f64; 4]>()?.iter().count()),
         T::PackedVector4Array => drop(v.as_packed::<[f32; 4]>()?.iter().count()),
-        T::PackedColorArray => drop(v.as_packed::<gdvariant::Color>()?.iter().count()),
+        T::PackedColorArray => drop(v.as_packed::<gdvariant::math::Color>()?.iter().count()),
         T::Object | T::Dictionary | T::Array => unreachable!("containers are walked by walk"),
     }
     Ok(())
@@ -307,7 +307,10 @@ pub fn check_lookups(name: &str, v: VariantRef<'_>, levels: u32) {
             // typed keys and Godot 3 text are compared as the engine reads them (checked
             // against to_owned in tests/engine/differential.rs).
             let as_encoded = v.dialect() == gdvariant::Dialect::Godot4
-                && matches!(d.key_value_types(), Ok((gdvariant::ContainerType::None, _)));
+                && matches!(
+                    d.key_value_types(),
+                    Ok((gdvariant::array::ContainerType::None, _))
+                );
             let mut keys = 0;
             let mut it = d.iter();
             while let Ok(Some((k, val))) = it.try_next() {

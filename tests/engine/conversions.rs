@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use gdvariant::{EncodeOptions, EngineElement, Variant, VariantType};
+use gdvariant::{engine::EngineElement, EncodeOptions, Variant, VariantType};
 
 /// The engine's answer for one (value, type) pair.
 enum Answer {

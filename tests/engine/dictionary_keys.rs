@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use std::process::Command;
 
 use gdvariant::{
-    Array, Basis, Color, Dialect, Dictionary, NodePath, Object, Quaternion, ReadOptions,
-    Transform2D, TypeInfo, Variant, VariantType, Vector2, Vector3, Writer,
+    math::Basis, math::Color, math::Quaternion, math::Transform2D, math::Vector2, math::Vector3,
+    owned::TypeInfo, Array, Dialect, Dictionary, NodePath, Object, ReadOptions, Variant,
+    VariantType, Writer,
 };
 
 fn arr(items: Vec<Variant>) -> Variant {

@@ -276,7 +276,7 @@ fn ours(d: Dialect, m: &Mutant) -> Ours {
 
 /// Finds the objects, classes and script paths in a valid value.
 fn survey(v: &VariantRef<'_>, o: &mut Ours) {
-    let lossy = |t: gdvariant::Text<'_>| t.to_string_lossy().into_owned();
+    let lossy = |t: gdvariant::text::Text<'_>| t.to_string_lossy().into_owned();
     let mut w = Walker::from_value(*v);
     let mut script_next = false;
     let g3 = v.dialect() == Dialect::Godot3;
@@ -313,7 +313,7 @@ fn survey(v: &VariantRef<'_>, o: &mut Ours) {
                 }
             }
             VariantType::Array => {
-                if let Ok(gdvariant::ContainerType::Script(p)) =
+                if let Ok(gdvariant::array::ContainerType::Script(p)) =
                     x.as_array().and_then(|a| a.element_type())
                 {
                     o.scripts.insert(lossy(p));
@@ -322,13 +322,13 @@ fn survey(v: &VariantRef<'_>, o: &mut Ours) {
             VariantType::Dictionary => {
                 if let Ok((k, t)) = x.as_dictionary().and_then(|d| d.key_value_types()) {
                     if x.options().full_objects()
-                        && matches!(t, gdvariant::ContainerType::Script(_))
-                        && !matches!(k, gdvariant::ContainerType::Script(_))
+                        && matches!(t, gdvariant::array::ContainerType::Script(_))
+                        && !matches!(k, gdvariant::array::ContainerType::Script(_))
                     {
                         o.dict_value_script = true;
                     }
                     for c in [k, t] {
-                        if let gdvariant::ContainerType::Script(p) = c {
+                        if let gdvariant::array::ContainerType::Script(p) = c {
                             o.scripts.insert(lossy(p));
                         }
                     }

@@ -5,7 +5,9 @@
 
 use crate::common;
 
-use gdvariant::{Basis, Projection, Transform2D, Transform3D, Vector3};
+use gdvariant::{
+    math::Basis, math::Projection, math::Transform2D, math::Transform3D, math::Vector3,
+};
 
 /// The engine's own bytes of a golden case.
 fn golden(name: &str) -> Vec<u8> {
@@ -128,7 +130,10 @@ mod with_glam {
 
     #[test]
     fn vectors_quaternions_and_colors_round_trip() {
-        use gdvariant::{Color, Quaternion, Vector2, Vector2i, Vector3i, Vector4, Vector4i};
+        use gdvariant::{
+            math::Color, math::Quaternion, math::Vector2, math::Vector2i, math::Vector3i,
+            math::Vector4, math::Vector4i,
+        };
         let v = Vector3::new(1.5, -2.0, 0.25);
         assert_eq!(DVec3::from(v), DVec3::new(1.5, -2.0, 0.25));
         assert_eq!(Vec3::from(v), Vec3::new(1.5, -2.0, 0.25));
@@ -167,7 +172,10 @@ mod with_glam {
 #[cfg(feature = "mint")]
 mod with_mint {
     use super::*;
-    use gdvariant::{Color, Quaternion, Vector2, Vector2i, Vector3i, Vector4, Vector4i};
+    use gdvariant::{
+        math::Color, math::Quaternion, math::Vector2, math::Vector2i, math::Vector3i,
+        math::Vector4, math::Vector4i,
+    };
     use mint::{
         ColumnMatrix2x3, ColumnMatrix3, ColumnMatrix3x4, ColumnMatrix4, RowMatrix2x3, RowMatrix3,
         RowMatrix3x4, RowMatrix4,

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use std::process::Command;
 
 use gdvariant::{
-    Array, Color, Dialect, Dictionary, EncodeOptions, NodePath, ReadOptions, Signal, TypeInfo,
-    Variant, VariantType,
+    math::Color, owned::Signal, owned::TypeInfo, Array, Dialect, Dictionary, EncodeOptions,
+    NodePath, ReadOptions, Variant, VariantType,
 };
 
 const RANDOM_TREES: usize = 400;
@@ -298,7 +298,10 @@ fn random_math(rng: &mut Rng, ty: VariantType) -> Variant {
 }
 
 fn random_value(rng: &mut Rng, dialect: Dialect, depth: u32) -> Variant {
-    use gdvariant::{Rect2i, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i};
+    use gdvariant::{
+        math::Rect2i, math::Vector2, math::Vector2i, math::Vector3, math::Vector3i, math::Vector4,
+        math::Vector4i,
+    };
     use VariantType as T;
     let types: Vec<VariantType> = dialect.types().filter(|t| *t != T::Object).collect();
     let ty = loop {

@@ -5,9 +5,9 @@ use crate::common;
 
 use common::{encode_cases, hex};
 use gdvariant::{
-    encode, encode_with, parse, parse_with, Array, Dialect, Dictionary, EncodeOptions, ErrorKind,
-    NodePath, Object, RawValue, ReadOptions, Signal, TypeInfo, Variant, VariantType, Vector2,
-    Vector3,
+    encode, encode_with, math::Vector2, math::Vector3, owned::RawValue, owned::Signal,
+    owned::TypeInfo, parse, parse_with, Array, Dialect, Dictionary, EncodeOptions, ErrorKind,
+    NodePath, Object, ReadOptions, Variant, VariantType,
 };
 
 /// parse → to_owned → encode gives back the engine's bytes (NodePath padding masked), or the
@@ -225,21 +225,31 @@ fn double_precision_round_trips_every_real_type() {
     let r = |i: usize| 0.1 + i as f64 / 3.0; // not representable in f32
     let reals: Vec<Variant> = vec![
         Variant::Vector2(Vector2::from_array(core::array::from_fn(r))),
-        Variant::Rect2(gdvariant::Rect2::from_array(core::array::from_fn(r))),
+        Variant::Rect2(gdvariant::math::Rect2::from_array(core::array::from_fn(r))),
         Variant::Vector3(Vector3::from_array(core::array::from_fn(r))),
-        Variant::from(gdvariant::Transform2D::from_array(core::array::from_fn(r))),
-        Variant::Vector4(gdvariant::Vector4::from_array(core::array::from_fn(r))),
-        Variant::Plane(gdvariant::Plane::from_array(core::array::from_fn(r))),
-        Variant::Quaternion(gdvariant::Quaternion::from_array(core::array::from_fn(r))),
-        Variant::from(gdvariant::Aabb::from_array(core::array::from_fn(r))),
-        Variant::from(gdvariant::Basis::from_array(core::array::from_fn(r))),
-        Variant::from(gdvariant::Transform3D::from_array(core::array::from_fn(r))),
-        Variant::from(gdvariant::Projection::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::math::Transform2D::from_array(
+            core::array::from_fn(r),
+        )),
+        Variant::Vector4(gdvariant::math::Vector4::from_array(core::array::from_fn(
+            r,
+        ))),
+        Variant::Plane(gdvariant::math::Plane::from_array(core::array::from_fn(r))),
+        Variant::Quaternion(gdvariant::math::Quaternion::from_array(
+            core::array::from_fn(r),
+        )),
+        Variant::from(gdvariant::math::Aabb::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::math::Basis::from_array(core::array::from_fn(r))),
+        Variant::from(gdvariant::math::Transform3D::from_array(
+            core::array::from_fn(r),
+        )),
+        Variant::from(gdvariant::math::Projection::from_array(
+            core::array::from_fn(r),
+        )),
         Variant::PackedVector2Array((0..5).map(|i| Vector2::new(r(i), -r(i))).collect()),
         Variant::PackedVector3Array((0..5).map(|i| Vector3::new(r(i), -r(i), 1e300)).collect()),
         Variant::PackedVector4Array(
             (0..5)
-                .map(|i| gdvariant::Vector4::new(r(i), -r(i), f64::NAN, -0.0))
+                .map(|i| gdvariant::math::Vector4::new(r(i), -r(i), f64::NAN, -0.0))
                 .collect(),
         ),
     ];
@@ -270,7 +280,7 @@ fn double_precision_round_trips_every_real_type() {
         assert_ne!(&parse(&single).unwrap().to_owned().unwrap(), v);
     }
     // Color ignores the precision.
-    let c = Variant::Color(gdvariant::Color::new(0.1, 0.2, 0.3, 1.0));
+    let c = Variant::Color(gdvariant::math::Color::new(0.1, 0.2, 0.3, 1.0));
     assert_eq!(encode_with(&c, &double).unwrap(), encode(&c).unwrap());
 }
 

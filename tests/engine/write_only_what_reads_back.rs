@@ -4,8 +4,8 @@
 //! included), the Godot 4 rule on a full object's `script` property.
 
 use gdvariant::{
-    Array, Dialect, Dictionary, EncodeOptions, ErrorKind, Object, RawValue, ReadOptions, Variant,
-    Writer,
+    owned::RawValue, Array, Dialect, Dictionary, EncodeOptions, ErrorKind, Object, ReadOptions,
+    Variant, Writer,
 };
 
 /// A tree `depth` levels deep: arrays, dictionaries and full objects in turn.

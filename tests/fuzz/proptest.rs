@@ -394,15 +394,15 @@ fn check_one(cfg: Cfg, v: &Variant) -> std::result::Result<(), TestCaseError> {
     // encoder's bytes, and read back through the deserializer it is the original.
     #[cfg(feature = "serde")]
     {
-        let via_serde = gdvariant::to_vec_with(v, &cfg.enc())
+        let via_serde = gdvariant::ser::to_vec_with(v, &cfg.enc())
             .map_err(|e| TestCaseError::fail(format!("to_vec: {e}")))?;
         prop_assert_eq!(&via_serde, &bytes, "serde to_vec");
         // The streaming serializer (`to_writer`) writes the same bytes as `to_vec`'s direct one.
         let mut w = Writer::new(cfg.enc());
-        gdvariant::to_writer(&mut w, v)
+        gdvariant::ser::to_writer(&mut w, v)
             .map_err(|e| TestCaseError::fail(format!("to_writer: {e}")))?;
         prop_assert_eq!(&w.finish().unwrap(), &bytes, "serde to_writer");
-        let back: Variant = gdvariant::from_slice_with(&bytes, &cfg.read())
+        let back: Variant = gdvariant::de::from_slice_with(&bytes, &cfg.read())
             .map_err(|e| TestCaseError::fail(format!("from_slice: {e}")))?;
         prop_assert_eq!(&back, v, "serde from_slice");
     }

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use gdvariant::{Detector, Dialect, ErrorKind, ReadOptions, Verdict};
+use gdvariant::{detect::Detector, detect::Verdict, Dialect, ErrorKind, ReadOptions};
 
 /// Detects every golden value of `engine`, asserting that none is taken for the other engine;
 /// returns how many were recognised, the same in both, and the names of the ambiguous ones.

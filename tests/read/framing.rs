@@ -6,7 +6,7 @@ use gdvariant::framing::{
     frames, write_frame, write_raw_frame, Decoded, Endian, FrameDecoder, FrameOptions, FrameWriter,
     DEFAULT_MAX_FRAME,
 };
-use gdvariant::{encode, EncodeOptions, ErrorKind, ReadOptions, Variant, Vector3};
+use gdvariant::{encode, math::Vector3, EncodeOptions, ErrorKind, ReadOptions, Variant};
 
 fn sample_values() -> Vec<Variant> {
     vec![

@@ -7,7 +7,7 @@ use crate::common;
 use common::alloc::{count_allocs, measure};
 use common::unhex_spaced as bytes;
 use common::walk::{lazy_accept, walker_accept};
-use gdvariant::{Dialect, ErrorKind, ReadOptions, ENGINE_MAX_DEPTH, MAX_DEPTH_LIMIT};
+use gdvariant::{types::ENGINE_MAX_DEPTH, types::MAX_DEPTH_LIMIT, Dialect, ErrorKind, ReadOptions};
 
 // ----- helpers -----
 

@@ -253,8 +253,8 @@ fn serde_reads_each_byte_of_the_engines_packets_once() {
         seq: i64,
         tick: u32,
         #[serde(rename = "move")]
-        movement: gdvariant::Vector2,
-        aim: gdvariant::Vector3,
+        movement: gdvariant::math::Vector2,
+        aim: gdvariant::math::Vector3,
         buttons: u8,
         jump: bool,
         name: &'a str,
@@ -265,7 +265,7 @@ fn serde_reads_each_byte_of_the_engines_packets_once() {
     struct Entity<'a> {
         id: i64,
         name: &'a str,
-        pos: gdvariant::Vector3,
+        pos: gdvariant::math::Vector3,
         hp: f32,
         #[serde(borrow)]
         tags: Vec<&'a str>,

@@ -7,7 +7,7 @@
 //! entry that owns memory let go by the fast drop path) or any other memory error fails there.
 //! About a second natively, under a minute under Miri.
 
-use gdvariant::{ErrorKind, Variant, Vector2};
+use gdvariant::{math::Vector2, ErrorKind, Variant};
 
 /// Little-endian words and values in Godot 4's encoding, for hand-made packets.
 #[derive(Default)]

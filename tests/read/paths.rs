@@ -2,8 +2,8 @@
 //! arrays of every kind, in both dialects.
 
 use gdvariant::{
-    text, Color, Dialect, EncodeOptions, PackedElement as E, PathItem, ReadOptions, Variant,
-    Vector2, Vector3, Vector4,
+    math::Color, math::Vector2, math::Vector3, math::Vector4, packed::PackedElement as E,
+    path::PathItem, text, Dialect, EncodeOptions, ReadOptions, Variant,
 };
 
 fn bytes(text: &str, dialect: Dialect, double: bool) -> Vec<u8> {

@@ -9,8 +9,8 @@ use crate::common;
 use common::unhex_spaced as bytes;
 use common::walk::{lazy_accept, walker_accept};
 use gdvariant::{
-    Color, ContainerType, Dialect, ErrorKind, ObjectRef, ReadOptions, StrIter, VariantRef,
-    VariantType,
+    array::ContainerType, math::Color, object::StrIter, Dialect, ErrorKind, ObjectRef, ReadOptions,
+    VariantRef, VariantType,
 };
 
 type Check = fn(VariantRef<'_>);
@@ -211,7 +211,7 @@ fn vectors() -> Vec<Vector> {
         }),
         // ----- Vector2 / Vector2i / Rect2 / Rect2i -----
         v!(G4, "vector2", "05000000 0000803f00000040", |v| {
-            assert_eq!(v.as_vector2().unwrap(), gdvariant::Vector2::new(1.0, 2.0));
+            assert_eq!(v.as_vector2().unwrap(), gdvariant::math::Vector2::new(1.0, 2.0));
             assert!(!v.is_wide());
         }),
         v!(G4, "vector2_f64", "05000100 9a9999999999f13fcdcccccccccc0040", |v| {
@@ -221,17 +221,17 @@ fn vectors() -> Vec<Vector> {
         v!(G4, "vector2i", "06000000 ffffff7f 00000080", |v| {
             assert_eq!(
                 v.as_vector2i().unwrap(),
-                gdvariant::Vector2i::new(i32::MAX, i32::MIN)
+                gdvariant::math::Vector2i::new(i32::MAX, i32::MIN)
             )
         }),
         v!(G4, "vector2i_flag_ignored", "06000100 01000000 feffffff", |v| {
-            assert_eq!(v.as_vector2i().unwrap(), gdvariant::Vector2i::new(1, -2));
+            assert_eq!(v.as_vector2i().unwrap(), gdvariant::math::Vector2i::new(1, -2));
             assert!(!v.is_wide());
         }),
         v!(G4, "rect2", "07000000 0000803f000000400000404000008040", |v| {
             let r = v.as_rect2().unwrap();
-            assert_eq!(r.position, gdvariant::Vector2::new(1.0, 2.0));
-            assert_eq!(r.size, gdvariant::Vector2::new(3.0, 4.0));
+            assert_eq!(r.position, gdvariant::math::Vector2::new(1.0, 2.0));
+            assert_eq!(r.size, gdvariant::math::Vector2::new(3.0, 4.0));
         }),
         v!(
             G4,
@@ -241,12 +241,12 @@ fn vectors() -> Vec<Vector> {
         ),
         v!(G4, "rect2i", "08000000 01000000 02000000 ffffffff 00000080", |v| {
             let r = v.as_rect2i().unwrap();
-            assert_eq!(r.position, gdvariant::Vector2i::new(1, 2));
-            assert_eq!(r.size, gdvariant::Vector2i::new(-1, i32::MIN));
+            assert_eq!(r.position, gdvariant::math::Vector2i::new(1, 2));
+            assert_eq!(r.size, gdvariant::math::Vector2i::new(-1, i32::MIN));
         }),
         // ----- Vector3 / Vector3i -----
         v!(G4, "vector3", "09000000 0000803f0000004000004040", |v| {
-            assert_eq!(v.as_vector3().unwrap(), gdvariant::Vector3::new(1.0, 2.0, 3.0))
+            assert_eq!(v.as_vector3().unwrap(), gdvariant::math::Vector3::new(1.0, 2.0, 3.0))
         }),
         v!(
             G4,
@@ -257,7 +257,7 @@ fn vectors() -> Vec<Vector> {
         v!(G4, "vector3i", "0a000000 01000000 ffffff7f 00000080", |v| {
             assert_eq!(
                 v.as_vector3i().unwrap(),
-                gdvariant::Vector3i::new(1, i32::MAX, i32::MIN)
+                gdvariant::math::Vector3i::new(1, i32::MAX, i32::MIN)
             )
         }),
         // ----- Transform2D (11), Vector4 (12), Vector4i (13): errata ids -----
@@ -267,9 +267,9 @@ fn vectors() -> Vec<Vector> {
             "0b000000 0000803f0000004000004040000080400000a0400000c040",
             |v| {
                 let t = v.as_transform2d().unwrap();
-                assert_eq!(t.x, gdvariant::Vector2::new(1.0, 2.0));
-                assert_eq!(t.y, gdvariant::Vector2::new(3.0, 4.0));
-                assert_eq!(t.origin, gdvariant::Vector2::new(5.0, 6.0));
+                assert_eq!(t.x, gdvariant::math::Vector2::new(1.0, 2.0));
+                assert_eq!(t.y, gdvariant::math::Vector2::new(3.0, 4.0));
+                assert_eq!(t.origin, gdvariant::math::Vector2::new(5.0, 6.0));
             }
         ),
         v!(
@@ -281,7 +281,7 @@ fn vectors() -> Vec<Vector> {
         v!(G4, "vector4", "0c000000 0000803f000000400000404000008040", |v| {
             assert_eq!(
                 v.as_vector4().unwrap(),
-                gdvariant::Vector4::new(1.0, 2.0, 3.0, 4.0)
+                gdvariant::math::Vector4::new(1.0, 2.0, 3.0, 4.0)
             )
         }),
         v!(
@@ -293,13 +293,13 @@ fn vectors() -> Vec<Vector> {
         v!(G4, "vector4i", "0d000000 01000000 02000000 03000000 ffffffff", |v| {
             assert_eq!(
                 v.as_vector4i().unwrap(),
-                gdvariant::Vector4i::new(1, 2, 3, -1)
+                gdvariant::math::Vector4i::new(1, 2, 3, -1)
             )
         }),
         // ----- Plane, Quaternion, AABB, Basis, Transform3D, Projection -----
         v!(G4, "plane", "0e000000 0000803f000000400000404000008040", |v| {
             let p = v.as_plane().unwrap();
-            assert_eq!(p.normal, gdvariant::Vector3::new(1.0, 2.0, 3.0));
+            assert_eq!(p.normal, gdvariant::math::Vector3::new(1.0, 2.0, 3.0));
             assert_eq!(p.d, 4.0);
         }),
         v!(
@@ -324,8 +324,8 @@ fn vectors() -> Vec<Vector> {
             "10000000 0000803f0000004000004040000080400000a0400000c040",
             |v| {
                 let a = v.as_aabb().unwrap();
-                assert_eq!(a.position, gdvariant::Vector3::new(1.0, 2.0, 3.0));
-                assert_eq!(a.size, gdvariant::Vector3::new(4.0, 5.0, 6.0));
+                assert_eq!(a.position, gdvariant::math::Vector3::new(1.0, 2.0, 3.0));
+                assert_eq!(a.size, gdvariant::math::Vector3::new(4.0, 5.0, 6.0));
             }
         ),
         v!(
@@ -341,10 +341,10 @@ fn vectors() -> Vec<Vector> {
             |v| {
                 let b = v.as_basis().unwrap();
                 // Row-major on the wire: rows[0] = (x.x, y.x, z.x).
-                assert_eq!(b.rows[0], gdvariant::Vector3::new(1.0, 2.0, 3.0));
-                assert_eq!(b.rows[2], gdvariant::Vector3::new(7.0, 8.0, 9.0));
-                assert_eq!(b.axis(0), Some(gdvariant::Vector3::new(1.0, 4.0, 7.0)));
-                assert_eq!(b.axis(2), Some(gdvariant::Vector3::new(3.0, 6.0, 9.0)));
+                assert_eq!(b.rows[0], gdvariant::math::Vector3::new(1.0, 2.0, 3.0));
+                assert_eq!(b.rows[2], gdvariant::math::Vector3::new(7.0, 8.0, 9.0));
+                assert_eq!(b.axis(0), Some(gdvariant::math::Vector3::new(1.0, 4.0, 7.0)));
+                assert_eq!(b.axis(2), Some(gdvariant::math::Vector3::new(3.0, 6.0, 9.0)));
             }
         ),
         v!(
@@ -363,8 +363,8 @@ fn vectors() -> Vec<Vector> {
             "12000000 0000803f0000004000004040000080400000a0400000c0400000e0400000004100001041000020410000304100004041",
             |v| {
                 let t = v.as_transform3d().unwrap();
-                assert_eq!(t.basis.rows[1], gdvariant::Vector3::new(4.0, 5.0, 6.0));
-                assert_eq!(t.origin, gdvariant::Vector3::new(10.0, 11.0, 12.0));
+                assert_eq!(t.basis.rows[1], gdvariant::math::Vector3::new(4.0, 5.0, 6.0));
+                assert_eq!(t.origin, gdvariant::math::Vector3::new(10.0, 11.0, 12.0));
             }
         ),
         v!(
@@ -381,7 +381,7 @@ fn vectors() -> Vec<Vector> {
                 let p = v.as_projection().unwrap();
                 assert_eq!(p.to_array().to_vec(), seq(16, 0.0));
                 // Column by column: the second column is components 5..8.
-                assert_eq!(p.columns[1], gdvariant::Vector4::new(5.0, 6.0, 7.0, 8.0));
+                assert_eq!(p.columns[1], gdvariant::math::Vector4::new(5.0, 6.0, 7.0, 8.0));
             }
         ),
         v!(
@@ -543,9 +543,9 @@ fn vectors() -> Vec<Vector> {
         ),
         v!(G4, "callable", "19000000", |v| {
             assert_eq!(v.ty(), VariantType::Callable);
-            assert_eq!(v.as_callable().unwrap(), gdvariant::CallableRef);
+            assert_eq!(v.as_callable().unwrap(), gdvariant::object::CallableRef);
             assert_eq!(v.as_i64().unwrap_err().kind(), ErrorKind::WrongType {
-                expected: gdvariant::Expected::Type(VariantType::Int),
+                expected: gdvariant::error::Expected::Type(VariantType::Int),
                 found: VariantType::Callable,
             });
         }),
@@ -875,10 +875,10 @@ fn vectors() -> Vec<Vector> {
             assert_eq!(v.as_text().unwrap().len(), 5)
         }),
         v!(G3, "g3_vector2", "05000000 0000803f00000040", |v| {
-            assert_eq!(v.as_vector2().unwrap(), gdvariant::Vector2::new(1.0, 2.0))
+            assert_eq!(v.as_vector2().unwrap(), gdvariant::math::Vector2::new(1.0, 2.0))
         }),
         v!(G3, "g3_vector2_flag_ignored", "05000100 0000803f00000040", |v| {
-            assert_eq!(v.as_vector2().unwrap(), gdvariant::Vector2::new(1.0, 2.0));
+            assert_eq!(v.as_vector2().unwrap(), gdvariant::math::Vector2::new(1.0, 2.0));
             assert!(!v.is_wide());
         }),
         v!(G3, "g3_rect2", "06000000 0000803f000000400000404000008040", |v| {
@@ -891,7 +891,7 @@ fn vectors() -> Vec<Vector> {
             G3,
             "g3_transform2d",
             "08000000 0000803f0000004000004040000080400000a0400000c040",
-            |v| assert_eq!(v.as_transform2d().unwrap().origin, gdvariant::Vector2::new(5.0, 6.0))
+            |v| assert_eq!(v.as_transform2d().unwrap().origin, gdvariant::math::Vector2::new(5.0, 6.0))
         ),
         v!(G3, "g3_plane", "09000000 0000803f000000400000404000008040", |v| {
             assert_eq!(v.as_plane().unwrap().d, 4.0)
@@ -909,7 +909,7 @@ fn vectors() -> Vec<Vector> {
             G3,
             "g3_basis",
             "0c000000 0000803f0000004000004040000080400000a0400000c0400000e0400000004100001041",
-            |v| assert_eq!(v.as_basis().unwrap().axis(0), Some(gdvariant::Vector3::new(1.0, 4.0, 7.0)))
+            |v| assert_eq!(v.as_basis().unwrap().axis(0), Some(gdvariant::math::Vector3::new(1.0, 4.0, 7.0)))
         ),
         v!(
             G3,

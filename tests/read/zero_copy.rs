@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use gdvariant::{Color, VariantRef};
+use gdvariant::{math::Color, VariantRef};
 
 /// Little-endian words as bytes, whatever the host.
 fn le_bytes(words: &[u32]) -> Vec<u8> {

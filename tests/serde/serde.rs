@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use gdvariant::{ReadOptions, Vector2, Vector3};
+use gdvariant::{math::Vector2, math::Vector3, ReadOptions};
 use serde::{Deserialize, Serialize};
 
 fn data(name: &str) -> Vec<u8> {
@@ -186,8 +186,9 @@ fn a_wrong_type_deep_in_the_game_state_names_its_path_the_godot_type_and_the_off
         "expected Vector3, found String at offset 0"
     );
     // Godot 3 types by their Godot 3 names: var2bytes(PoolStringArray()) read as an int.
-    let err = gdvariant::from_slice_with::<i64>(&[23, 0, 0, 0, 0, 0, 0, 0], &ReadOptions::godot3())
-        .unwrap_err();
+    let err =
+        gdvariant::de::from_slice_with::<i64>(&[23, 0, 0, 0, 0, 0, 0, 0], &ReadOptions::godot3())
+            .unwrap_err();
     assert_eq!(
         err.to_string(),
         "expected i64, found PoolStringArray at offset 0"
@@ -355,7 +356,7 @@ fn hostile_input_is_an_error_never_a_panic() {
     assert!(err.to_string().contains("recursion limit"), "{err}");
     // ReadOptions reach the walker: Godot 3 ids.
     let g3 = [7, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64];
-    let v: Vector3 = gdvariant::from_slice_with(&g3, &ReadOptions::godot3()).unwrap();
+    let v: Vector3 = gdvariant::de::from_slice_with(&g3, &ReadOptions::godot3()).unwrap();
     assert_eq!(v, Vector3::new(1.0, 2.0, 3.0));
 }
 
@@ -462,11 +463,11 @@ fn every_golden_value_of_both_engines_reads_as_a_variant_and_writes_the_engines_
             let wopts = EncodeOptions::new()
                 .with_dialect(dialect)
                 .with_full_objects(case.objects);
-            let v: Variant = gdvariant::from_slice_with(&case.bytes, &ropts)
+            let v: Variant = gdvariant::de::from_slice_with(&case.bytes, &ropts)
                 .unwrap_or_else(|e| panic!("{engine} {}: {e}", case.name));
             let lazy = gdvariant::parse_with(&case.bytes, &ropts).unwrap();
             assert_eq!(v, lazy.to_owned().unwrap(), "{engine} {}", case.name);
-            let bytes = gdvariant::to_vec_with(&v, &wopts)
+            let bytes = gdvariant::ser::to_vec_with(&v, &wopts)
                 .unwrap_or_else(|e| panic!("{engine} {}: {e}", case.name));
             assert_eq!(bytes, encode_with(&v, &wopts).unwrap(), "{}", case.name);
             // The engine's own bytes (Godot 3 left garbage in some NodePath padding), or its
@@ -532,7 +533,7 @@ fn a_variant_ref_field_borrows_a_raw_sub_tree_and_writes_it_through() {
 #[test]
 fn packed_arrays_round_trip_byte_for_byte_and_borrow() {
     use gdvariant::serde_with::Packed;
-    use gdvariant::{Color, Variant, VariantType};
+    use gdvariant::{math::Color, Variant, VariantType};
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Mesh<'a> {
         #[serde(borrow)]
@@ -617,7 +618,7 @@ fn packed_arrays_round_trip_byte_for_byte_and_borrow() {
         assert_eq!(back.ids.as_ptr() as *const u8, bytes[at..].as_ptr());
     }
     // Double precision: vectors follow the writer's precision.
-    let wide = gdvariant::to_vec_with(
+    let wide = gdvariant::ser::to_vec_with(
         &mesh,
         &gdvariant::EncodeOptions::new().with_double_precision(true),
     )
@@ -824,7 +825,7 @@ fn writing_is_bounded_by_serdes_nesting_limit() {
 /// Godot 3 text decoded, 64-bit math narrowed unless double precision.
 #[test]
 fn serde_reads_what_the_engine_reads() {
-    use gdvariant::{encode, Array, Dictionary, TypeInfo, Variant, VariantType as T};
+    use gdvariant::{encode, owned::TypeInfo, Array, Dictionary, Variant, VariantType as T};
     // Array[int] holding what it does not declare: the engine converts true and 2.5, drops "x".
     let items = vec![
         Variant::Int(1),
@@ -995,11 +996,11 @@ fn serde_reads_what_the_engine_reads() {
     let g3 = ReadOptions::godot3();
     let overlong = [4, 0, 0, 0, 3, 0, 0, 0, 0xE0, 0x81, 0x81, 0];
     assert_eq!(
-        gdvariant::from_slice_with::<String>(&overlong, &g3).unwrap(),
+        gdvariant::de::from_slice_with::<String>(&overlong, &g3).unwrap(),
         "A"
     );
     assert_eq!(
-        Variant::from(gdvariant::from_slice_with::<String>(&overlong, &g3).unwrap()),
+        Variant::from(gdvariant::de::from_slice_with::<String>(&overlong, &g3).unwrap()),
         gdvariant::parse_with(&overlong, &g3)
             .unwrap()
             .to_owned()
@@ -1007,7 +1008,7 @@ fn serde_reads_what_the_engine_reads() {
     );
     let pool = [23, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0xE0, 0x81, 0x81, 0];
     assert_eq!(
-        gdvariant::from_slice_with::<Vec<String>>(&pool, &g3).unwrap(),
+        gdvariant::de::from_slice_with::<Vec<String>>(&pool, &g3).unwrap(),
         ["A"]
     );
     // 64-bit math: narrowed to f32 as a standard engine reads it, exact with double precision.
@@ -1023,7 +1024,8 @@ fn serde_reads_what_the_engine_reads() {
         Vector3::new(f64::from(0.1f32), f64::from(0.2f32), f64::INFINITY)
     );
     let double: Vector3 =
-        gdvariant::from_slice_with(&wide, &ReadOptions::new().with_double_precision(true)).unwrap();
+        gdvariant::de::from_slice_with(&wide, &ReadOptions::new().with_double_precision(true))
+            .unwrap();
     assert_eq!(double, Vector3::new(0.1, 0.2, 1e300));
     for opts in [
         ReadOptions::new(),
@@ -1037,7 +1039,7 @@ fn serde_reads_what_the_engine_reads() {
             panic!()
         };
         assert_eq!(
-            gdvariant::from_slice_with::<Vector3>(&wide, &opts).unwrap(),
+            gdvariant::de::from_slice_with::<Vector3>(&wide, &opts).unwrap(),
             owned
         );
     }
@@ -1172,8 +1174,8 @@ fn serde_reads_what_to_owned_reads_over_the_golden_values() {
             not_fixed += 1;
             continue;
         }
-        let ours = gdvariant::from_slice_with::<Tree>(bytes, opts);
-        let engines = gdvariant::from_slice_with::<Tree>(&engine_bytes, opts);
+        let ours = gdvariant::de::from_slice_with::<Tree>(bytes, opts);
+        let engines = gdvariant::de::from_slice_with::<Tree>(&engine_bytes, opts);
         match (&ours, &engines) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}"),
             // A Signal has no form in serde's data model, whichever bytes hold it.
@@ -1181,7 +1183,7 @@ fn serde_reads_what_to_owned_reads_over_the_golden_values() {
             _ => panic!("{name}: {ours:?} vs {engines:?}"),
         }
         assert_eq!(
-            gdvariant::from_slice_with::<Variant>(bytes, opts).as_ref(),
+            gdvariant::de::from_slice_with::<Variant>(bytes, opts).as_ref(),
             Ok(&owned),
             "{name}"
         );
@@ -1226,7 +1228,8 @@ fn a_repeated_key_reads_as_the_engine_keeps_it_or_is_an_error() {
 #[test]
 fn to_vec_and_to_writer_agree_on_bytes_and_errors() {
     use gdvariant::{
-        Array, Dictionary, EncodeOptions, Object, TypeInfo, Variant, VariantType as T, Writer,
+        owned::TypeInfo, Array, Dictionary, EncodeOptions, Object, Variant, VariantType as T,
+        Writer,
     };
     use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 
@@ -1234,9 +1237,9 @@ fn to_vec_and_to_writer_agree_on_bytes_and_errors() {
         v: &V,
         opts: EncodeOptions,
     ) -> Result<Vec<u8>, gdvariant::ser::Error> {
-        let direct = gdvariant::to_vec_with(v, &opts);
+        let direct = gdvariant::ser::to_vec_with(v, &opts);
         let mut w = Writer::new(opts);
-        let streamed = gdvariant::to_writer(&mut w, v).and_then(|()| Ok(w.finish()?));
+        let streamed = gdvariant::ser::to_writer(&mut w, v).and_then(|()| Ok(w.finish()?));
         assert_eq!(direct, streamed);
         direct
     }
@@ -1457,7 +1460,7 @@ fn a_struct_reads_its_fields_around_the_values_its_fast_paths_leave() {
         d.insert(
             "typed",
             Variant::Array(gdvariant::Array::typed(
-                gdvariant::TypeInfo::Builtin(gdvariant::VariantType::Int),
+                gdvariant::owned::TypeInfo::Builtin(gdvariant::VariantType::Int),
                 vec![Variant::from(6), Variant::from(-7)],
             )),
         );
@@ -1886,7 +1889,7 @@ fn a_value_found_with_the_lazy_api_reads_into_a_struct_with_whole_input_offsets(
     let bytes = data("benches/data/game_state.bin");
     let v = gdvariant::parse(&bytes).unwrap();
     let found = v.path("entities/9999").unwrap().unwrap();
-    let entity: Entity<'_> = gdvariant::from_variant_ref(found).unwrap();
+    let entity: Entity<'_> = gdvariant::de::from_variant_ref(found).unwrap();
     let state: State<'_> = gdvariant::from_slice(&bytes).unwrap();
     let whole = &state.entities[9999];
     assert_eq!(entity.id, 9999);
@@ -1903,7 +1906,7 @@ fn a_value_found_with_the_lazy_api_reads_into_a_struct_with_whole_input_offsets(
     struct Wrong {
         pos: String,
     }
-    let err = gdvariant::from_variant_ref::<Wrong>(found).unwrap_err();
+    let err = gdvariant::de::from_variant_ref::<Wrong>(found).unwrap_err();
     let pos = v.path("entities/9999/pos").unwrap().unwrap().offset();
     assert!(pos > 1_000_000, "deep in the input");
     assert_eq!(err.path(), "pos");
@@ -1930,7 +1933,7 @@ fn values_of_the_wrong_kind_are_errors_at_their_offset() {
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
     struct C {
-        c: gdvariant::Color,
+        c: gdvariant::math::Color,
     }
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -1966,7 +1969,7 @@ fn values_of_the_wrong_kind_are_errors_at_their_offset() {
     // The right kinds still read: String keys, an Int, a Color, and a Color from an Array.
     let ok = gdvariant::to_vec(&std::collections::BTreeMap::from([("a", 5i64)])).unwrap();
     assert_eq!(gdvariant::from_slice::<I>(&ok).unwrap().a, 5);
-    use gdvariant::{Color, Dictionary, Variant};
+    use gdvariant::{math::Color, Dictionary, Variant};
     let red = Color::new(1.0, 0.0, 0.0, 1.0);
     let as_color: Dictionary = [("c", Variant::Color(red))].into_iter().collect();
     let bytes = gdvariant::encode(&Variant::from(as_color)).unwrap();

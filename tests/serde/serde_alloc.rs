@@ -132,7 +132,7 @@ fn borrowed_structs_over_the_game_state_allocate_only_their_vectors() {
     struct Entity<'a> {
         id: i64,
         name: &'a str,
-        pos: gdvariant::Vector3,
+        pos: gdvariant::math::Vector3,
         #[serde(borrow)]
         tags: Vec<&'a str>,
     }
@@ -159,14 +159,14 @@ fn to_vec_allocates_only_its_output() {
     #[derive(serde::Serialize)]
     struct Input<'a> {
         seq: i64,
-        aim: gdvariant::Vector3,
+        aim: gdvariant::math::Vector3,
         name: &'a str,
         tags: Vec<&'a str>,
         nested: BTreeMap<&'a str, (f64, bool)>,
     }
     let input = Input {
         seq: 7,
-        aim: gdvariant::Vector3::new(0.5, 1.0, 0.0),
+        aim: gdvariant::math::Vector3::new(0.5, 1.0, 0.0),
         name: "p1",
         tags: vec!["a", "b"],
         nested: [("x", (0.1, true))].into_iter().collect(),
@@ -178,7 +178,7 @@ fn to_vec_allocates_only_its_output() {
     // Through the streaming writer the open containers take a stack on the heap besides.
     let used = peak(|| {
         let mut w = gdvariant::Writer::with_buffer(Vec::with_capacity(256), Default::default());
-        gdvariant::to_writer(&mut w, &input).unwrap();
+        gdvariant::ser::to_writer(&mut w, &input).unwrap();
         w.finish().unwrap()
     });
     assert!(used > 256, "{used}");

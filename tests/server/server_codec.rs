@@ -16,7 +16,7 @@ use gdvariant::framing::{
 };
 use gdvariant::packet::Packet;
 use gdvariant::{
-    Dialect, Dictionary, EncodeOptions, ErrorKind, ReadOptions, Variant, VariantType, Vector3,
+    math::Vector3, Dialect, Dictionary, EncodeOptions, ErrorKind, ReadOptions, Variant, VariantType,
 };
 use tokio::io::AsyncRead;
 use tokio_util::codec::{Decoder, Encoder, FramedRead};
