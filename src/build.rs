@@ -30,6 +30,7 @@ use std::string::String;
 use std::vec::Vec;
 
 use crate::encode::{Enc, EncodeOptions, IdCache};
+use crate::error::{ParseError, Syntax};
 use crate::owned::{Array, Dictionary, Object, TypeInfo, Variant};
 use crate::types::{Dialect, ReadOptions};
 
@@ -42,6 +43,18 @@ pub(crate) struct Fail {
 
 pub(crate) type R<T = ()> = core::result::Result<T, Fail>;
 
+impl Fail {
+    /// The error of a reader of `syntax`.
+    #[cold]
+    pub(crate) fn of(self, syntax: Syntax) -> ParseError {
+        ParseError {
+            message: self.message,
+            offset: self.offset,
+            syntax,
+        }
+    }
+}
+
 #[cold]
 pub(crate) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
     Err(Fail {
@@ -53,10 +66,11 @@ pub(crate) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
 /// The encoding of the one value a reader's `drive` hands over (the text and JSON readers'
 /// `to_bytes`): the first value's bytes, and an error unless there was exactly one (`what`
 /// names a value in it).
-pub(crate) fn exactly_one<E: From<Fail>>(
+pub(crate) fn exactly_one(
     what: &str,
-    drive: impl FnOnce(&mut dyn FnMut(&mut Bytes)) -> core::result::Result<usize, E>,
-) -> core::result::Result<Vec<u8>, E> {
+    syntax: Syntax,
+    drive: impl FnOnce(&mut dyn FnMut(&mut Bytes)) -> core::result::Result<usize, ParseError>,
+) -> core::result::Result<Vec<u8>, ParseError> {
     let mut out = Vec::new();
     let mut n = 0;
     drive(&mut |b: &mut Bytes| {
@@ -68,11 +82,11 @@ pub(crate) fn exactly_one<E: From<Fail>>(
         }
     })?;
     if n != 1 {
-        return Err(Fail {
+        return Err(ParseError {
             message: format!("expected exactly one {what}, found {n}"),
             offset: 0,
-        }
-        .into());
+            syntax,
+        });
     }
     Ok(out)
 }

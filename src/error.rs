@@ -295,3 +295,51 @@ mod tests {
         );
     }
 }
+
+/// An error of the text readers ([`text`](crate::text) and [`json`](crate::json)): what is
+/// wrong in the input (its syntax, or a value the options refuse) and where, as a byte offset.
+///
+/// ```
+/// let e = gdvariant::json::from_str("[1, ").unwrap_err();
+/// assert_eq!(e.syntax, gdvariant::error::Syntax::Json);
+/// assert_eq!(e.to_string(), format!("{} at offset {} of the JSON input", e.message, e.offset));
+/// ```
+#[cfg(feature = "std")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// What is wrong.
+    pub message: alloc::string::String,
+    /// The byte offset in the input.
+    pub offset: usize,
+    /// Which form the input was read as.
+    pub syntax: Syntax,
+}
+
+/// The text forms the crate reads.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Syntax {
+    /// The engine's text form (`var_to_str` / `str_to_var`): [`text`](crate::text).
+    Text,
+    /// The typed JSON: [`json`](crate::json).
+    Json,
+}
+
+#[cfg(feature = "std")]
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let form = match self.syntax {
+            Syntax::Text => "text",
+            Syntax::Json => "JSON",
+        };
+        write!(
+            f,
+            "{} at offset {} of the {form} input",
+            self.message, self.offset
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ParseError {}

@@ -114,15 +114,15 @@ use crate::value::VariantRef;
 mod parse;
 mod print;
 
+pub use crate::error::ParseError;
 pub use parse::{
     from_str, from_str_values, from_str_values_with, from_str_with, to_bytes, to_bytes_each,
-    ParseError,
 };
 
 /// The JSON reader's error type's name before 0.2.
 #[deprecated(
     since = "0.2.0",
-    note = "renamed to `json::ParseError`, as `text::ParseError`"
+    note = "renamed to `json::ParseError`, the same type as `text::ParseError`"
 )]
 pub type JsonError = ParseError;
 

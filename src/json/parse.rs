@@ -9,40 +9,11 @@ use std::vec::Vec;
 
 use crate::build::{Builder, Bytes, Fail, Open, Sink, Tree};
 use crate::encode::EncodeOptions;
+use crate::error::{ParseError, Syntax};
 use crate::literal::{excerpt, node_path};
 use crate::math::*;
 use crate::owned::{NodePath, Object, Signal, TypeInfo, Variant};
 use crate::types::{Dialect, ReadOptions};
-
-/// A JSON syntax or schema error, with the byte offset in the JSON text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// What is wrong.
-    pub message: String,
-    /// The byte offset in the input.
-    pub offset: usize,
-}
-
-impl core::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "{} at offset {} of the JSON input",
-            self.message, self.offset
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-impl From<Fail> for ParseError {
-    fn from(f: Fail) -> ParseError {
-        ParseError {
-            message: f.message,
-            offset: f.offset,
-        }
-    }
-}
 
 type R<T = ()> = core::result::Result<T, Fail>;
 
@@ -84,6 +55,7 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
         return Err(ParseError {
             message: format!("expected exactly one JSON value, found {}", v.len()),
             offset: 0,
+            syntax: Syntax::Json,
         });
     }
     Ok(v.remove(0))
@@ -114,7 +86,7 @@ fn values(
     let mut out = Vec::new();
     while p.more() {
         let from = p.i;
-        p.value(&mut b)?;
+        p.value(&mut b).map_err(|f| f.of(Syntax::Json))?;
         crate::reader::work(p.i - from);
         out.extend(b.sink.take());
     }
@@ -134,7 +106,7 @@ fn values(
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
-    crate::build::exactly_one("JSON value", |each| drive(input, opts, each))
+    crate::build::exactly_one("JSON value", Syntax::Json, |each| drive(input, opts, each))
 }
 
 /// Reads a sequence of JSON values and hands each one's encoding to `each`, in order, without
@@ -166,7 +138,7 @@ fn drive(
         let mut b = Builder::new(Ignore, read);
         while p.more() {
             let from = p.i;
-            p.value(&mut b)?;
+            p.value(&mut b).map_err(|f| f.of(Syntax::Json))?;
             crate::reader::work(p.i - from);
         }
         opts = opts.with_double_precision(p.wide);
@@ -176,7 +148,7 @@ fn drive(
     let mut n = 0;
     while p.more() {
         let from = p.i;
-        p.value(&mut b)?;
+        p.value(&mut b).map_err(|f| f.of(Syntax::Json))?;
         crate::reader::work(p.i - from);
         done(&mut b.sink);
         n += 1;

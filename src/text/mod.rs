@@ -82,9 +82,11 @@ mod parse;
 mod print;
 
 #[cfg(feature = "std")]
+pub use crate::error::ParseError;
+#[cfg(feature = "std")]
 pub use loss::{round_trip, LossKind, TextLoss};
 #[cfg(feature = "std")]
-pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each, ParseError};
+pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each};
 
 #[cfg(feature = "std")]
 use crate::{owned::Variant, value::VariantRef};

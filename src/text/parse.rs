@@ -35,40 +35,11 @@ use std::vec::Vec;
 
 use crate::build::{Builder, Bytes, Fail, Open, Sink, Tree};
 use crate::encode::EncodeOptions;
+use crate::error::{ParseError, Syntax};
 use crate::literal::{excerpt, node_path};
 use crate::math::*;
 use crate::owned::{Object, Signal, TypeInfo, Variant};
 use crate::types::{Dialect, ReadOptions, VariantType};
-
-/// A syntax error in engine text, with its byte offset.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// What is wrong.
-    pub message: String,
-    /// The byte offset in the text.
-    pub offset: usize,
-}
-
-impl core::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "{} at offset {} of the text input",
-            self.message, self.offset
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-impl From<Fail> for ParseError {
-    fn from(f: Fail) -> ParseError {
-        ParseError {
-            message: f.message,
-            offset: f.offset,
-        }
-    }
-}
 
 type R<T = ()> = core::result::Result<T, Fail>;
 
@@ -115,6 +86,7 @@ pub fn from_str_with(input: &str, opts: &ReadOptions) -> core::result::Result<Va
         return Err(ParseError {
             message: format!("expected exactly one value, found {}", v.len()),
             offset: 0,
+            syntax: Syntax::Text,
         });
     }
     Ok(v.remove(0))
@@ -145,7 +117,7 @@ fn values(
     let mut out = Vec::new();
     while p.more() {
         let from = p.i;
-        p.value(&mut b)?;
+        p.value(&mut b).map_err(|f| f.of(Syntax::Text))?;
         crate::reader::work(p.i - from);
         out.extend(b.sink.take());
     }
@@ -164,7 +136,7 @@ fn values(
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
-    crate::build::exactly_one("value", |each| drive(input, opts, each))
+    crate::build::exactly_one("value", Syntax::Text, |each| drive(input, opts, each))
 }
 
 /// Reads a sequence of values separated by whitespace and hands each one's encoding with
@@ -192,7 +164,7 @@ fn drive(
     let mut n = 0;
     while p.more() {
         let from = p.i;
-        p.value(&mut b)?;
+        p.value(&mut b).map_err(|f| f.of(Syntax::Text))?;
         crate::reader::work(p.i - from);
         done(&mut b.sink);
         n += 1;
