@@ -3,6 +3,7 @@
 #   - Godot 3.2.3: Debian bookworm's `godot3-server` package (apt).
 #   - Godot 4.x:   Debian unstable's `godot` package in a debootstrapped sid root at
 #                  ${GODOT4_ROOT:-$HOME/godot4-root}, run through the root's own ld-linux loader.
+#   - tcpdump (apt), for the loopback captures (tests/godot/capture_*.sh, the capture tests).
 # GODOT4_MIRROR overrides the Debian mirror (default: the machine's own apt mirror).
 # Idempotent: an engine that already works is left alone.
 # Exit status: 0 both installed; 1 Godot 3 failed; 2 Godot 4 failed; 3 both failed.
@@ -86,6 +87,21 @@ install_godot4() {
     echo "Godot 4 installed in $ROOT" >&2
 }
 
+# tcpdump records the loopback captures of tests/godot/capture_*.sh and the capture tests. Not an
+# engine: a failure is a warning only (the tests that need it skip loudly without it).
+install_tcpdump() {
+    if command -v tcpdump >/dev/null 2>&1; then
+        echo "tcpdump already installed: $(tcpdump --version 2>&1 | head -n1)" >&2
+        return 0
+    fi
+    apt_update || true
+    if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tcpdump >&2; then
+        echo "WARNING: could not install tcpdump: apt-get install tcpdump failed" >&2
+        return 1
+    fi
+}
+
 install_godot3 || status=$((status | 1))
 install_godot4 || status=$((status | 2))
+install_tcpdump || true
 exit $status
