@@ -147,6 +147,16 @@ pub enum Cmd {
     /// Godot's high-level multiplayer packets (SceneMultiplayer; Godot 3's MultiplayerAPI).
     #[command(subcommand, visible_alias = "mp")]
     Multiplayer(crate::mp::MpCmd),
+    /// Godot traffic in packet captures (pcap, pcapng): every message of every flow, one line
+    /// each, in capture order (`capture [decode] FILE...`).
+    ///
+    /// Each flow's transport is told from its content: put_var streams and WebSocket over TCP,
+    /// ENet and PacketPeerUDP over UDP. A line shows the time, the flow (#N src → dst, peer ids
+    /// where known), the transport and ENet channel, then the value in engine text or the
+    /// multiplayer packet as `multiplayer decode` shows it, with node paths from the capture's
+    /// path cache and method names from --schema.
+    #[command(after_help = crate::capture::AFTER_HELP)]
+    Capture(crate::capture::CaptureArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// For example: gdvariant completions bash > /etc/bash_completion.d/gdvariant
@@ -279,6 +289,7 @@ pub fn run(cli: Cli, host: &mut dyn Host, out: &mut dyn Write, err: &mut dyn Wri
             file,
         } => cx.get(read, format, framed, &path, &file),
         Cmd::Multiplayer(c) => crate::mp::run(c, cx.host, cx.out, cx.err),
+        Cmd::Capture(a) => crate::capture::run(a, cx.host, cx.out, cx.err),
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "gdvariant", cx.out);
@@ -415,6 +426,12 @@ fn check_all(
 /// A hint for an input that failed to read with `framed` and `o`: another framing, dialect or
 /// object policy with which it reads.
 fn hint(bytes: &[u8], framed: Option<FrameEndian>, rd: &Read, e: &Error) -> Option<String> {
+    if gdvariant_multiplayer::capture::is_capture(bytes) {
+        return Some(
+            "the input is a packet capture (pcap or pcapng): read it with `gdvariant capture FILE`"
+                .into(),
+        );
+    }
     let o = &rd.options();
     if e.kind() == ErrorKind::ObjectsNotAllowed && !rd.args.allow_objects {
         return Some("the input holds a full object: add --allow-objects to read it".into());

@@ -7,6 +7,12 @@ use std::io;
 pub trait Host {
     /// The bytes of a file (`-` is standard input), memory-mapped where possible.
     fn load(&mut self, path: &str) -> io::Result<Box<dyn AsRef<[u8]>>>;
+    /// A file (`-` is standard input) read as a stream, for inputs of any size
+    /// (`gdvariant capture`). By default the bytes of [`load`](Self::load).
+    fn open(&mut self, path: &str) -> io::Result<Box<dyn io::Read>> {
+        let bytes = self.load(path)?;
+        Ok(Box::new(io::Cursor::new((*bytes).as_ref().to_vec())))
+    }
     /// Whether standard output is a terminal (binary output is refused then).
     fn stdout_is_terminal(&self) -> bool;
     /// A progress indicator for `what` over `total` bytes: a bar on standard error when it is

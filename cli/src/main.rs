@@ -3,6 +3,7 @@
 //! pieces it prints and reads with.
 
 mod app;
+mod capture;
 mod host;
 mod mp;
 mod path;
@@ -82,6 +83,13 @@ impl host::Host for Host {
         // parsed as untrusted input. Do not modify a file while `gdvariant` inspects it.
         let map = unsafe { memmap2::Mmap::map(&file)? };
         Ok(Box::new(Input::Map(map)))
+    }
+
+    fn open(&mut self, path: &str) -> io::Result<Box<dyn Read>> {
+        if path == "-" {
+            return Ok(Box::new(io::stdin()));
+        }
+        Ok(Box::new(std::fs::File::open(path)?))
     }
 
     fn stdout_is_terminal(&self) -> bool {

@@ -142,6 +142,15 @@ pub fn run(
             }
         };
         let data = (*bytes).as_ref();
+        if gdvariant_multiplayer::capture::is_capture(data) {
+            writeln!(
+                err,
+                "{file}: error: this is a packet capture (pcap or pcapng), not packets\n\
+                 {file}: hint: read it with `gdvariant capture {file}`"
+            )?;
+            d.bad += 1;
+            continue;
+        }
         if a.log {
             let Ok(text) = std::str::from_utf8(data) else {
                 writeln!(err, "{file}: error: the log is not UTF-8")?;
@@ -298,7 +307,7 @@ impl Decoder<'_, '_> {
     }
 }
 
-fn show4(
+pub(crate) fn show4(
     p: &Packet<'_>,
     from: i32,
     session: &Session,
@@ -439,7 +448,7 @@ fn entry_head(o: &mut Out<'_>, from: i32, net_id: u32, session: &Session) {
     }
 }
 
-fn node(o: &mut Out<'_>, n: NodeTarget<'_>, path: Option<&str>) {
+pub(crate) fn node(o: &mut Out<'_>, n: NodeTarget<'_>, path: Option<&str>) {
     match n {
         NodeTarget::Id(id) => {
             o.field_num("node", id);
@@ -451,7 +460,7 @@ fn node(o: &mut Out<'_>, n: NodeTarget<'_>, path: Option<&str>) {
     }
 }
 
-fn values<'a>(
+pub(crate) fn values<'a>(
     o: &mut Out<'_>,
     label: &str,
     vs: impl Iterator<Item = gdvariant::Result<ValueRef<'a>>>,
@@ -466,7 +475,7 @@ fn values<'a>(
 }
 
 /// The output of one packet: text (a head line, indented values) or one JSON object's fields.
-struct Out<'s> {
+pub(crate) struct Out<'s> {
     s: &'s mut String,
     json: bool,
     /// Text: the indentation of nested lines. JSON: whether a field was written at this level.
@@ -474,16 +483,44 @@ struct Out<'s> {
     first: Vec<bool>,
     /// Text: the open lists' labels and how many values each has shown.
     labels: Vec<(String, usize)>,
+    /// Text on one line: fields and values separated by ` | `, values' own line breaks as
+    /// spaces (`gdvariant capture`).
+    inline: bool,
 }
 
 impl<'s> Out<'s> {
-    fn new(s: &'s mut String, json: bool) -> Out<'s> {
+    pub(crate) fn new(s: &'s mut String, json: bool) -> Out<'s> {
         Out {
             s,
             json,
             depth: 1,
             first: vec![true],
             labels: Vec::new(),
+            inline: false,
+        }
+    }
+
+    /// The same output on one line (text).
+    pub(crate) fn inline(mut self) -> Out<'s> {
+        self.inline = true;
+        self
+    }
+
+    /// What starts a nested line indented by `pad`.
+    fn br(&self, pad: usize) -> String {
+        if self.inline {
+            " | ".to_string()
+        } else {
+            format!("\n{:pad$}", "")
+        }
+    }
+
+    /// What a line break inside a value's text becomes.
+    fn fold(&self, pad: usize) -> String {
+        if self.inline {
+            " ".to_string()
+        } else {
+            format!("\n{:pad$}", "")
         }
     }
 
@@ -500,7 +537,7 @@ impl<'s> Out<'s> {
         let _ = write!(self.s, "{}:", jstr(k));
     }
 
-    fn cmd(&mut self, name: &str) {
+    pub(crate) fn cmd(&mut self, name: &str) {
         if self.json {
             self.key("command");
             self.s.push_str(&jstr(name));
@@ -509,18 +546,31 @@ impl<'s> Out<'s> {
         }
     }
 
-    fn field_raw(&mut self, k: &str, text: &str, json: &str) {
+    pub(crate) fn field_raw(&mut self, k: &str, text: &str, json: &str) {
         if self.json {
             self.key(k);
             self.s.push_str(json);
         } else {
-            let _ = write!(self.s, " {} {text}", k.replace('_', " "));
+            self.text_key(k);
+            self.s.push_str(text);
         }
     }
 
-    fn field_num(&mut self, k: &str, n: impl std::fmt::Display) {
-        let t = n.to_string();
-        self.field_raw(k, &t, &t);
+    /// ` key ` with `_` as spaces.
+    fn text_key(&mut self, k: &str) {
+        self.s.push(' ');
+        self.s
+            .extend(k.chars().map(|c| if c == '_' { ' ' } else { c }));
+        self.s.push(' ');
+    }
+
+    pub(crate) fn field_num(&mut self, k: &str, n: impl std::fmt::Display) {
+        if self.json {
+            self.key(k);
+        } else {
+            self.text_key(k);
+        }
+        let _ = write!(self.s, "{n}");
     }
 
     fn field_bool(&mut self, k: &str, b: bool) {
@@ -528,12 +578,12 @@ impl<'s> Out<'s> {
         self.field_raw(k, &t, &t);
     }
 
-    fn field_str(&mut self, k: &str, v: &str) {
+    pub(crate) fn field_str(&mut self, k: &str, v: &str) {
         let j = jstr(v);
         self.field_raw(k, &j, &j);
     }
 
-    fn field_bytes(&mut self, k: &str, b: &[u8]) {
+    pub(crate) fn field_bytes(&mut self, k: &str, b: &[u8]) {
         let text = bytes_text(b);
         let json = format!(
             "{{\"$PackedByteArray\":[{}]}}",
@@ -594,7 +644,8 @@ impl<'s> Out<'s> {
             self.first.push(true);
         } else {
             let label = self.labels.last().map_or("", |l| l.0.as_str()).to_string();
-            let _ = write!(self.s, "\n{:w$}{label}", "", w = 2 * self.depth);
+            let br = self.br(2 * self.depth);
+            let _ = write!(self.s, "{br}{label}");
             self.depth += 1;
         }
     }
@@ -615,7 +666,8 @@ impl<'s> Out<'s> {
             self.first.push(true);
         } else {
             self.depth += 1;
-            let _ = write!(self.s, "\n{:w$}", "", w = 2 * (self.depth - 1));
+            let br = self.br(2 * (self.depth - 1));
+            self.s.push_str(&br);
         }
     }
 
@@ -638,10 +690,46 @@ impl<'s> Out<'s> {
                 }
                 None => self.s.push_str(&json),
             }
+        } else if self.inline {
+            // One line, written in place (`gdvariant capture` shows every value of a capture).
+            let Out { s, labels, .. } = self;
+            s.push_str(" | ");
+            let i = match labels.last_mut() {
+                Some((l, n)) => {
+                    s.push_str(l);
+                    *n += 1;
+                    *n - 1
+                }
+                None => 0,
+            };
+            match name {
+                Some(n) => {
+                    s.push(' ');
+                    s.push_str(n);
+                }
+                None => {
+                    let _ = write!(s, " {i}");
+                }
+            }
+            s.push_str(": ");
+            let start = s.len();
+            match v.value() {
+                Value::Variant(x) => {
+                    let _ = gdvariant::text::to_fmt(&x, &mut **s)?;
+                }
+                _ => {
+                    let _ = write!(s, "{v}");
+                }
+            }
+            if s[start..].contains('\n') {
+                let tail = s.split_off(start);
+                s.push_str(&tail.replace('\n', " "));
+            }
         } else {
             let text = value_text(v)?;
             let pad = 2 * self.depth;
-            let text = text.replace('\n', &format!("\n{:pad$}", ""));
+            let text = text.replace('\n', &self.fold(pad));
+            let br = self.br(pad);
             let (label, i) = match self.labels.last_mut() {
                 Some((l, n)) => {
                     *n += 1;
@@ -651,10 +739,10 @@ impl<'s> Out<'s> {
             };
             match name {
                 Some(n) => {
-                    let _ = write!(self.s, "\n{:pad$}{label} {n}: {text}", "");
+                    let _ = write!(self.s, "{br}{label} {n}: {text}");
                 }
                 None => {
-                    let _ = write!(self.s, "\n{:pad$}{label} {i}: {text}", "");
+                    let _ = write!(self.s, "{br}{label} {i}: {text}");
                 }
             }
         }
@@ -662,7 +750,7 @@ impl<'s> Out<'s> {
     }
 
     /// One value as a field of its own (a custom spawn's argument, a set's value).
-    fn single(&mut self, k: &str, v: &ValueRef<'_>) -> Result<(), Error> {
+    pub(crate) fn single(&mut self, k: &str, v: &ValueRef<'_>) -> Result<(), Error> {
         if self.json {
             self.key(k);
             let json = value_json(v)?;
@@ -670,14 +758,15 @@ impl<'s> Out<'s> {
         } else {
             let text = value_text(v)?;
             let pad = 2 * self.depth;
-            let text = text.replace('\n', &format!("\n{:pad$}", ""));
-            let _ = write!(self.s, "\n{:pad$}{}: {text}", "", k.replace('_', " "));
+            let text = text.replace('\n', &self.fold(pad));
+            let br = self.br(pad);
+            let _ = write!(self.s, "{br}{}: {text}", k.replace('_', " "));
         }
         Ok(())
     }
 
     /// Ends the packet's text with a newline (JSON objects are closed by the caller).
-    fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         if !self.json && self.first.len() == 1 && self.depth == 1 {
             self.s.push('\n');
         }
@@ -709,7 +798,7 @@ fn bytes_text(b: &[u8]) -> String {
 }
 
 /// A JSON string literal.
-fn jstr(s: &str) -> String {
+pub(crate) fn jstr(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -740,7 +829,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 /// Reads a schema file (see the `decode` help).
-fn parse_schema(text: &str) -> Result<StaticSchema, String> {
+pub(crate) fn parse_schema(text: &str) -> Result<StaticSchema, String> {
     let mut schema = StaticSchema::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();

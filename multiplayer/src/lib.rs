@@ -81,6 +81,8 @@
 extern crate alloc;
 
 mod cache;
+#[cfg(feature = "capture")]
+pub mod capture;
 mod cursor;
 #[cfg(feature = "enet")]
 pub mod enet;

@@ -21,7 +21,7 @@ for n in ${1:-4 3}; do
     cp "$here/capture_enet$n.gd" "$dir/"
     port=$((40000 + RANDOM % 20000))     # the script also uses port + 1
     echo "$port" > "$dir/capture_port.txt"
-    tcpdump -i lo -U -w "$dir/capture.pcap" "udp portrange $port-$((port + 1))" 2>"$dir/tcpdump.log" &
+    tcpdump -i lo -U --immediate-mode -B 16384 -w "$dir/capture.pcap" "udp portrange $port-$((port + 1))" 2>"$dir/tcpdump.log" &
     tpid=$!
     for _ in $(seq 50); do grep -q listening "$dir/tcpdump.log" && break; sleep 0.1; done
     "$here/godot$n" "$dir" "capture_enet$n.gd" >"$dir/stdout.log" 2>&1 || true

@@ -21,7 +21,7 @@ session() {
     dir=$(mktemp -d)
     cp "$here/$script" "$dir/"
     port=$((20000 + RANDOM % 20000))
-    tcpdump -i lo -U -s 0 -w "$dir/$name.pcap" "tcp port $port" 2>"$dir/tcpdump.log" &
+    tcpdump -i lo -U --immediate-mode -B 16384 -s 0 -w "$dir/$name.pcap" "tcp port $port" 2>"$dir/tcpdump.log" &
     tcpd=$!
     for _ in $(seq 50); do grep -q listening "$dir/tcpdump.log" 2>/dev/null && break; sleep 0.1; done
     for r in "$@"; do

@@ -6,6 +6,7 @@ mod common;
 #[path = "../../../tests/common/multiplayer.rs"]
 mod fixture;
 
+mod capture;
 mod commands;
 mod multiplayer;
 

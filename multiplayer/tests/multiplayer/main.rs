@@ -8,6 +8,8 @@ mod common;
 #[path = "../../../tests/common/multiplayer.rs"]
 mod fixture;
 
+#[cfg(feature = "capture")]
+mod capture;
 #[cfg(feature = "enet")]
 mod enet;
 mod hostile;
