@@ -333,5 +333,5 @@ pub(crate) fn len_u32(n: usize) -> Result<u32> {
     u32::try_from(n)
         .ok()
         .filter(|&n| n <= i32::MAX as u32)
-        .ok_or(Error::new(ErrorKind::TooLong, 0))
+        .ok_or_else(|| Error::new(ErrorKind::TooLong, 0))
 }

@@ -175,7 +175,7 @@ impl RangeDecoder {
     }
 
     fn sym(&mut self, i: usize) -> Result<&mut Symbol> {
-        self.symbols.get_mut(i).ok_or(corrupt(0))
+        self.symbols.get_mut(i).ok_or_else(|| corrupt(0))
     }
 
     /// `ENET_SYMBOL_CREATE`: a new symbol at `next`.
@@ -245,7 +245,7 @@ impl RangeDecoder {
             }
         }
         self.nodes = nodes;
-        self.chain.get(start).copied().ok_or(corrupt(0))
+        self.chain.get(start).copied().ok_or_else(|| corrupt(0))
     }
 
     /// `ENET_CONTEXT_RESCALE`.
