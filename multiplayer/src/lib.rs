@@ -90,6 +90,8 @@ pub mod godot3;
 mod packet;
 mod replication;
 mod rpc;
+#[cfg(feature = "server")]
+pub mod server;
 mod session;
 mod sys;
 mod value;

@@ -1,5 +1,6 @@
-//! The multiplayer packets' tests, one binary: recorded sessions (`packets`), hostile input
-//! (`hostile`) and the live engines (`live`).
+//! The multiplayer crate's tests, one binary: recorded sessions (`packets`), hostile input
+//! (`hostile`), the live engines (`live`), the passive transports on real captures (`enet`,
+//! `websocket`), the capture reader (`capture`) and the server (`server_*`).
 
 #[path = "../../../tests/common/multiplayer_check.rs"]
 mod check;
@@ -15,6 +16,16 @@ mod enet;
 mod hostile;
 mod live;
 mod packets;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_compare;
+#[cfg(feature = "server")]
+mod server_core;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_hostile;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_live;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_putvar;
 #[cfg(feature = "websocket")]
 mod websocket;
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Load on the crate's multiplayer server (multiplayer/examples/echo_server.rs) and on a headless
+# Godot 4 server running the same script (tests/godot/mpserver_server4.gd), with the bounded load
+# generator multiplayer/examples/mp_loadgen.rs, over WebSocket and ENet, on loopback. The servers
+# run pinned to core 0, the load generator to core 1 (where there are two cores).
+#
+# Usage: bash benches/mp_server.sh [SECONDS [TRANSPORTS]]   (default 5 s per run, "ws enet")
+# Prints a table: per server, transport and peer count, the saturation (closed loop, window 1 and
+# 8 per peer: echoes/s, echoes per server CPU-second, p50/p99), the latency of the crate's server
+# at the Godot server's saturation rate, and server memory per connected peer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-5}
+TRANSPORTS=${2:-ws enet}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+cargo build -q --release -p gdvariant-multiplayer --features server-ws,server-enet --example echo_server --example mp_loadgen
+BIN=$CARGO_TARGET_DIR/release/examples
+PIN_S="taskset -c 0"; PIN_L="taskset -c 1"
+[ "$(nproc)" -ge 2 ] || { PIN_S=""; PIN_L=""; }
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM if sys.argv[1]=="enet" else socket.SOCK_STREAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' "$1"; }
+
+# start_rust TRANSPORT -> sets SPID, SPORT
+start_rust() {
+    local t=$1
+    SPORT=$(free_port "$t")
+    $PIN_S "$BIN/echo_server" "--$t" "127.0.0.1:$SPORT" > "$TMP/rust.log" 2>&1 &
+    SPID=$!; PIDS+=("$SPID")
+    for _ in $(seq 100); do grep -q listening "$TMP/rust.log" && break; sleep 0.05; done
+}
+
+# start_godot TRANSPORT -> sets SPID (the engine process), SPORT, GWRAP
+start_godot() {
+    local t=$1
+    SPORT=$(free_port "$t")
+    mkdir -p "$TMP/godot"; rm -f "$TMP/godot/stop"
+    cp tests/godot/mpserver_server4.gd "$TMP/godot/"
+    printf 'transport=%s\nport=%s\nseconds=600\n' "$t" "$SPORT" > "$TMP/godot/mpserver_server.cfg"
+    $PIN_S tests/godot/godot4 "$TMP/godot" mpserver_server4.gd > "$TMP/godot.log" 2>&1 &
+    GWRAP=$!; PIDS+=("$GWRAP")
+    for _ in $(seq 200); do grep -q SERVER-READY "$TMP/godot.log" && break; sleep 0.05; done
+    SPID=$(pgrep -P "$GWRAP" | head -1 || true)
+    [ -n "$SPID" ] || SPID=$GWRAP
+}
+
+stop_server() { kill "$SPID" 2>/dev/null || true; if [ -n "${GWRAP:-}" ]; then kill "$GWRAP" 2>/dev/null || true; fi; GWRAP=""; sleep 0.3; }
+
+# load TRANSPORT PEERS WINDOW [RATE] -> prints the RESULT line
+load() {
+    local t=$1 n=$2 w=$3 r=${4:-}
+    local extra=()
+    [ -n "$r" ] && extra=(--rate "$r")
+    $PIN_L "$BIN/mp_loadgen" "--$t" "127.0.0.1:$SPORT" --peers "$n" --window "$w" --seconds "$SECS" --pid "$SPID" "${extra[@]}" | grep RESULT
+}
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+printf '%-7s %-5s %-6s %-5s %-11s %-10s %-12s %-9s %-9s %-5s %-8s %-8s\n' server trans peers conn window echoes/s echoes/cpu-s p50_us p99_us lost rss_kib kib/peer
+row() {
+    local who=$1 t=$2 n=$3 w=$4 res=$5
+    printf '%-7s %-5s %-6s %-5s %-11s %-10s %-12s %-9s %-9s %-5s %-8s %-8s\n' "$who" "$t" "$n" "$(field connected "$res")" "$w" \
+        "$(field echoes_per_s "$res")" "$(field echoes_per_cpu_s "$res")" "$(field p50_us "$res")" \
+        "$(field p99_us "$res")" "$(field lost_or_reordered "$res")" "$(field server_rss_kib "$res")" "$(field kib_per_peer "$res")"
+}
+
+for t in $TRANSPORTS; do
+    declare -A GODOT_SAT=()
+    for n in 100 1000; do
+        for w in 1 8; do
+            start_godot "$t"; res=$(load "$t" "$n" "$w" || true); stop_server
+            row godot "$t" "$n" "$w" "$res"
+            GODOT_SAT[$n.$w]=$(field echoes_per_s "$res")
+            start_rust "$t"; res=$(load "$t" "$n" "$w" || true); stop_server
+            row rust "$t" "$n" "$w" "$res"
+        done
+        # The crate's server at the Godot server's saturation rate (window 8).
+        sat=${GODOT_SAT[$n.8]:-0}
+        if [ "${sat:-0}" != "0" ] && [ -n "$sat" ]; then
+            start_rust "$t"; res=$(load "$t" "$n" 64 "$sat" || true); stop_server
+            row rust@g "$t" "$n" "rate=$sat" "$res"
+        fi
+    done
+    # Memory per connected peer, the peers idle (10 calls a second in all).
+    start_godot "$t"; res=$(load "$t" 1000 1 10 || true); stop_server
+    row godot "$t" 1000 idle "$res"
+    start_rust "$t"; res=$(load "$t" 1000 1 10 || true); stop_server
+    row rust "$t" 1000 idle "$res"
+done
+echo "conn: peers connected; echoes/cpu-s: echoes per CPU-second of the server process; rust@g: the"
+echo "crate's server at the Godot server's saturation rate (window 8); idle: memory, peers idle."

@@ -1,0 +1,307 @@
+//! The ENet transport (feature `server-enet`): what Godot 4's `ENetMultiplayerPeer` and Godot 3's
+//! `NetworkedMultiplayerENet` expect of a server, on `rusty_enet` (ENet 1.3.18, the version Godot
+//! 4 bundles), with the crate's [`enet::godot`](crate::enet::godot) layer for channels, transfer
+//! modes, Godot 3's header and config messages.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusty_enet as enet;
+use tokio::net::UdpSocket;
+use tokio::sync::mpsc;
+
+use super::runtime::{Events, LinkCmd, PeerIds, Server, TransportEvent};
+use super::types::{Flavor, Outgoing, PeerId, ServerError, TransferMode};
+use crate::enet::godot::{
+    self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
+    PACKET_FLAG_UNSEQUENCED,
+};
+
+/// The UDP socket buffers asked for.
+const UDP_BUFFER: usize = 4 << 20;
+
+/// The most peers one ENet host serves (ENet's own limit is 4095).
+const MAX_PEERS: usize = 4095;
+
+/// A tokio UDP socket as ENet's socket: non-blocking reads and writes, readiness for the task.
+struct Socket(Arc<UdpSocket>);
+
+impl enet::Socket for Socket {
+    type Address = SocketAddr;
+    type Error = io::Error;
+
+    fn send(&mut self, address: SocketAddr, buffer: &[u8]) -> io::Result<usize> {
+        match self.0.try_send_to(buffer, address) {
+            Ok(n) => Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn receive(
+        &mut self,
+        buffer: &mut [u8; enet::MTU_MAX],
+    ) -> io::Result<Option<(SocketAddr, enet::PacketReceived)>> {
+        match self.0.try_recv_from(buffer) {
+            Ok((n, addr)) => Ok(Some((addr, enet::PacketReceived::Complete(n)))),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            // ICMP port unreachable from a vanished peer and the like: not the socket's end.
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+impl Server {
+    /// Listens for ENet clients at `addr` (Godot 4 `ENetMultiplayerPeer.create_client`, Godot 3
+    /// `NetworkedMultiplayerENet.create_client`, as the core's flavor says; no compression, as
+    /// both engines' defaults before Godot 3.4); returns the bound address. Each client picks its
+    /// id and sends it in ENet's `CONNECT`.
+    pub async fn listen_enet(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
+        self.listen_enet_with(addr, false).await
+    }
+
+    /// [`listen_enet`](Self::listen_enet), with ENet's range coder on or off (Godot 3.4+ clients
+    /// compress with it by default: `compression_mode = COMPRESS_RANGE_CODER`).
+    pub async fn listen_enet_with(
+        &mut self,
+        addr: SocketAddr,
+        range_coder: bool,
+    ) -> Result<SocketAddr, ServerError> {
+        let sock = Arc::new(UdpSocket::bind(addr).await?);
+        // Room for bursts from many peers (the kernel caps it at net.core.rmem_max / wmem_max):
+        // with the default ~200 KiB a thousand peers overflow it and ENet resends for seconds.
+        let s = socket2::SockRef::from(&*sock);
+        let _ = s.set_recv_buffer_size(UDP_BUFFER);
+        let _ = s.set_send_buffer_size(UDP_BUFFER);
+        let local = sock.local_addr()?;
+        let settings = enet::HostSettings {
+            peer_limit: MAX_PEERS,
+            channel_limit: enet::consts::PROTOCOL_MAXIMUM_CHANNEL_COUNT as usize,
+            compressor: if range_coder {
+                Some(Box::new(enet::RangeCoder::new()))
+            } else {
+                None
+            },
+            ..Default::default()
+        };
+        let host = enet::Host::new(Socket(sock.clone()), settings)
+            .map_err(|e| io::Error::other(format!("ENet host: {e:?}")))?;
+        let flavor = self.core().config().flavor;
+        let (events, ids) = (self.events(), self.ids.clone());
+        self.add_task(tokio::spawn(run(host, sock, flavor, events, ids)));
+        Ok(local)
+    }
+}
+
+/// The packet kind for `ENET_PACKET_FLAG_*` bits.
+fn kind(flags: u32) -> enet::PacketKind {
+    if flags & PACKET_FLAG_RELIABLE != 0 {
+        enet::PacketKind::Reliable
+    } else if flags & PACKET_FLAG_UNRELIABLE_FRAGMENT != 0 {
+        enet::PacketKind::AlwaysUnreliable {
+            sequenced: flags & PACKET_FLAG_UNSEQUENCED == 0,
+        }
+    } else {
+        enet::PacketKind::Unreliable {
+            sequenced: flags & PACKET_FLAG_UNSEQUENCED == 0,
+        }
+    }
+}
+
+fn mode(m: TransferMode) -> g::TransferMode {
+    match m {
+        TransferMode::Reliable => g::TransferMode::Reliable,
+        TransferMode::UnreliableOrdered => g::TransferMode::UnreliableOrdered,
+        TransferMode::Unreliable => g::TransferMode::Unreliable,
+    }
+}
+
+struct Slots {
+    by_slot: HashMap<usize, PeerId>,
+    by_id: HashMap<PeerId, enet::PeerID>,
+}
+
+async fn run(
+    mut host: enet::Host<Socket>,
+    sock: Arc<UdpSocket>,
+    flavor: Flavor,
+    events: Events,
+    ids: PeerIds,
+) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<LinkCmd>();
+    let mut slots = Slots {
+        by_slot: HashMap::new(),
+        by_id: HashMap::new(),
+    };
+    let mut out: Vec<TransportEvent> = Vec::new();
+    loop {
+        // Everything ENet has for us (and its timers: resends, pings, timeouts).
+        loop {
+            match host.service() {
+                Ok(Some(ev)) => on_event(ev, flavor, &ids, &tx, &mut slots, &mut out),
+                Ok(None) => break,
+                Err(_) => break,
+            }
+        }
+        for ev in out.drain(..) {
+            if events.send(ev).await.is_err() {
+                return;
+            }
+        }
+        tokio::select! {
+            r = sock.readable() => { if r.is_err() { return; } }
+            cmd = rx.recv() => {
+                let Some(cmd) = cmd else { return };
+                apply(&mut host, &slots, flavor, cmd);
+                while let Ok(cmd) = rx.try_recv() {
+                    apply(&mut host, &slots, flavor, cmd);
+                }
+                host.flush();
+            }
+            () = tokio::time::sleep(Duration::from_millis(5)) => {}
+        }
+    }
+}
+
+fn on_event(
+    ev: enet::Event<'_, Socket>,
+    flavor: Flavor,
+    ids: &PeerIds,
+    tx: &mpsc::UnboundedSender<LinkCmd>,
+    slots: &mut Slots,
+    out: &mut Vec<TransportEvent>,
+) {
+    match ev {
+        enet::Event::Connect { peer, data } => {
+            let id = g::connect_peer_id(data).map_or(0, |d| d as PeerId);
+            if id < 2 || !ids.claim(id) {
+                // As the engine: a peer with a bad or taken id is reset.
+                peer.reset();
+                return;
+            }
+            slots.by_slot.insert(peer.id().0, id);
+            slots.by_id.insert(id, peer.id());
+            out.push(TransportEvent::Connected {
+                peer: id,
+                link: tx.clone(),
+            });
+        }
+        enet::Event::Disconnect { peer, .. } => {
+            if let Some(id) = slots.by_slot.remove(&peer.id().0) {
+                slots.by_id.remove(&id);
+                ids.release(id);
+                out.push(TransportEvent::Disconnected { peer: id });
+            }
+        }
+        enet::Event::Receive {
+            peer,
+            channel_id,
+            packet,
+        } => {
+            let Some(&id) = slots.by_slot.get(&peer.id().0) else {
+                return;
+            };
+            let data = packet.data();
+            match flavor {
+                Flavor::Godot4 => {
+                    // rusty_enet 0.4.1's `Packet::kind` reports every packet as reliable: the
+                    // mode is read from the channel (Godot's system channels 0 and 1).
+                    let (channel, mode) = match channel_id {
+                        g::SYSCH_RELIABLE => (0, TransferMode::Reliable),
+                        g::SYSCH_UNRELIABLE => (0, TransferMode::UnreliableOrdered),
+                        c => (c - g::SYSCH_MAX + 1, TransferMode::Reliable),
+                    };
+                    out.push(TransportEvent::Packet {
+                        peer: id,
+                        channel,
+                        mode,
+                        target: 1,
+                        bytes: data.to_vec(),
+                    });
+                }
+                Flavor::Godot3 => {
+                    let mode = match channel_id {
+                        g::SYSCH3_RELIABLE => TransferMode::Reliable,
+                        g::SYSCH3_UNRELIABLE => TransferMode::Unreliable,
+                        // Config messages go only from the server.
+                        _ => return,
+                    };
+                    match Header3::split(data) {
+                        Ok((h, rest)) if h.source == id as u32 => {
+                            out.push(TransportEvent::Packet {
+                                peer: id,
+                                channel: 0,
+                                mode,
+                                target: h.target,
+                                bytes: rest.to_vec(),
+                            })
+                        }
+                        // A forged source or a short packet: dropped, as the engine does.
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn apply(host: &mut enet::Host<Socket>, slots: &Slots, flavor: Flavor, cmd: LinkCmd) {
+    let (to, channel_id, packet) = match cmd {
+        LinkCmd::Send(Outgoing {
+            to,
+            source,
+            target,
+            channel,
+            mode: m,
+            bytes,
+        }) => match flavor {
+            Flavor::Godot4 => {
+                let Some(s) = g::send4(mode(m), channel) else {
+                    return;
+                };
+                (
+                    to,
+                    s.channel_id,
+                    enet::Packet::new(bytes.to_vec(), kind(s.flags)),
+                )
+            }
+            Flavor::Godot3 => {
+                let s = g::send3(mode(m), false);
+                let mut b = Vec::with_capacity(8 + bytes.len());
+                b.extend_from_slice(
+                    &Header3 {
+                        source: source as u32,
+                        target,
+                    }
+                    .to_bytes(),
+                );
+                b.extend_from_slice(&bytes);
+                (to, s.channel_id, enet::Packet::new(b, kind(s.flags)))
+            }
+        },
+        LinkCmd::Notify { to, peer, joined } => {
+            let msg = if joined {
+                Config3::AddPeer(peer as u32)
+            } else {
+                Config3::RemovePeer(peer as u32)
+            };
+            (
+                to,
+                g::SYSCH3_CONFIG,
+                enet::Packet::reliable(msg.to_bytes().to_vec()),
+            )
+        }
+        LinkCmd::Close(to) => {
+            if let Some(p) = slots.by_id.get(&to).and_then(|&s| host.get_peer_mut(s)) {
+                p.disconnect(0);
+            }
+            return;
+        }
+    };
+    if let Some(p) = slots.by_id.get(&to).and_then(|&s| host.get_peer_mut(s)) {
+        let _ = p.send(channel_id, &packet);
+    }
+}

@@ -1,0 +1,338 @@
+//! [`Server`]: the [`ServerCore`] driven by tokio, with the transports that feed it.
+
+// Without both transports, some of the plumbing between them and the server goes unused.
+#![cfg_attr(
+    not(all(feature = "server-ws", feature = "server-enet")),
+    allow(dead_code)
+)]
+
+use alloc::collections::VecDeque;
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::core::ServerCore;
+use super::types::{Action, Event, Outgoing, PeerId, ServerError, To, TransferMode};
+use crate::Arg;
+
+/// What a transport is asked to do for one of its peers (not every transport reads every field).
+#[derive(Debug)]
+#[cfg_attr(
+    not(all(feature = "server-ws", feature = "server-enet")),
+    allow(dead_code)
+)]
+pub(crate) enum LinkCmd {
+    Send(Outgoing),
+    /// Godot 3: tell `to` that `peer` joined or left.
+    Notify {
+        to: PeerId,
+        peer: PeerId,
+        joined: bool,
+    },
+    Close(PeerId),
+}
+
+/// The way to a peer's transport.
+pub(crate) type Link = mpsc::UnboundedSender<LinkCmd>;
+
+/// What transports report.
+#[derive(Debug)]
+pub(crate) enum TransportEvent {
+    Connected {
+        peer: PeerId,
+        link: Link,
+    },
+    Disconnected {
+        peer: PeerId,
+    },
+    Packet {
+        peer: PeerId,
+        channel: u8,
+        mode: TransferMode,
+        target: i32,
+        bytes: Vec<u8>,
+    },
+}
+
+/// The events' way from the transports to the server (bounded: a transport waits when the
+/// server is behind, rather than buffering without limit).
+pub(crate) type Events = mpsc::Sender<TransportEvent>;
+
+/// The peer ids in use, shared by the transports: unique across transports.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PeerIds(Arc<Mutex<HashSet<PeerId>>>);
+
+impl PeerIds {
+    /// Takes `id` (a client's choice, ENet): false when below 2 or taken.
+    pub(crate) fn claim(&self, id: PeerId) -> bool {
+        id >= 2 && self.0.lock().is_ok_and(|mut s| s.insert(id))
+    }
+
+    /// A fresh random id (the server's choice, WebSocket): 31 bits, never 0 or 1.
+    pub(crate) fn fresh(&self) -> PeerId {
+        loop {
+            let mut h = RandomState::new().build_hasher();
+            h.write_u64(0x9E37_79B9_7F4A_7C15);
+            let id = (h.finish() & 0x7FFF_FFFF) as PeerId;
+            if self.claim(id) {
+                return id;
+            }
+        }
+    }
+
+    pub(crate) fn release(&self, id: PeerId) {
+        if let Ok(mut s) = self.0.lock() {
+            s.remove(&id);
+        }
+    }
+}
+
+/// The server: a [`ServerCore`] fed by its transports. Drive it with
+/// [`next_event`](Self::next_event), which sends what the core decides and returns what is for
+/// the application; call the sending methods between events. Dropping it stops the transports.
+pub struct Server {
+    core: ServerCore,
+    events_tx: Events,
+    events_rx: mpsc::Receiver<TransportEvent>,
+    links: HashMap<PeerId, Link>,
+    pub(crate) ids: PeerIds,
+    ready: VecDeque<Event>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    last_tick: Instant,
+}
+
+impl core::fmt::Debug for Server {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Server")
+            .field("core", &self.core)
+            .field("links", &self.links.len())
+            .finish()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl Server {
+    /// A server around `core`, with no transport yet (needs a tokio runtime from the first
+    /// `listen_*` on).
+    pub fn new(core: ServerCore) -> Server {
+        let (events_tx, events_rx) = mpsc::channel(64 * 1024);
+        Server {
+            core,
+            events_tx,
+            events_rx,
+            links: HashMap::new(),
+            ids: PeerIds::default(),
+            ready: VecDeque::new(),
+            tasks: Vec::new(),
+            last_tick: Instant::now(),
+        }
+    }
+
+    pub(crate) fn events(&self) -> Events {
+        self.events_tx.clone()
+    }
+
+    pub(crate) fn add_task(&mut self, t: tokio::task::JoinHandle<()>) {
+        self.tasks.push(t);
+    }
+
+    /// The core, to read its state or call what has no wrapper here.
+    pub fn core(&self) -> &ServerCore {
+        &self.core
+    }
+
+    /// The core, mutably; [`flush`](Self::flush) afterwards sends what it decided.
+    pub fn core_mut(&mut self) -> &mut ServerCore {
+        &mut self.core
+    }
+
+    /// The next event for the application; meanwhile, serves the peers.
+    pub async fn next_event(&mut self) -> Event {
+        loop {
+            if let Some(e) = self.ready.pop_front() {
+                return e;
+            }
+            let ev = tokio::select! {
+                ev = self.events_rx.recv() => ev,
+                () = tokio::time::sleep(Duration::from_millis(100)) => None,
+            };
+            let now = Instant::now();
+            match ev {
+                Some(TransportEvent::Connected { peer, link }) => {
+                    if self.core.peer_connected(peer, now).is_ok() {
+                        self.links.insert(peer, link);
+                    } else {
+                        let _ = link.send(LinkCmd::Close(peer));
+                    }
+                }
+                Some(TransportEvent::Disconnected { peer }) => {
+                    self.links.remove(&peer);
+                    self.core.peer_disconnected(peer);
+                }
+                Some(TransportEvent::Packet {
+                    peer,
+                    channel,
+                    mode,
+                    target,
+                    bytes,
+                }) => self.core.receive(peer, channel, mode, target, &bytes, now),
+                None => {}
+            }
+            if now.saturating_duration_since(self.last_tick) >= Duration::from_millis(100) {
+                self.last_tick = now;
+                self.core.tick(now);
+            }
+            self.flush();
+        }
+    }
+
+    /// Hands what the core decided to the transports (the methods here do it themselves).
+    pub fn flush(&mut self) {
+        while let Some(a) = self.core.next_action() {
+            match a {
+                Action::Send(o) => {
+                    if let Some(l) = self.links.get(&o.to) {
+                        let _ = l.send(LinkCmd::Send(o));
+                    }
+                }
+                Action::Notify { to, peer, joined } => {
+                    if let Some(l) = self.links.get(&to) {
+                        let _ = l.send(LinkCmd::Notify { to, peer, joined });
+                    }
+                }
+                Action::Kick { peer, .. } => {
+                    if let Some(l) = self.links.remove(&peer) {
+                        let _ = l.send(LinkCmd::Close(peer));
+                    }
+                }
+                Action::Event(e) => self.ready.push_back(e),
+            }
+        }
+    }
+
+    /// Calls `method` of the node at `path` on `to` ([`ServerCore::rpc`]).
+    pub fn rpc<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        method: &str,
+        args: &[A],
+    ) -> Result<(), ServerError> {
+        let r = self.core.rpc(to, path, method, args);
+        self.flush();
+        r
+    }
+
+    /// Sends raw bytes ([`ServerCore::send_bytes`]).
+    pub fn send_bytes(
+        &mut self,
+        to: To,
+        data: &[u8],
+        channel: u8,
+        mode: TransferMode,
+    ) -> Result<(), ServerError> {
+        let r = self.core.send_bytes(to, data, channel, mode);
+        self.flush();
+        r
+    }
+
+    /// Sends a packet built elsewhere, as it is ([`ServerCore::send_packet`]).
+    pub fn send_packet(
+        &mut self,
+        to: To,
+        packet: &[u8],
+        channel: u8,
+        mode: TransferMode,
+    ) -> Result<(), ServerError> {
+        let r = self.core.send_packet(to, packet, channel, mode);
+        self.flush();
+        r
+    }
+
+    /// Spawns a node on the clients ([`ServerCore::spawn`]).
+    pub fn spawn<A: Arg>(
+        &mut self,
+        to: To,
+        spawner: &str,
+        scene: u8,
+        name: &str,
+        synchronizers: usize,
+        state: &[A],
+    ) -> Result<super::Spawned, ServerError> {
+        let r = self
+            .core
+            .spawn(to, spawner, scene, name, synchronizers, state);
+        self.flush();
+        r
+    }
+
+    /// Sends a synchronizer's "always" properties ([`ServerCore::sync`]).
+    pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
+        let r = self.core.sync(to, sync_id, values);
+        self.flush();
+        r
+    }
+
+    /// Sends a synchronizer's changed "on change" properties ([`ServerCore::delta`]).
+    pub fn delta<A: Arg>(
+        &mut self,
+        to: To,
+        sync_id: u32,
+        mask: u64,
+        values: &[A],
+    ) -> Result<(), ServerError> {
+        let r = self.core.delta(to, sync_id, mask, values);
+        self.flush();
+        r
+    }
+
+    /// Shows or hides a spawned node for one peer ([`ServerCore::set_visible`]).
+    pub fn set_visible(
+        &mut self,
+        net_id: u32,
+        peer: PeerId,
+        visible: bool,
+    ) -> Result<(), ServerError> {
+        let r = self.core.set_visible(net_id, peer, visible);
+        self.flush();
+        r
+    }
+
+    /// Despawns a node ([`ServerCore::despawn`]).
+    pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
+        let r = self.core.despawn(net_id);
+        self.flush();
+        r
+    }
+
+    /// Disconnects a peer.
+    pub fn kick(&mut self, peer: PeerId, reason: &str) {
+        self.core.kick(peer, reason);
+        self.flush();
+    }
+
+    /// Sends authentication data ([`ServerCore::send_auth`]).
+    pub fn send_auth(&mut self, peer: PeerId, data: &[u8]) -> Result<(), ServerError> {
+        let r = self.core.send_auth(peer, data);
+        self.flush();
+        r
+    }
+
+    /// Completes authentication on the server's side ([`ServerCore::complete_auth`]).
+    pub fn complete_auth(&mut self, peer: PeerId) -> Result<(), ServerError> {
+        let r = self.core.complete_auth(peer);
+        self.flush();
+        r
+    }
+}

@@ -1,0 +1,229 @@
+//! What the server knows of the game: the nodes it serves, by path pattern, with their `@rpc`
+//! methods (name, who may call them, transfer mode and channel).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::RpcMethods;
+
+use super::TransferMode;
+
+/// Who may call an RPC method on the server's nodes (the server is the authority of every node
+/// it serves, as in a Godot server whose nodes keep the default authority 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RpcMode {
+    /// `@rpc("any_peer")` (Godot 3: `remote`, `remotesync`): any peer may call it.
+    AnyPeer,
+    /// `@rpc("authority")`, the default (Godot 3: `puppet`, `master` … as sent by the server):
+    /// only the server calls it; a client's call is rejected, as the engine rejects it.
+    Authority,
+}
+
+/// One `@rpc` method of a node: its name, [`RpcMode`], and how the server sends it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcSpec {
+    name: String,
+    mode: RpcMode,
+    transfer: TransferMode,
+    channel: u8,
+}
+
+impl RpcSpec {
+    /// `@rpc("any_peer", "call_remote", "reliable", 0)`.
+    pub fn any_peer(name: impl Into<String>) -> RpcSpec {
+        RpcSpec {
+            name: name.into(),
+            mode: RpcMode::AnyPeer,
+            transfer: TransferMode::Reliable,
+            channel: 0,
+        }
+    }
+
+    /// `@rpc("authority", "call_remote", "reliable", 0)`.
+    pub fn authority(name: impl Into<String>) -> RpcSpec {
+        RpcSpec {
+            mode: RpcMode::Authority,
+            ..RpcSpec::any_peer(name)
+        }
+    }
+
+    /// The transfer mode the server sends the method with (`reliable` by default).
+    #[must_use]
+    pub fn transfer(mut self, mode: TransferMode) -> RpcSpec {
+        self.transfer = mode;
+        self
+    }
+
+    /// The transfer channel the server sends the method on (0 by default).
+    #[must_use]
+    pub fn channel(mut self, channel: u8) -> RpcSpec {
+        self.channel = channel;
+        self
+    }
+
+    /// The method's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Who may call it.
+    pub fn mode(&self) -> RpcMode {
+        self.mode
+    }
+
+    /// Its transfer mode.
+    pub fn transfer_mode(&self) -> TransferMode {
+        self.transfer
+    }
+
+    /// Its transfer channel.
+    pub fn transfer_channel(&self) -> u8 {
+        self.channel
+    }
+}
+
+/// A served node (or the nodes whose paths match a pattern) and its RPC methods.
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pattern: String,
+    methods: RpcMethods,
+    /// In the order of `methods`' ids.
+    specs: Vec<RpcSpec>,
+    checksum: [u8; 32],
+}
+
+impl NodeSpec {
+    /// The path pattern, relative to the multiplayer root (`/root`).
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The methods, numbered as the engine numbers them.
+    pub fn methods(&self) -> &RpcMethods {
+        &self.methods
+    }
+
+    /// The checksum of the method names that `SIMPLIFY_PATH` carries (MD5, hex).
+    pub fn checksum(&self) -> &[u8; 32] {
+        &self.checksum
+    }
+
+    /// The method with this id.
+    pub fn by_id(&self, id: u16) -> Option<&RpcSpec> {
+        let name = self.methods.name(id)?;
+        self.specs.iter().find(|s| s.name == name)
+    }
+
+    /// The method with this name and its id.
+    pub fn by_name(&self, name: &str) -> Option<(u16, &RpcSpec)> {
+        let id = self.methods.id(name)?;
+        Some((id, self.specs.iter().find(|s| s.name == name)?))
+    }
+}
+
+/// The nodes the server serves. A pattern is a node path relative to the multiplayer root
+/// (`"Main"`, or written absolute: `"/root/Main"`), whose `*` matches any run of characters other
+/// than `/` (`"Players/*"`); the first matching node wins.
+///
+/// Method ids are the positions of the method names in code-point order, as the engine numbers
+/// the `@rpc` methods of a script, so the list may be given in any order.
+///
+/// ```
+/// use gdvariant_multiplayer::server::{RpcSpec, ServerSchema};
+/// let schema = ServerSchema::new()
+///     .node("/root/Main", [RpcSpec::any_peer("echo"), RpcSpec::authority("echoed")]);
+/// let main = schema.find("Main").unwrap();
+/// assert_eq!(main.by_name("echoed").unwrap().0, 1);
+/// assert_eq!(main.by_id(0).unwrap().name(), "echo");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ServerSchema {
+    nodes: Vec<NodeSpec>,
+}
+
+impl ServerSchema {
+    /// A schema serving no node.
+    pub fn new() -> ServerSchema {
+        ServerSchema::default()
+    }
+
+    /// Serves the nodes matching `pattern`, with these RPC methods (the script's `@rpc` methods).
+    #[must_use]
+    pub fn node(mut self, pattern: &str, methods: impl IntoIterator<Item = RpcSpec>) -> Self {
+        let mut specs: Vec<RpcSpec> = methods.into_iter().collect();
+        specs.sort_by(|a, b| a.name.cmp(&b.name));
+        specs.dedup_by(|a, b| a.name == b.name);
+        let methods = RpcMethods::new(specs.iter().map(|s| s.name.clone()));
+        let checksum = methods.checksum();
+        self.nodes.push(NodeSpec {
+            pattern: String::from(relative(pattern)),
+            methods,
+            specs,
+            checksum,
+        });
+        self
+    }
+
+    /// The node whose pattern matches `path` (relative to the root, or absolute under `/root`).
+    pub fn find(&self, path: &str) -> Option<&NodeSpec> {
+        let path = relative(path);
+        self.nodes
+            .iter()
+            .find(|n| glob(n.pattern.as_bytes(), path.as_bytes()))
+    }
+
+    /// The served nodes.
+    pub fn nodes(&self) -> impl Iterator<Item = &NodeSpec> {
+        self.nodes.iter()
+    }
+}
+
+/// `path` relative to the multiplayer root `/root`.
+pub(crate) fn relative(path: &str) -> &str {
+    path.strip_prefix("/root/").unwrap_or(path)
+}
+
+/// Whether `text` matches `pat`, whose `*` matches any run of bytes other than `/`.
+fn glob(pat: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pat.len() && pat[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pat.len() && pat[p] == text[t] {
+            if text[t] == b'/' {
+                star = None;
+            }
+            p += 1;
+            t += 1;
+        } else if let Some((sp, st)) = star.filter(|&(_, st)| text[st] != b'/') {
+            star = Some((sp, st + 1));
+            p = sp + 1;
+            t = st + 1;
+        } else {
+            return false;
+        }
+    }
+    pat[p..].iter().all(|&c| c == b'*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        let s = ServerSchema::new()
+            .node(
+                "Players/*",
+                [RpcSpec::any_peer("b"), RpcSpec::any_peer("a")],
+            )
+            .node("/root/Main", []);
+        assert_eq!(s.find("Players/7").unwrap().by_id(0).unwrap().name(), "a");
+        assert!(s.find("Players/7/Gun").is_none());
+        assert!(s.find("/root/Main").is_some());
+        assert!(s.find("Main").is_some());
+        assert!(s.find("Other").is_none());
+    }
+}

@@ -1,0 +1,329 @@
+//! The values the server core takes and gives: peer ids, transfer modes, actions for the
+//! transports, events for the application, errors.
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::{godot3, Packet, Values};
+
+/// A Godot peer id: 1 is the server, clients are 2..=2³¹−1.
+pub type PeerId = i32;
+
+/// The server's own peer id.
+pub const SERVER_ID: PeerId = 1;
+
+/// Which engine generation the clients are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// Godot 4 `SceneMultiplayer` (4.3 and later).
+    #[default]
+    Godot4,
+    /// Godot 3 `MultiplayerAPI` (3.2 to 3.5): no authentication, relay by the transport's header.
+    Godot3,
+}
+
+/// `MultiplayerPeer.TransferMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TransferMode {
+    /// `TRANSFER_MODE_UNRELIABLE`.
+    Unreliable,
+    /// `TRANSFER_MODE_UNRELIABLE_ORDERED`.
+    UnreliableOrdered,
+    /// `TRANSFER_MODE_RELIABLE`, the default.
+    #[default]
+    Reliable,
+}
+
+/// Whom a packet goes to, as `rpc_id`'s peer argument: one peer, everyone, or everyone but one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum To {
+    /// One connected peer.
+    Peer(PeerId),
+    /// Every connected peer (`rpc_id(0, …)`).
+    All,
+    /// Every connected peer but this one (`rpc_id(-id, …)`).
+    AllBut(PeerId),
+}
+
+/// One packet for a transport to deliver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The peer it goes to.
+    pub to: PeerId,
+    /// Who sent it: the server (1), or a client whose packet is relayed (Godot 3 headers).
+    pub source: PeerId,
+    /// The target its sender named (Godot 3 headers: the receiving peer, 0 or −id).
+    pub target: i32,
+    /// The transfer channel.
+    pub channel: u8,
+    /// The transfer mode.
+    pub mode: TransferMode,
+    /// The packet (shared between the peers of a broadcast).
+    pub bytes: Arc<[u8]>,
+}
+
+/// What the core asks the transports and the application to do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Deliver a packet.
+    Send(Outgoing),
+    /// Godot 3 only: tell peer `to` that `peer` joined (`true`) or left: a transport-level message
+    /// (ENet's config channel, WebSocket's system message).
+    Notify {
+        /// The peer told.
+        to: PeerId,
+        /// The peer that joined or left.
+        peer: PeerId,
+        /// Joined or left.
+        joined: bool,
+    },
+    /// Disconnect a peer (the core has already forgotten it).
+    Kick {
+        /// The peer.
+        peer: PeerId,
+        /// Why, for the logs.
+        reason: String,
+    },
+    /// Something for the application.
+    Event(Event),
+}
+
+/// What happened, for the application.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A peer finished authenticating (or connected, without authentication): it may now call
+    /// RPCs, and the other peers were told of it.
+    PeerJoined(PeerId),
+    /// A joined peer left or was kicked.
+    PeerLeft(PeerId),
+    /// A peer left or was dropped before it finished authenticating.
+    AuthFailed {
+        /// The peer.
+        peer: PeerId,
+        /// Why.
+        reason: String,
+    },
+    /// An RPC for one of the served nodes.
+    Rpc(RpcCall),
+    /// `send_bytes` from a peer.
+    Bytes {
+        /// The sender.
+        from: PeerId,
+        /// The payload.
+        data: Vec<u8>,
+        /// The transfer channel it came on.
+        channel: u8,
+        /// Its transfer mode.
+        mode: TransferMode,
+    },
+    /// A packet was ignored, or its peer dropped: why, for the logs.
+    Rejected {
+        /// The peer that sent it.
+        peer: PeerId,
+        /// What was wrong, and where.
+        reason: String,
+        /// Whether the peer was kicked for it.
+        kicked: bool,
+    },
+}
+
+/// An RPC a peer called on one of the served nodes, its node path and method name resolved; the
+/// arguments are read lazily from the packet.
+#[derive(Clone, PartialEq)]
+pub struct RpcCall {
+    pub(crate) from: PeerId,
+    pub(crate) path: Arc<str>,
+    pub(crate) method: Arc<str>,
+    pub(crate) method_id: u16,
+    pub(crate) flavor: Flavor,
+    pub(crate) channel: u8,
+    pub(crate) mode: TransferMode,
+    pub(crate) packet: Vec<u8>,
+}
+
+impl RpcCall {
+    /// The caller.
+    pub fn from(&self) -> PeerId {
+        self.from
+    }
+
+    /// The node's path relative to the multiplayer root (`"Main"` for `/root/Main`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The method's name.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The method's id (Godot 4; 0 for Godot 3, which sends names).
+    pub fn method_id(&self) -> u16 {
+        self.method_id
+    }
+
+    /// The transfer channel it came on.
+    pub fn channel(&self) -> u8 {
+        self.channel
+    }
+
+    /// Its transfer mode.
+    pub fn mode(&self) -> TransferMode {
+        self.mode
+    }
+
+    /// The whole packet (a Godot 4 `REMOTE_CALL`, or Godot 3's).
+    pub fn packet(&self) -> &[u8] {
+        &self.packet
+    }
+
+    /// The arguments, as lazy views: [`ValueRef::as_variant`](crate::ValueRef::as_variant) gives
+    /// a [`VariantRef`](gdvariant::VariantRef), [`ValueRef::to_owned`](crate::ValueRef::to_owned)
+    /// a [`Variant`](gdvariant::Variant); a view is forwarded as its bytes when given back to
+    /// [`ServerCore::rpc`](super::ServerCore::rpc). The core checked every value on arrival.
+    pub fn args(&self) -> Values<'_> {
+        // The packet was parsed and validated on arrival: this parse cannot fail.
+        let values = match self.flavor {
+            Flavor::Godot4 => match crate::parse(&self.packet) {
+                Ok(Packet::RemoteCall(c)) => Some(c.args()),
+                _ => None,
+            },
+            Flavor::Godot3 => match godot3::parse(&self.packet) {
+                Ok(godot3::Packet::RemoteCall(c)) => Some(c.args()),
+                _ => None,
+            },
+        };
+        values.unwrap_or_else(no_values)
+    }
+}
+
+#[cfg(feature = "server-serde")]
+impl RpcCall {
+    /// Argument `index` deserialized with serde (feature `server-serde`), as gdvariant's
+    /// `from_slice` reads a value: a view's bytes directly, a compressed bool or int through its
+    /// owned value.
+    ///
+    /// ```
+    /// # use gdvariant_multiplayer::server::{Action, Event, RpcSpec, ServerConfig, ServerCore, ServerSchema, TransferMode};
+    /// # use gdvariant_multiplayer::{RemoteCallBuilder, Target};
+    /// # use gdvariant::Variant;
+    /// # let mut core = ServerCore::new(ServerSchema::new().node("Main", [RpcSpec::any_peer("echo")]), ServerConfig::default());
+    /// # let now = std::time::Instant::now();
+    /// # core.peer_connected(2, now)?;
+    /// # let call = RemoteCallBuilder::new(Target::Path("Main"), 0).arg(&Variant::from("hi"))?.arg(&Variant::Int(7))?.finish()?;
+    /// # core.receive(2, 0, TransferMode::Reliable, 1, &call, now);
+    /// # let rpc = core.take_actions().into_iter().find_map(|a| match a { Action::Event(Event::Rpc(r)) => Some(r), _ => None }).unwrap();
+    /// let (text, n): (String, i64) = (rpc.arg(0)?, rpc.arg(1)?);
+    /// assert_eq!((text.as_str(), n), ("hi", 7));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn arg<T: serde::de::DeserializeOwned>(
+        &self,
+        index: usize,
+    ) -> Result<T, gdvariant::de::Error> {
+        use serde::de::Error as _;
+        let Some(v) = self.args().nth(index) else {
+            return Err(gdvariant::de::Error::custom(alloc::format!(
+                "{}.{} has no argument {index}",
+                self.path,
+                self.method
+            )));
+        };
+        let v = v?;
+        match v.as_variant() {
+            Some(r) => gdvariant::from_variant_ref(r),
+            None => gdvariant::from_slice(&gdvariant::encode(&v.to_owned()?)?),
+        }
+    }
+}
+
+/// An empty argument list: a byte-only call with no bytes.
+fn no_values<'a>() -> Values<'a> {
+    static EMPTY: [u8; 3] = [0x80, 0, 0];
+    let empty: &'a [u8] = &EMPTY;
+    match crate::parse(empty) {
+        Ok(Packet::RemoteCall(c)) => c.args(),
+        _ => unreachable!("a constant, valid packet"),
+    }
+}
+
+impl fmt::Debug for RpcCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}(", self.path, self.method)?;
+        for (i, a) in self.args().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match a {
+                Ok(a) => write!(f, "{a}")?,
+                Err(e) => write!(f, "<{e}>")?,
+            }
+        }
+        write!(f, ") from {}", self.from)
+    }
+}
+
+/// Why the server could not do what the application asked.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// No connected peer has this id.
+    UnknownPeer(PeerId),
+    /// The peer id is taken, or not a client's (below 2).
+    BadPeerId(PeerId),
+    /// No node of the schema matches the path.
+    UnknownNode(String),
+    /// The node has no such RPC method.
+    UnknownMethod {
+        /// The node's path.
+        path: String,
+        /// The method asked for.
+        method: String,
+    },
+    /// A value could not be encoded.
+    Encode(gdvariant::Error),
+    /// The peer is not waiting for authentication.
+    NotAuthenticating(PeerId),
+    /// A transport's I/O failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::UnknownPeer(p) => write!(f, "no connected peer {p}"),
+            ServerError::BadPeerId(p) => write!(f, "peer id {p} is taken or below 2"),
+            ServerError::UnknownNode(p) => write!(f, "no served node matches path {p:?}"),
+            ServerError::UnknownMethod { path, method } => {
+                write!(f, "node {path:?} has no RPC method {method:?}")
+            }
+            ServerError::Encode(e) => write!(f, "cannot encode the packet: {e}"),
+            ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
+            ServerError::Io(e) => write!(f, "transport I/O: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServerError::Encode(e) => Some(e),
+            ServerError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<gdvariant::Error> for ServerError {
+    fn from(e: gdvariant::Error) -> Self {
+        ServerError::Encode(e)
+    }
+}
+
+impl From<std::io::Error> for ServerError {
+    fn from(e: std::io::Error) -> Self {
+        ServerError::Io(e)
+    }
+}

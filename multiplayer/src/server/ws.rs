@@ -1,0 +1,243 @@
+//! The WebSocket transport (feature `server-ws`): what Godot 4's `WebSocketMultiplayerPeer` and
+//! Godot 3's `WebSocketServer` expect of a server, on tokio-tungstenite, with the crate's
+//! [`websocket::godot`](crate::websocket::godot) layer. Plain `ws://` (no TLS).
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::runtime::{Events, LinkCmd, PeerIds, Server, TransportEvent};
+use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
+use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
+
+/// The largest message taken from a client.
+const MAX_MESSAGE: usize = 8 << 20;
+
+impl Server {
+    /// Listens for WebSocket clients at `addr` (Godot 4 `WebSocketMultiplayerPeer.create_client`,
+    /// Godot 3 `WebSocketClient` with `NetworkedMultiplayerPeer`, as the core's flavor says);
+    /// returns the bound address. The server picks each client's id.
+    pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
+        let listener = TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let flavor = self.core().config().flavor;
+        let (events, ids) = (self.events(), self.ids.clone());
+        self.add_task(tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::spawn(connection(stream, flavor, events.clone(), ids.clone()));
+            }
+        }));
+        Ok(local)
+    }
+}
+
+/// Tunes an accepted TCP socket for small request/answer messages: `TCP_NODELAY` (our answers
+/// leave at once) and `TCP_QUICKACK` (what arrived is acknowledged at once, on Linux; a no-op
+/// elsewhere). Quick ACK is not sticky: the kernel goes back to delayed ACKs after it sends data
+/// (and on its own after a while), so call [`quickack`] after each read and each write, as this
+/// server's WebSocket transport does.
+///
+/// Why: a Godot client that writes a message in two `send`s (`StreamPeerTCP.put_var` writes the
+/// length, then the body) with Nagle's algorithm on (the default) holds the body until the length
+/// is acknowledged, and a delayed ACK keeps it ~40 ms: one message per 40 ms.
+pub fn tune_tcp(stream: &TcpStream) -> io::Result<()> {
+    stream.set_nodelay(true)?;
+    quickack(stream)
+}
+
+/// Acknowledges what arrived on `stream` at once (`TCP_QUICKACK`, Linux; elsewhere nothing).
+pub fn quickack(stream: &TcpStream) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        socket2::SockRef::from(stream).set_tcp_quickack(true)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = stream;
+        Ok(())
+    }
+}
+
+/// A TCP stream that asks for a quick ACK after every read.
+struct QuickAck(TcpStream);
+
+impl AsyncRead for QuickAck {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.0).poll_read(cx, buf);
+        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            let _ = quickack(&self.0);
+        }
+        r
+    }
+}
+
+impl AsyncWrite for QuickAck {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        b: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.0).poll_write(cx, b);
+        // Sending puts Linux back in delayed-ACK mode: out of it again.
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            let _ = quickack(&self.0);
+        }
+        r
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            let _ = quickack(&self.0);
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+}
+
+fn binary(b: Vec<u8>) -> Message {
+    Message::Binary(b.into())
+}
+
+async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: PeerIds) {
+    let _ = tune_tcp(&stream);
+    let stream = QuickAck(stream);
+    // Small buffers: a connection costs a few KiB, not tungstenite's default 2 × 128 KiB.
+    let cfg = WebSocketConfig::default()
+        .read_buffer_size(8 << 10)
+        .write_buffer_size(16 << 10)
+        .max_write_buffer_size(MAX_MESSAGE * 2)
+        .max_message_size(Some(MAX_MESSAGE))
+        .max_frame_size(Some(MAX_MESSAGE));
+    let Ok(ws) = tokio_tungstenite::accept_async_with_config(stream, Some(cfg)).await else {
+        return;
+    };
+    let (mut sink, mut source) = ws.split();
+    let id = ids.fresh();
+    let hello = match flavor {
+        Flavor::Godot4 => sink.send(binary(godot::peer_id_message(id).to_vec())).await,
+        Flavor::Godot3 => {
+            let _ = sink
+                .feed(binary(godot::godot3_sys(Godot3Sys::Id, id).to_vec()))
+                .await;
+            sink.send(binary(
+                godot::godot3_sys(Godot3Sys::AddPeer, SERVER_ID).to_vec(),
+            ))
+            .await
+        }
+    };
+    if hello.is_err() {
+        ids.release(id);
+        return;
+    }
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    if events
+        .send(TransportEvent::Connected { peer: id, link: tx })
+        .await
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        tokio::select! {
+            msg = source.next() => {
+                let bytes = match msg {
+                    Some(Ok(Message::Binary(b))) => b,
+                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
+                    Some(Ok(_)) => continue,
+                };
+                let ev = match flavor {
+                    Flavor::Godot4 => Some(TransportEvent::Packet {
+                        peer: id,
+                        channel: 0,
+                        mode: TransferMode::Reliable,
+                        target: SERVER_ID,
+                        bytes: bytes.to_vec(),
+                    }),
+                    Flavor::Godot3 => match godot::parse_godot3(&bytes) {
+                        Ok(m @ Godot3Message::Data { to, packet, .. }) if m.check_from_client(id as u32).is_ok() => {
+                            Some(TransportEvent::Packet {
+                                peer: id,
+                                channel: 0,
+                                mode: TransferMode::Reliable,
+                                target: to,
+                                bytes: packet.to_vec(),
+                            })
+                        }
+                        // A forged sender, a system message from a client, garbage: dropped.
+                        _ => break,
+                    },
+                };
+                if let Some(ev) = ev {
+                    if events.send(ev).await.is_err() {
+                        break;
+                    }
+                }
+            }
+            cmd = rx.recv() => {
+                let Some(first) = cmd else { break };
+                let mut cmd = Some(first);
+                let mut close = false;
+                // Feed everything queued, then flush once.
+                while let Some(c) = cmd.take() {
+                    let msg = match c {
+                        LinkCmd::Send(o) => match flavor {
+                            Flavor::Godot4 => binary(o.bytes.to_vec()),
+                            Flavor::Godot3 => binary(godot::godot3_data(o.source as u32, o.target, &o.bytes)),
+                        },
+                        LinkCmd::Notify { peer, joined, .. } => {
+                            let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
+                            binary(godot::godot3_sys(sys, peer).to_vec())
+                        }
+                        LinkCmd::Close(_) => {
+                            close = true;
+                            break;
+                        }
+                    };
+                    if sink.feed(msg).await.is_err() {
+                        close = true;
+                        break;
+                    }
+                    cmd = rx.try_recv().ok();
+                }
+                if close || sink.flush().await.is_err() {
+                    let _ = sink.send(Message::Close(None)).await;
+                    break;
+                }
+            }
+        }
+    }
+    ids.release(id);
+    let _ = events.send(TransportEvent::Disconnected { peer: id }).await;
+}

@@ -1,0 +1,483 @@
+//! The server's sans-IO core: peers joining and leaving, authentication, the path cache both
+//! ways, RPCs, relays, replication, and hostile peers (each refused with a reason, kicked when it
+//! insists, never affecting the others, never a panic).
+
+use std::time::{Duration, Instant};
+
+use gdvariant::Variant;
+use gdvariant_multiplayer::server::{
+    Action, AuthStep, Event, Flavor, Outgoing, RpcSpec, ServerConfig, ServerCore, ServerSchema, To,
+    TransferMode,
+};
+use gdvariant_multiplayer::{
+    self as multiplayer, add_peer, auth, auth_complete, confirm_path, del_peer, godot3, relay,
+    simplify_path, NodeTarget, Packet, RemoteCallBuilder, Target,
+};
+
+const R: TransferMode = TransferMode::Reliable;
+
+fn schema() -> ServerSchema {
+    ServerSchema::new().node(
+        "Main",
+        [RpcSpec::any_peer("echo"), RpcSpec::authority("echoed")],
+    )
+}
+
+fn checksum() -> [u8; 32] {
+    *schema().find("Main").unwrap().checksum()
+}
+
+fn core(flavor: Flavor) -> ServerCore {
+    ServerCore::new(
+        schema(),
+        ServerConfig {
+            flavor,
+            ..ServerConfig::default()
+        },
+    )
+}
+
+fn sends(actions: &[Action]) -> Vec<(i32, Vec<u8>)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send(Outgoing { to, bytes, .. }) => Some((*to, bytes.to_vec())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn events(actions: Vec<Action>) -> Vec<Event> {
+    actions
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rejected(actions: &[Action]) -> Vec<String> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Event(Event::Rejected { reason, .. }) => Some(reason.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn echo_call(target: Target<'_>, v: i64) -> Vec<u8> {
+    RemoteCallBuilder::new(target, 0)
+        .arg(&Variant::Int(v))
+        .unwrap()
+        .finish()
+        .unwrap()
+}
+
+#[test]
+fn peers_are_told_of_each_other() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    c.peer_connected(2, now).unwrap();
+    c.take_actions();
+    c.peer_connected(3, now).unwrap();
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(2, add_peer(3)), (3, add_peer(2))]);
+    assert!(c.peer_connected(3, now).is_err(), "an id taken");
+    assert!(c.peer_connected(1, now).is_err(), "the server's id");
+    c.peer_disconnected(2);
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(3, del_peer(2))]);
+    assert_eq!(events(a), [Event::PeerLeft(2)]);
+    // Relay off: nobody is told.
+    c.set_relay(false);
+    c.peer_connected(4, now).unwrap();
+    assert!(sends(&c.take_actions()).is_empty());
+}
+
+#[test]
+fn godot3_peers_are_told_by_the_transport() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot3);
+    c.peer_connected(2, now).unwrap();
+    c.peer_connected(3, now).unwrap();
+    let a = c.take_actions();
+    let notes: Vec<_> = a
+        .iter()
+        .filter_map(|a| match a {
+            Action::Notify { to, peer, joined } => Some((*to, *peer, *joined)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notes, [(2, 3, true), (3, 2, true)]);
+}
+
+#[test]
+fn authentication_gates_everything_else() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4).with_auth(|_p: i32, d: &[u8]| {
+        if d == b"secret" {
+            AuthStep::Complete
+        } else {
+            AuthStep::Reject("wrong".into())
+        }
+    });
+    c.peer_connected(2, now).unwrap();
+    assert!(c.take_actions().is_empty(), "nothing until the peer speaks");
+    // An RPC before authentication: refused, not delivered.
+    c.receive(2, 0, R, 1, &echo_call(Target::Path("Main"), 1), now);
+    let a = c.take_actions();
+    assert!(rejected(&a)[0].contains("before authentication"), "{a:?}");
+    // The secret: the server completes ([7][0]); the peer's own [7][0] admits it.
+    c.receive(2, 0, R, 1, &auth(b"secret").unwrap(), now);
+    assert_eq!(sends(&c.take_actions()), [(2, auth_complete())]);
+    assert!(!c.has_peer(2));
+    c.receive(2, 0, R, 1, &auth_complete(), now);
+    assert_eq!(events(c.take_actions()), [Event::PeerJoined(2)]);
+    // A wrong secret: kicked.
+    c.peer_connected(3, now).unwrap();
+    c.receive(3, 0, R, 1, &auth(b"guess").unwrap(), now);
+    let a = c.take_actions();
+    assert!(
+        a.iter().any(|a| matches!(a, Action::Kick { peer: 3, .. })),
+        "{a:?}"
+    );
+    assert_eq!(c.peers().collect::<Vec<_>>(), [2]);
+    // Too slow: dropped at the timeout.
+    c.peer_connected(4, now).unwrap();
+    c.tick(now + Duration::from_secs(4));
+    let a = c.take_actions();
+    assert!(
+        a.iter().any(|a| matches!(a, Action::Kick { peer: 4, .. })),
+        "{a:?}"
+    );
+}
+
+#[test]
+fn the_path_cache_both_ways() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    c.peer_connected(2, now).unwrap();
+    c.take_actions();
+    // The client's cache: confirmed valid, then RPCs by id resolve.
+    c.receive(
+        2,
+        0,
+        R,
+        1,
+        &simplify_path(&checksum(), 5, "Main").unwrap(),
+        now,
+    );
+    assert_eq!(sends(&c.take_actions()), [(2, confirm_path(true, 5))]);
+    c.receive(2, 0, R, 1, &echo_call(Target::Id(5), 9), now);
+    let Event::Rpc(call) = events(c.take_actions()).remove(0) else {
+        panic!()
+    };
+    assert_eq!(
+        (call.from(), call.path(), call.method()),
+        (2, "Main", "echo")
+    );
+    assert_eq!(call.args().next().unwrap().unwrap().as_i64().unwrap(), 9);
+    // A wrong checksum is confirmed invalid (as the engine does), and reported.
+    c.receive(
+        2,
+        0,
+        R,
+        1,
+        &simplify_path(&[b'0'; 32], 6, "Main").unwrap(),
+        now,
+    );
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(2, confirm_path(false, 6))]);
+    assert!(rejected(&a)[0].contains("checksum"));
+    // The server's cache: SIMPLIFY_PATH, the path inline until confirmed, then the id.
+    c.rpc(To::Peer(2), "/root/Main", "echoed", &[Variant::Int(1)])
+        .unwrap();
+    let s = sends(&c.take_actions());
+    assert_eq!(s[0], (2, simplify_path(&checksum(), 1, "Main").unwrap()));
+    let Ok(Packet::RemoteCall(r)) = multiplayer::parse(&s[1].1) else {
+        panic!()
+    };
+    assert!(matches!(r.node(), NodeTarget::Path(p) if p == "Main"));
+    assert_eq!(r.method(), 1, "echoed is the second name");
+    c.receive(2, 0, R, 1, &confirm_path(true, 1), now);
+    c.rpc(To::Peer(2), "Main", "echoed", &[Variant::Int(1)])
+        .unwrap();
+    let s = sends(&c.take_actions());
+    let by_id = RemoteCallBuilder::new(Target::Id(1), 1)
+        .arg(&Variant::Int(1))
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(s, [(2, by_id)]);
+    // Mixed: a confirmed peer gets the id in 32 bits, a new one the path.
+    c.peer_connected(3, now).unwrap();
+    c.take_actions();
+    c.rpc(To::All, "Main", "echoed", &[Variant::Int(1)])
+        .unwrap();
+    let s = sends(&c.take_actions());
+    let to2 = s.iter().find(|(p, b)| *p == 2 && b[0] & 7 == 0).unwrap();
+    assert_eq!(to2.1[0] >> 4 & 3, 2, "32-bit node id");
+    assert!(
+        s.iter().any(|(p, b)| *p == 3 && b[0] == 1),
+        "SIMPLIFY_PATH to the new peer"
+    );
+    // Unknown node or method: errors for the application.
+    assert!(c.rpc(To::Peer(2), "Other", "x", &[Variant::Nil]).is_err());
+    assert!(c.rpc(To::Peer(2), "Main", "nope", &[Variant::Nil]).is_err());
+    assert!(c
+        .rpc(To::Peer(9), "Main", "echoed", &[Variant::Nil])
+        .is_err());
+}
+
+#[test]
+fn refusals_do_not_touch_the_others() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    for p in [2, 3] {
+        c.peer_connected(p, now).unwrap();
+    }
+    c.take_actions();
+    let hostile: Vec<(&str, Vec<u8>)> = vec![
+        ("unknown path id", echo_call(Target::Id(77), 1)),
+        (
+            "authority-only",
+            RemoteCallBuilder::new(Target::Path("Main"), 1)
+                .arg(&Variant::Int(1))
+                .unwrap()
+                .finish()
+                .unwrap(),
+        ),
+        ("unknown node", echo_call(Target::Path("Elsewhere"), 1)),
+        (
+            "method id 9",
+            RemoteCallBuilder::new(Target::Path("Main"), 9)
+                .finish()
+                .unwrap(),
+        ),
+        (
+            "truncated",
+            echo_call(Target::Path("Main"), 1)[..3].to_vec(),
+        ),
+        ("empty", vec![]),
+        ("SYS ADD_PEER from a client", add_peer(3)),
+        (
+            "relay to the server",
+            relay(1, &echo_call(Target::Path("Main"), 1)).unwrap(),
+        ),
+        (
+            "relay to nobody",
+            relay(999, &echo_call(Target::Path("Main"), 1)).unwrap(),
+        ),
+        (
+            "SYS in a relay",
+            [&[7u8, 3, 3, 0, 0, 0][..], &add_peer(2)].concat(),
+        ),
+        ("bad argument", {
+            let mut b = echo_call(Target::Path("Main"), 1);
+            b[4] = 0x3F;
+            b
+        }),
+    ];
+    for (what, bytes) in &hostile {
+        c.receive(2, 0, R, 1, bytes, now);
+        let a = c.take_actions();
+        assert!(
+            sends(&a).is_empty() && rejected(&a).len() == 1,
+            "{what}: {a:?}"
+        );
+    }
+    // Peer 3 still works, peer 2 is still there (11 strikes, under 16).
+    assert_eq!(c.peers().collect::<Vec<_>>(), [2, 3]);
+    c.receive(3, 0, R, 1, &echo_call(Target::Path("Main"), 5), now);
+    assert!(matches!(events(c.take_actions())[..], [Event::Rpc(_)]));
+    // Insisting gets it kicked, and 3 told.
+    for _ in 0..6 {
+        c.receive(2, 0, R, 1, &[0xFF], now);
+    }
+    let a = c.take_actions();
+    assert!(a.iter().any(|a| matches!(a, Action::Kick { peer: 2, .. })));
+    assert!(sends(&a).contains(&(3, del_peer(2))));
+    assert_eq!(c.peers().collect::<Vec<_>>(), [3]);
+}
+
+#[test]
+fn floods_are_kicked() {
+    let now = Instant::now();
+    let mut c = ServerCore::new(
+        schema(),
+        ServerConfig {
+            max_packets_per_second: 100,
+            ..ServerConfig::default()
+        },
+    );
+    c.peer_connected(2, now).unwrap();
+    c.peer_connected(3, now).unwrap();
+    let raw = multiplayer::raw(b"x").unwrap();
+    for _ in 0..100 {
+        c.receive(2, 0, R, 1, &raw, now);
+    }
+    assert_eq!(c.peers().count(), 2);
+    // A second later the budget is back.
+    let later = now + Duration::from_secs(1);
+    for _ in 0..101 {
+        c.receive(2, 0, R, 1, &raw, later);
+    }
+    let a = c.take_actions();
+    assert!(a
+        .iter()
+        .any(|a| matches!(a, Action::Kick { peer: 2, reason } if reason.contains("flood"))));
+    assert_eq!(c.peers().collect::<Vec<_>>(), [3]);
+}
+
+#[test]
+fn relays_as_the_engine() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    for p in [2, 3, 4] {
+        c.peer_connected(p, now).unwrap();
+    }
+    c.take_actions();
+    let inner = echo_call(Target::Path("Main"), 7);
+    // To one peer: forwarded with the source, not run here.
+    c.receive(2, 0, R, 1, &relay(3, &inner).unwrap(), now);
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(3, relay(2, &inner).unwrap())]);
+    assert!(events(a).is_empty());
+    // To everyone: the others, and the server runs it.
+    c.receive(2, 0, R, 1, &relay(0, &inner).unwrap(), now);
+    let a = c.take_actions();
+    assert_eq!(
+        sends(&a),
+        [
+            (3, relay(2, &inner).unwrap()),
+            (4, relay(2, &inner).unwrap())
+        ]
+    );
+    assert!(matches!(events(a)[..], [Event::Rpc(ref r)] if r.from() == 2));
+    // All but 4; all but the server (-1).
+    c.receive(2, 0, R, 1, &relay(-4, &inner).unwrap(), now);
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(3, relay(2, &inner).unwrap())]);
+    assert_eq!(events(a).len(), 1);
+    c.receive(2, 0, R, 1, &relay(-1, &inner).unwrap(), now);
+    let a = c.take_actions();
+    assert_eq!(sends(&a).len(), 2);
+    assert!(events(a).is_empty());
+}
+
+#[test]
+fn godot3_relays_by_header_and_calls_by_name() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot3);
+    for p in [2, 3] {
+        c.peer_connected(p, now).unwrap();
+    }
+    c.take_actions();
+    let call = godot3::remote_call(Target::Path("Main"), "echo", &[Variant::Int(3)]).unwrap();
+    c.receive(2, 0, R, 3, &call, now);
+    let a = c.take_actions();
+    assert!(
+        matches!(&a[..], [Action::Send(o)] if o.to == 3 && o.source == 2 && o.target == 3 && o.bytes[..] == call[..])
+    );
+    c.receive(2, 0, R, 1, &call, now);
+    let Event::Rpc(r) = events(c.take_actions()).remove(0) else {
+        panic!()
+    };
+    assert_eq!((r.path(), r.method()), ("Main", "echo"));
+    // Forged target, unknown method.
+    c.receive(2, 0, R, 99, &call, now);
+    assert_eq!(rejected(&c.take_actions()).len(), 1);
+    let bad = godot3::remote_call(Target::Path("Main"), "nope", &[Variant::Int(3)]).unwrap();
+    c.receive(2, 0, R, 1, &bad, now);
+    assert_eq!(rejected(&c.take_actions()).len(), 1);
+}
+
+#[test]
+fn spawns_follow_visibility() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    for p in [2, 3] {
+        c.peer_connected(p, now).unwrap();
+    }
+    c.take_actions();
+    let s = c
+        .spawn(
+            To::Peer(2),
+            "Main/Spawner",
+            0,
+            "Thing",
+            1,
+            &[Variant::Int(42)],
+        )
+        .unwrap();
+    assert_eq!((s.net_id, s.sync_ids.clone()), (1, vec![2]));
+    let a = sends(&c.take_actions());
+    assert_eq!(a.len(), 2, "SIMPLIFY_PATH of the spawner, SPAWN");
+    let Ok(Packet::Spawn(sp)) = multiplayer::parse(&a[1].1) else {
+        panic!()
+    };
+    assert_eq!(
+        (sp.spawner(), sp.net_id(), sp.name().as_str()),
+        (1, 1, Some("Thing"))
+    );
+    c.sync(To::All, 2, &[Variant::Int(1)]).unwrap();
+    assert_eq!(
+        sends(&c.take_actions())
+            .iter()
+            .map(|s| s.0)
+            .collect::<Vec<_>>(),
+        [2],
+        "only who sees it"
+    );
+    c.set_visible(1, 3, true).unwrap();
+    c.take_actions();
+    c.delta(To::All, 2, 1, &[Variant::Int(5)]).unwrap();
+    assert_eq!(sends(&c.take_actions()).len(), 2);
+    c.set_visible(1, 2, false).unwrap();
+    assert_eq!(sends(&c.take_actions()), [(2, multiplayer::despawn(1))]);
+    c.despawn(1).unwrap();
+    assert_eq!(sends(&c.take_actions()), [(3, multiplayer::despawn(1))]);
+    assert!(c.despawn(1).is_err());
+}
+
+/// Arbitrary bytes from arbitrary peers (a deterministic xorshift stream; the fuzz target
+/// `mp_server` does the same without bound): never a panic, the honest peer unharmed.
+#[test]
+fn random_bytes_never_panic() {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for flavor in [Flavor::Godot4, Flavor::Godot3] {
+        let now = Instant::now();
+        let mut c = core(flavor);
+        c.peer_connected(2, now).unwrap();
+        for round in 0..20_000u32 {
+            let peer = 3 + (next() % 4) as i32;
+            if !c.is_taken(peer) {
+                let _ = c.peer_connected(peer, now);
+            }
+            let len = (next() % 24) as usize;
+            let mut b: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if let Some(f) = b.first_mut() {
+                *f &= 0x17; // mostly valid commands
+            }
+            let target = [1, 0, -1, 2, 3, 99, -5][(next() % 7) as usize];
+            c.receive(
+                peer,
+                (next() % 3) as u8,
+                R,
+                target,
+                &b,
+                now + Duration::from_millis(u64::from(round)),
+            );
+            c.take_actions();
+        }
+        assert!(c.has_peer(2), "the quiet peer stays");
+    }
+}

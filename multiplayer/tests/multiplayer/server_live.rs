@@ -1,0 +1,371 @@
+//! The server against unmodified headless Godot clients (skipped loudly when an engine is not
+//! installed, a failure when `GDVARIANT_LIVE_GODOT4=1` / `GDVARIANT_LIVE_GODOT3=1` requires it):
+//! the `echo_server` example and an in-process test server (with authentication, and with a
+//! spawner and a synchronizer for Godot 4), over WebSocket and ENet. Each run starts two clients
+//! at once: they authenticate, call `echo` with values of every type and check the `echoed`
+//! bytes, see each other join, call each other through the relay, and see each other leave;
+//! Godot 4 clients of the test server get a node spawned on their `MultiplayerSpawner`, its
+//! `MultiplayerSynchronizer` driven (SYNC and DELTA), and the node despawned.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc as smpsc;
+use std::time::{Duration, Instant};
+
+use gdvariant::{math::Vector2, Variant};
+use gdvariant_multiplayer::server::{
+    AuthStep, Event, Flavor, RpcSpec, Server, ServerConfig, ServerCore, ServerSchema, To,
+    TransferMode,
+};
+
+/// A fresh scratch directory holding `script` and `mpserver.cfg`.
+pub(crate) fn client_dir(n: u32, script: &str, cfg: &str, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "gdvariant-mpserver-{tag}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(common::godot_dir().join(script), dir.join(script)).unwrap();
+    std::fs::write(dir.join("mpserver.cfg"), cfg).unwrap();
+    let _ = n;
+    dir
+}
+
+/// Runs `cfgs.len()` clients at once; returns each one's stdout (and its directory).
+pub(crate) fn run_clients(n: u32, script: &str, cfgs: &[String]) -> Vec<(String, PathBuf)> {
+    let children: Vec<(Child, PathBuf)> = cfgs
+        .iter()
+        .enumerate()
+        .map(|(i, cfg)| {
+            let dir = client_dir(n, script, cfg, &format!("c{i}"));
+            let child = Command::new(common::godot_exe(n))
+                .arg(&dir)
+                .arg(script)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run engine");
+            (child, dir)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(child, dir)| {
+            let out = child.wait_with_output().unwrap();
+            let text = format!(
+                "{}\n--- stderr ---\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            (text, dir)
+        })
+        .collect()
+}
+
+/// Checks the clients' reports: every client done without failure, and saw the others.
+pub(crate) fn check_clients(what: &str, outs: &[(String, PathBuf)]) {
+    for (out, _) in outs {
+        assert!(
+            out.contains("CLIENT-DONE 0"),
+            "{what}: a client failed:\n{out}"
+        );
+    }
+    let left: usize = outs
+        .iter()
+        .filter_map(|(o, _)| o.split("left=").nth(1))
+        .filter_map(|s| s.split_whitespace().next()?.parse::<usize>().ok())
+        .sum();
+    assert!(
+        left + 1 >= outs.len(),
+        "{what}: too few leaves seen: {outs:?}"
+    );
+    eprintln!(
+        "{what}: {}",
+        outs.iter()
+            .filter_map(|(o, _)| o.lines().find(|l| l.starts_with("CLIENT-RESULT")))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+}
+
+/// The `echo_server` example, built by `cargo test` next to the test binary.
+pub(crate) struct Example {
+    child: Child,
+    pub(crate) ws: Option<u16>,
+    pub(crate) enet: Option<u16>,
+}
+
+impl Drop for Example {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub(crate) fn example_exe(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name)
+}
+
+pub(crate) fn start_example(godot3: bool) -> Example {
+    let mut cmd = Command::new(example_exe("echo_server"));
+    cmd.args(["--ws", "127.0.0.1:0", "--enet", "127.0.0.1:0"]);
+    if godot3 {
+        cmd.arg("--godot3");
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect(
+            "the echo_server example (cargo test builds it with --features server-ws,server-enet)",
+        );
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut ws, mut enet) = (None, None);
+    while ws.is_none() || enet.is_none() {
+        let line = lines.next().expect("echo_server output").unwrap();
+        let port = || line.split(':').nth(1)?.split(' ').next()?.parse().ok();
+        if line.starts_with("listening ws") {
+            ws = port();
+        } else if line.starts_with("listening enet") {
+            enet = port();
+        }
+    }
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            eprintln!("[echo_server] {l}");
+        }
+    });
+    Example { child, ws, enet }
+}
+
+/// The test server: echo, with authentication (Godot 4), and for Godot 4 a spawned node.
+pub(crate) struct TestServer {
+    pub(crate) ws: u16,
+    pub(crate) enet: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Vec<String>>>,
+}
+
+impl TestServer {
+    /// Stops the server; returns its log.
+    pub(crate) fn stop(mut self) -> Vec<String> {
+        let _ = self.stop.take().unwrap().send(());
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
+    let echoed = match flavor {
+        Flavor::Godot4 => RpcSpec::authority("echoed"),
+        Flavor::Godot3 => RpcSpec::any_peer("echoed"),
+    };
+    ServerSchema::new().node("Main", [RpcSpec::any_peer("echo"), echoed])
+}
+
+pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> TestServer {
+    let (ports_tx, ports_rx) = smpsc::channel();
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let cfg = ServerConfig {
+                flavor,
+                ..ServerConfig::default()
+            };
+            let mut core = ServerCore::new(schema(flavor), cfg);
+            if auth {
+                core = core.with_auth(Challenge);
+            }
+            let mut server = Server::new(core);
+            let ws = server
+                .listen_ws("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            let enet = server
+                .listen_enet("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            ports_tx.send((ws.port(), enet.port())).unwrap();
+            let mut log = Vec::new();
+            // Per peer: its node and synchronizer net ids, and whether it was synced yet.
+            let mut spawned: std::collections::HashMap<i32, (u32, u32, bool)> = Default::default();
+            loop {
+                let ev = tokio::select! {
+                    ev = server.next_event() => ev,
+                    _ = &mut stop_rx => break,
+                };
+                match &ev {
+                    Event::Rpc(call) if call.method() == "echo" => {
+                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                        server
+                            .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                            .unwrap();
+                        if let Some((net, sync, synced)) = spawned.get_mut(&call.from()) {
+                            let p = To::Peer(call.from());
+                            if !*synced {
+                                // After the client's first echo the spawn has surely arrived:
+                                // position by SYNC (always), hp by DELTA (on change).
+                                *synced = true;
+                                let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
+                                server.sync(p, *sync, &[pos]).unwrap();
+                                server.delta(p, *sync, 1, &[Variant::Int(41)]).unwrap();
+                            }
+                            let done = args.first().and_then(|a| a.to_owned().ok());
+                            if done == Some(Variant::from("synced")) {
+                                server.despawn(*net).unwrap();
+                            }
+                        }
+                    }
+                    Event::PeerJoined(p) => {
+                        // The server's own RPC, unasked, before the echoes.
+                        server
+                            .rpc(To::Peer(*p), "Main", "echoed", &[Variant::from("welcome")])
+                            .unwrap();
+                        if spawn {
+                            let state = [
+                                Variant::Vector2(Vector2::new(5.0, 6.0)),
+                                Variant::Int(42),
+                                Variant::from("served"),
+                            ];
+                            let s = server
+                                .spawn(To::Peer(*p), "Main/Spawner", 0, "Thing1", 1, &state)
+                                .unwrap();
+                            spawned.insert(*p, (s.net_id, s.sync_ids[0], false));
+                        }
+                    }
+                    _ => {}
+                }
+                log.push(format!("{ev:?}"));
+            }
+            log
+        })
+    });
+    let (ws, enet) = ports_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    TestServer {
+        ws,
+        enet,
+        stop: Some(stop_tx),
+        thread: Some(thread),
+    }
+}
+
+/// The server's side of the clients' authentication: "challenge", then "secret" completes.
+struct Challenge;
+
+impl gdvariant_multiplayer::server::Authenticator for Challenge {
+    fn start(&mut self, _peer: i32) -> AuthStep {
+        AuthStep::Send(b"challenge".to_vec())
+    }
+
+    fn data(&mut self, _peer: i32, data: &[u8]) -> AuthStep {
+        if data == b"secret" {
+            AuthStep::Complete
+        } else {
+            AuthStep::Reject(format!("wrong secret {data:?}"))
+        }
+    }
+}
+
+fn cfg4(
+    transport: &str,
+    port: u16,
+    peers: usize,
+    auth: bool,
+    spawn: bool,
+    welcome: bool,
+) -> String {
+    format!(
+        "transport={transport}\nport={port}\npeers={peers}\nauth={}\nspawn={}\nwelcome={}\n",
+        u8::from(auth),
+        u8::from(spawn),
+        u8::from(welcome)
+    )
+}
+
+fn two_clients4(what: &str, transport: &str, port: u16, auth: bool, spawn: bool, welcome: bool) {
+    let cfg = cfg4(transport, port, 2, auth, spawn, welcome);
+    let outs = run_clients(4, "mpserver_client4.gd", &[cfg.clone(), cfg]);
+    check_clients(what, &outs);
+}
+
+#[test]
+fn godot4_clients_of_the_echo_example() {
+    if !common::engine_ready(4, "the server against Godot 4 clients") {
+        return;
+    }
+    let t = Instant::now();
+    let ex = start_example(false);
+    two_clients4("echo_server ws", "ws", ex.ws.unwrap(), false, false, false);
+    two_clients4(
+        "echo_server enet",
+        "enet",
+        ex.enet.unwrap(),
+        false,
+        false,
+        false,
+    );
+    eprintln!("godot4 echo example: {:?}", t.elapsed());
+}
+
+#[test]
+fn godot4_clients_of_a_test_server_with_auth() {
+    if !common::engine_ready(4, "the server against Godot 4 clients") {
+        return;
+    }
+    let server = start_test_server(Flavor::Godot4, true, true);
+    let (ws, enet) = (server.ws, server.enet);
+    two_clients4("test server ws", "ws", ws, true, true, true);
+    two_clients4("test server enet", "enet", enet, true, true, true);
+    let log = server.stop();
+    assert!(log.iter().any(|l| l.starts_with("PeerJoined")), "{log:?}");
+    assert!(log.iter().any(|l| l.starts_with("PeerLeft")), "{log:?}");
+    let _ = TransferMode::Reliable;
+}
+
+fn two_clients3(what: &str, transport: &str, port: u16, welcome: bool) {
+    let cfg = format!(
+        "transport={transport}\nport={port}\npeers=2\nwelcome={}\n",
+        u8::from(welcome)
+    );
+    let outs = run_clients(3, "mpserver_client3.gd", &[cfg.clone(), cfg]);
+    check_clients(what, &outs);
+}
+
+#[test]
+fn godot3_clients_of_the_echo_example() {
+    if !common::engine_ready(3, "the server against Godot 3 clients") {
+        return;
+    }
+    let ex = start_example(true);
+    two_clients3("echo_server --godot3 ws", "ws", ex.ws.unwrap(), false);
+    two_clients3("echo_server --godot3 enet", "enet", ex.enet.unwrap(), false);
+}
+
+#[test]
+fn godot3_clients_of_a_test_server() {
+    if !common::engine_ready(3, "the server against Godot 3 clients") {
+        return;
+    }
+    let server = start_test_server(Flavor::Godot3, false, false);
+    let (ws, enet) = (server.ws, server.enet);
+    two_clients3("test server godot3 ws", "ws", ws, true);
+    two_clients3("test server godot3 enet", "enet", enet, true);
+    let log = server.stop();
+    assert!(log.iter().any(|l| l.starts_with("PeerLeft")), "{log:?}");
+}

@@ -1,0 +1,357 @@
+extends SceneTree
+# A Godot 4 client of the crate's multiplayer server (multiplayer/examples/echo_server.rs, and the
+# test servers of multiplayer/tests/multiplayer/server_live.rs) and of mpserver_server4.gd, over
+# ENet or WebSocket, with the engine's own ENetMultiplayerPeer / WebSocketMultiplayerPeer and
+# SceneMultiplayer: nothing of the protocol is written here.
+#
+# Usage: tests/godot/godot4 DIR mpserver_client4.gd
+#   reads DIR/mpserver.cfg, lines key=value:
+#     transport=enet|ws  port=N  peers=N (clients expected at once, this one included)
+#     auth=0|1 (answer the server's "challenge" with "secret")  record=0|1 (log every packet)
+#     transport=putvar port=N count=N no_delay=0|1: StreamPeerTCP.put_var round trips instead
+#     welcome=0|1 (expect echoed("welcome") from the server before the echoes)
+#     spawn=0|1 (expect the server to spawn, sync and despawn a node under /root/Main/Spawned)
+#   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
+#   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
+#   clients (peer_connected), calls echo on each through the server's relay and checks it got
+#   theirs; the lowest id leaves first, the others check they saw it leave (peer_disconnected).
+#   Prints "FAIL ..." lines, "CLIENT-RESULT ..." and "CLIENT-DONE <failures>". With record=1 it
+#   writes DIR/packets.tsv: in|out<TAB>peer<TAB>channel<TAB>mode<TAB>hex, every SceneMultiplayer
+#   packet both ways (through a MultiplayerPeerExtension around the real peer).
+
+const MAIN_GD := """extends Node
+var got := []
+var relayed := []
+@rpc("any_peer", "call_remote", "reliable")
+func echo(value):
+	relayed.append([multiplayer.get_remote_sender_id(), value])
+@rpc("authority", "call_remote", "reliable")
+func echoed(value):
+	got.append(value)
+"""
+
+const THING_GD := """extends Node2D
+@export var hp := 100
+@export var label := "thing"
+"""
+
+const TIMEOUT_MS := 30000
+
+class Proxy:
+	extends MultiplayerPeerExtension
+	var inner: MultiplayerPeer
+	var lines := PackedStringArray()
+	var target := 0
+
+	func _init(p: MultiplayerPeer) -> void:
+		inner = p
+		inner.peer_connected.connect(func(id): peer_connected.emit(id))
+		inner.peer_disconnected.connect(func(id): peer_disconnected.emit(id))
+
+	func _get_available_packet_count() -> int:
+		return inner.get_available_packet_count()
+
+	func _get_max_packet_size() -> int:
+		return 1 << 24
+
+	func _get_packet_script() -> PackedByteArray:
+		var from := inner.get_packet_peer()
+		var ch := inner.get_packet_channel()
+		var m := inner.get_packet_mode()
+		var b := inner.get_packet()
+		lines.append("in\t%d\t%d\t%d\t%s" % [from, ch, m, b.hex_encode()])
+		return b
+
+	func _get_packet_peer() -> int:
+		return inner.get_packet_peer()
+
+	func _get_packet_channel() -> int:
+		return inner.get_packet_channel()
+
+	func _get_packet_mode() -> MultiplayerPeer.TransferMode:
+		return inner.get_packet_mode()
+
+	func _put_packet_script(b: PackedByteArray) -> Error:
+		lines.append("out\t%d\t%d\t%d\t%s" % [target, inner.transfer_channel, inner.transfer_mode, b.hex_encode()])
+		return inner.put_packet(b)
+
+	func _set_transfer_channel(c: int) -> void:
+		inner.transfer_channel = c
+
+	func _get_transfer_channel() -> int:
+		return inner.transfer_channel
+
+	func _set_transfer_mode(m: MultiplayerPeer.TransferMode) -> void:
+		inner.transfer_mode = m
+
+	func _get_transfer_mode() -> MultiplayerPeer.TransferMode:
+		return inner.transfer_mode
+
+	func _set_target_peer(p: int) -> void:
+		target = p
+		inner.set_target_peer(p)
+
+	func _is_server() -> bool:
+		return false
+
+	func _poll() -> void:
+		inner.poll()
+
+	func _close() -> void:
+		inner.close()
+
+	func _disconnect_peer(p: int, force: bool) -> void:
+		inner.disconnect_peer(p, force)
+
+	func _get_unique_id() -> int:
+		return inner.get_unique_id()
+
+	func _get_connection_status() -> MultiplayerPeer.ConnectionStatus:
+		return inner.get_connection_status()
+
+	func _is_server_relay_supported() -> bool:
+		return inner.is_server_relay_supported()
+
+var cfg := {}
+var mp: SceneMultiplayer
+var proxy: Proxy
+var main: Node
+var state := "setup"
+var deadline := 0
+var failures := 0
+var values := []
+var me := 0
+var others := {}      # peer id -> true while connected
+var joined := []
+var left := []
+var auth_rounds := 0
+var spawn_seen := {}  # what the spawn test saw: spawned, synced, despawned
+
+func fail(what: String) -> void:
+	failures += 1
+	if failures <= 40:
+		print("FAIL ", what)
+
+func every_type() -> Array:
+	var tdict: Dictionary[String, int] = {"a": 1, "b": 2}
+	var tarr: Array[int] = [1, 2, 3]
+	return [
+		null, true, false, 0, 1, -1, 127, -128, 128, 40000, -40000, 1 << 40, -(1 << 40), 9223372036854775807,
+		1.5, -0.0, 3.141592653589793, 1e300, "", "hello", "ünïcödé ✓", StringName("name"), NodePath("a/b:c"),
+		Vector2(1.5, -2), Vector2i(3, -4), Rect2(1, 2, 3, 4), Rect2i(1, 2, 3, 4), Vector3(1, 2, 3), Vector3i(-1, 0, 1),
+		Transform2D(0.5, Vector2(3, 4)), Vector4(1, 2, 3, 4), Vector4i(1, 2, 3, 4), Plane(0, 1, 0, 5),
+		Quaternion(0, 0, 0, 1), AABB(Vector3(1, 2, 3), Vector3(4, 5, 6)), Basis(Vector3(0, 1, 0), 0.5),
+		Transform3D(Basis(), Vector3(1, 2, 3)), Projection.IDENTITY, Color(0.25, 0.5, 0.75, 1.0),
+		{"a": 1, "nested": [1, "x", null], 3: Vector2(1, 1)}, [1, "two", 3.0, [4]], tdict, tarr,
+		PackedByteArray([1, 2, 3, 255]), PackedInt32Array([1, -2, 3]), PackedInt64Array([1 << 40, -5]),
+		PackedFloat32Array([1.5, -2.25]), PackedFloat64Array([1e-300, 2.5]), PackedStringArray(["a", "bé"]),
+		PackedVector2Array([Vector2(1, 2)]), PackedVector3Array([Vector3(1, 2, 3)]), PackedColorArray([Color.RED]),
+		PackedVector4Array([Vector4(1, 2, 3, 4)]), "x".repeat(3000),
+	]
+
+func _initialize() -> void:
+	for line in FileAccess.get_file_as_string("res://mpserver.cfg").split("\n", false):
+		var kv := line.split("=", true, 1)
+		if kv.size() == 2:
+			cfg[kv[0].strip_edges()] = kv[1].strip_edges()
+	var f := FileAccess.open("res://mps_main.gd", FileAccess.WRITE)
+	f.store_string(MAIN_GD)
+	f.close()
+	f = FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
+	f.store_string(THING_GD)
+	f.close()
+	values = every_type()
+	deadline = Time.get_ticks_msec() + TIMEOUT_MS
+	if cfg.get("transport") == "putvar":
+		putvar_round_trips()
+
+# transport=putvar: `count` StreamPeerTCP.put_var / get_var round trips (an int each) against a
+# put_var echo server, the client unmodified (Nagle on, as by default) unless no_delay=1; prints
+# "PUTVAR <count> <ms> <failures>".
+func putvar_round_trips() -> void:
+	var p := StreamPeerTCP.new()
+	p.connect_to_host("127.0.0.1", int(cfg["port"]))
+	while p.get_status() == StreamPeerTCP.STATUS_CONNECTING and Time.get_ticks_msec() < deadline:
+		p.poll()
+		OS.delay_usec(1000)
+	if cfg.get("no_delay", "0") == "1":
+		p.set_no_delay(true)
+	var count := int(cfg.get("count", "1000"))
+	var t0 := Time.get_ticks_usec()
+	for i in count:
+		p.put_var(i)
+		var back = p.get_var()
+		if back != i:
+			fail("put_var %d came back as %s" % [i, str(back)])
+			break
+	var ms := (Time.get_ticks_usec() - t0) / 1000.0
+	print("PUTVAR %d %.1f %d" % [count, ms, failures])
+	p.disconnect_from_host()
+	state = "done"
+	quit()
+
+func setup() -> void:
+	main = Node.new()
+	main.name = "Main"
+	main.set_script(load("res://mps_main.gd"))
+	root.add_child(main)
+	if cfg.get("spawn", "0") == "1":
+		setup_spawner()
+	mp = get_multiplayer() as SceneMultiplayer
+	if cfg.get("auth", "0") == "1":
+		mp.auth_callback = func(id: int, data: PackedByteArray):
+			auth_rounds += 1
+			if id == 1 and data.get_string_from_utf8() == "challenge":
+				mp.send_auth(1, "secret".to_utf8_buffer())
+				mp.complete_auth(1)
+			else:
+				fail("auth data %s from %d" % [data.get_string_from_utf8(), id])
+	mp.peer_connected.connect(func(id: int):
+		if id != 1:
+			others[id] = true
+			joined.append(id))
+	mp.peer_disconnected.connect(func(id: int):
+		if id != 1:
+			others.erase(id)
+			left.append(id))
+	var port := int(cfg["port"])
+	var peer: MultiplayerPeer
+	if cfg["transport"] == "enet":
+		var e := ENetMultiplayerPeer.new()
+		var err := e.create_client("127.0.0.1", port)
+		if err != OK:
+			fail("create_client %d" % err)
+		peer = e
+	else:
+		var w := WebSocketMultiplayerPeer.new()
+		var err := w.create_client("ws://127.0.0.1:%d" % port)
+		if err != OK:
+			fail("create_client %d" % err)
+		peer = w
+	if cfg.get("record", "0") == "1":
+		proxy = Proxy.new(peer)
+		mp.multiplayer_peer = proxy
+	else:
+		mp.multiplayer_peer = peer
+
+func setup_spawner() -> void:
+	var thing := Node2D.new()
+	thing.name = "Thing"
+	thing.set_script(load("res://mps_thing.gd"))
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	thing.add_child(s)
+	s.owner = thing
+	var c := SceneReplicationConfig.new()
+	for p in [[".:position", true, SceneReplicationConfig.REPLICATION_MODE_ALWAYS], [".:hp", true, SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE], [".:label", true, SceneReplicationConfig.REPLICATION_MODE_NEVER]]:
+		c.add_property(NodePath(p[0]))
+		c.property_set_spawn(NodePath(p[0]), p[1])
+		c.property_set_replication_mode(NodePath(p[0]), p[2])
+	s.replication_config = c
+	var ps := PackedScene.new()
+	ps.pack(thing)
+	ResourceSaver.save(ps, "res://mps_thing.tscn")
+	thing.free()
+	var spawned := Node.new()
+	spawned.name = "Spawned"
+	main.add_child(spawned)
+	var sp := MultiplayerSpawner.new()
+	sp.name = "Spawner"
+	sp.spawn_path = NodePath("../Spawned")
+	sp.add_spawnable_scene("res://mps_thing.tscn")
+	main.add_child(sp)
+	sp.spawned.connect(func(n: Node):
+		spawn_seen["spawned"] = [str(n.name), n.position, n.hp, n.label])
+	sp.despawned.connect(func(n: Node):
+		spawn_seen["despawned"] = [str(n.name), n.position, n.hp])
+
+func spawn_done() -> bool:
+	if cfg.get("spawn", "0") != "1":
+		return true
+	var sp := main.get_node("Spawned")
+	if sp.get_child_count() > 0:
+		var n := sp.get_child(0)
+		if n.position == Vector2(7, 8) and n.hp == 41 and not spawn_seen.has("synced"):
+			spawn_seen["synced"] = [n.position, n.hp]
+			# Tells the server to despawn it.
+			main.echo.rpc_id(1, "synced")
+	return spawn_seen.has("despawned")
+
+func lowest() -> bool:
+	for o in others:
+		if o < me:
+			return false
+	return true
+
+func finish() -> void:
+	var n := int(cfg.get("peers", "1"))
+	print("CLIENT-RESULT me=%d echoes=%d/%d relays=%d joined=%d left=%d auth_rounds=%d spawn=%s" % [me, main.got.size(), values.size(), main.relayed.size(), joined.size(), left.size(), auth_rounds, str(spawn_seen)])
+	if cfg.get("spawn", "0") == "1":
+		var want := ["Thing1", Vector2(5, 6), 42, "served"]
+		if spawn_seen.get("spawned") != want:
+			fail("spawned %s, want %s" % [str(spawn_seen.get("spawned")), str(want)])
+		if spawn_seen.get("synced") != [Vector2(7, 8), 41]:
+			fail("synced %s" % str(spawn_seen.get("synced")))
+		if spawn_seen.get("despawned") != ["Thing1", Vector2(7, 8), 41]:
+			fail("despawned %s" % str(spawn_seen.get("despawned")))
+	if n > 1 and joined.size() < n - 1:
+		fail("saw %d peers join, want %d" % [joined.size(), n - 1])
+	if proxy != null:
+		var f := FileAccess.open("res://packets.tsv", FileAccess.WRITE)
+		f.store_string("\n".join(proxy.lines) + "\n")
+		f.close()
+	print("CLIENT-DONE %d" % failures)
+	mp.multiplayer_peer.close()
+	quit()
+
+func _process(_delta: float) -> bool:
+	if state == "done":
+		return true
+	if state == "setup":
+		setup()
+		state = "connecting"
+		return false
+	if Time.get_ticks_msec() > deadline:
+		fail("timed out in state %s" % state)
+		finish()
+		return true
+	match state:
+		"connecting":
+			var st := mp.multiplayer_peer.get_connection_status()
+			if st == MultiplayerPeer.CONNECTION_CONNECTED and mp.get_peers().has(1):
+				me = mp.get_unique_id()
+				for v in values:
+					main.echo.rpc_id(1, v)
+				state = "echo"
+			elif st == MultiplayerPeer.CONNECTION_DISCONNECTED:
+				fail("could not connect")
+				finish()
+				return true
+		"echo":
+			var skip := 1 if cfg.get("welcome", "0") == "1" else 0
+			if main.got.size() >= values.size() + skip:
+				if skip == 1 and main.got[0] != "welcome":
+					fail("the server's first RPC: %s, want echoed(\"welcome\")" % str(main.got[0]))
+				for i in values.size():
+					if var_to_bytes(main.got[i + skip]) != var_to_bytes(values[i]):
+						fail("echo %d: sent %s got %s" % [i, var_to_str(values[i]).left(80), var_to_str(main.got[i + skip]).left(80)])
+				state = "peers"
+		"peers":
+			if others.size() + 1 >= int(cfg.get("peers", "1")):
+				for o in others:
+					main.echo.rpc_id(o, "relay %d->%d" % [me, o])
+				state = "relays"
+		"relays":
+			var from := {}
+			for r in main.relayed:
+				from[r[0]] = true
+				if r[1] != "relay %d->%d" % [r[0], me]:
+					fail("relayed %s from %d" % [str(r[1]), r[0]])
+			var want := int(cfg.get("peers", "1")) - 1
+			if from.size() >= want and spawn_done():
+				state = "leaving"
+		"leaving":
+			if lowest():
+				finish()
+				return true
+	return false
