@@ -1,7 +1,8 @@
 //! Servers (feature `tokio`), one test binary: `Packet`, `codec::VarCodec` and the framing
 //! adapters (`server_codec`, also features `serde` and `__count-reads`), real Godot clients
-//! against the example server (`server_live`), a short bounded load run (`server_load`), and the
-//! example server's limits against hostile clients (`server_limits`).
+//! against the example server (`server_live`, and `server_putvar`: an unmodified client's
+//! `put_var` round trips without the delayed-ACK stall), a short bounded load run
+//! (`server_load`), and the example server's limits against hostile clients (`server_limits`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -17,6 +18,7 @@ mod server_depth;
 mod server_limits;
 mod server_live;
 mod server_load;
+mod server_putvar;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
