@@ -53,7 +53,7 @@ for round in $(seq "$rounds"); do
     "${pin[@]}" cargo bench -q "${benches[@]}" -- --noplot >&2
     # Each round's estimates, kept apart (criterion's directory holds the last run only).
     mkdir -p "$scratch/criterion.$round"
-    cp -r "$REPO/target/criterion/." "$scratch/criterion.$round/"
+    cp -r "${CARGO_TARGET_DIR:-$REPO/target}/criterion/." "$scratch/criterion.$round/"
 done
 
 python3 - "$scratch" "$rounds" "$(tests/godot/godot4 --version 2>/dev/null | tail -n1)" <<'PY'
