@@ -153,7 +153,7 @@ pub struct ServerCore {
     pub(crate) id_paths: Vec<Arc<str>>,
     pub(crate) actions: VecDeque<Action>,
     /// Spawned nodes by net id.
-    pub(crate) nodes: HashMap<u32, super::replication::Node>,
+    pub(crate) nodes: HashMap<u32, super::types::Node>,
     pub(crate) net_ids: u32,
     pub(crate) sync_time: u16,
 }

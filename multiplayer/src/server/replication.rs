@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use std::collections::HashSet;
 
 use super::core::ServerCore;
-use super::types::{PeerId, ServerError, To, TransferMode};
+use super::types::{Node, PeerId, ServerError, To, TransferMode};
 use crate::{despawn, Arg, DeltaBuilder, RpcMethods, SpawnBuilder, SyncBuilder};
 
 /// A node the server spawned: its net id and its synchronizers' net ids (one counter for both,
@@ -18,14 +18,6 @@ pub struct Spawned {
     /// Its synchronizers' net ids, in the order of the node's synchronizers (for
     /// [`ServerCore::sync`] and [`ServerCore::delta`]).
     pub sync_ids: Vec<u32>,
-}
-
-#[derive(Debug)]
-pub(crate) struct Node {
-    spawner: Arc<str>,
-    packet: Vec<u8>,
-    sync_ids: Vec<u32>,
-    visible: HashSet<PeerId>,
 }
 
 impl ServerCore {

@@ -327,3 +327,14 @@ impl From<std::io::Error> for ServerError {
         ServerError::Io(e)
     }
 }
+
+/// A node the server spawned, as the server keeps it: its spawner's path, the spawn packet
+/// (sent again to peers that become able to see it), its synchronizers' net ids, and the peers
+/// that see it.
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub(crate) spawner: Arc<str>,
+    pub(crate) packet: Vec<u8>,
+    pub(crate) sync_ids: Vec<u32>,
+    pub(crate) visible: std::collections::HashSet<PeerId>,
+}
