@@ -203,8 +203,9 @@ impl Schema for StaticSchema {
 }
 
 /// Whether `text` matches `pat`, whose `*` matches any run of bytes other than `/`. Linear-time
-/// greedy matching with one backtrack point per star, restarted at each `/`.
-fn glob(pat: &[u8], text: &[u8]) -> bool {
+/// greedy matching with one backtrack point per star, restarted at each `/`. (Also the server's
+/// schema's node patterns.)
+pub(crate) fn glob(pat: &[u8], text: &[u8]) -> bool {
     let (mut p, mut t) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {

@@ -4,6 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::session::glob;
 use crate::RpcMethods;
 
 use super::TransferMode;
@@ -181,31 +182,6 @@ impl ServerSchema {
 /// `path` relative to the multiplayer root `/root`.
 pub(crate) fn relative(path: &str) -> &str {
     path.strip_prefix("/root/").unwrap_or(path)
-}
-
-/// Whether `text` matches `pat`, whose `*` matches any run of bytes other than `/`.
-fn glob(pat: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pat.len() && pat[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if p < pat.len() && pat[p] == text[t] {
-            if text[t] == b'/' {
-                star = None;
-            }
-            p += 1;
-            t += 1;
-        } else if let Some((sp, st)) = star.filter(|&(_, st)| text[st] != b'/') {
-            star = Some((sp, st + 1));
-            p = sp + 1;
-            t = st + 1;
-        } else {
-            return false;
-        }
-    }
-    pat[p..].iter().all(|&c| c == b'*')
 }
 
 #[cfg(test)]
