@@ -11,6 +11,10 @@ extends SceneTree
 #     transport=putvar port=N count=N no_delay=0|1: StreamPeerTCP.put_var round trips instead
 #     welcome=0|1 (expect echoed("welcome") from the server before the echoes)
 #     spawn=0|1 (expect the server to spawn, sync and despawn a node under /root/Main/Spawned)
+#     shared=0|1 (expect the node "Shared", spawned for every peer, joining ones too: spawned
+#       with position (5, 6), hp 42 and label "served" (first peer) or "renamed" (later ones),
+#       then synced to (7, 8) and 41, then despawned once every client said echo("synced"))
+#     delay_ms=N (connect N ms after the engine started)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -195,7 +199,7 @@ func setup() -> void:
 	main.name = "Main"
 	main.set_script(load("res://mps_main.gd"))
 	root.add_child(main)
-	if cfg.get("spawn", "0") == "1":
+	if cfg.get("spawn", "0") == "1" or cfg.get("shared", "0") == "1":
 		setup_spawner()
 	mp = get_multiplayer() as SceneMultiplayer
 	if cfg.get("auth", "0") == "1":
@@ -266,6 +270,12 @@ func setup_spawner() -> void:
 		spawn_seen["despawned"] = [str(n.name), n.position, n.hp])
 
 func spawn_done() -> bool:
+	if cfg.get("shared", "0") == "1":
+		var n := main.get_node_or_null("Spawned/Shared")
+		if n != null and n.position == Vector2(7, 8) and n.hp == 41 and not spawn_seen.has("synced"):
+			spawn_seen["synced"] = [n.position, n.hp]
+			main.echo.rpc_id(1, "synced")
+		return spawn_seen.has("despawned")
 	if cfg.get("spawn", "0") != "1":
 		return true
 	var sp := main.get_node("Spawned")
@@ -286,6 +296,14 @@ func lowest() -> bool:
 func finish() -> void:
 	var n := int(cfg.get("peers", "1"))
 	print("CLIENT-RESULT me=%d echoes=%d/%d relays=%d joined=%d left=%d auth_rounds=%d spawn=%s" % [me, main.got.size(), values.size(), main.relayed.size(), joined.size(), left.size(), auth_rounds, str(spawn_seen)])
+	if cfg.get("shared", "0") == "1":
+		var got = spawn_seen.get("spawned")
+		if got != ["Shared", Vector2(5, 6), 42, "served"] and got != ["Shared", Vector2(5, 6), 42, "renamed"]:
+			fail("spawned %s" % str(got))
+		if spawn_seen.get("synced") != [Vector2(7, 8), 41]:
+			fail("synced %s" % str(spawn_seen.get("synced")))
+		if spawn_seen.get("despawned") != ["Shared", Vector2(7, 8), 41]:
+			fail("despawned %s" % str(spawn_seen.get("despawned")))
 	if cfg.get("spawn", "0") == "1":
 		var want := ["Thing1", Vector2(5, 6), 42, "served"]
 		if spawn_seen.get("spawned") != want:
@@ -308,6 +326,10 @@ func _process(_delta: float) -> bool:
 	if state == "done":
 		return true
 	if state == "setup":
+		var delay := int(cfg.get("delay_ms", "0"))
+		if Time.get_ticks_msec() < delay:
+			return false
+		deadline = Time.get_ticks_msec() + TIMEOUT_MS
 		setup()
 		state = "connecting"
 		return false

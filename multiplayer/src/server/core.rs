@@ -427,6 +427,9 @@ impl ServerCore {
                 }
             }
         }
+        if self.cfg.flavor == Flavor::Godot4 {
+            self.spawn_for_new_peer(peer);
+        }
         self.event(Event::PeerJoined(peer));
     }
 

@@ -5,9 +5,41 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use std::collections::HashSet;
 
+use gdvariant::encode::EncodeOptions;
+
 use super::core::ServerCore;
-use super::types::{Node, PeerId, ServerError, To, TransferMode};
+use super::types::{Node, PeerId, ServerError, SyncState, To, TransferMode};
 use crate::{despawn, Arg, DeltaBuilder, RpcMethods, SpawnBuilder, SyncBuilder};
+
+/// Values already encoded (compressed, as the Godot 4 packets carry them), written as they are:
+/// what the server keeps of a node's state to send to peers that see it later.
+struct Encoded<'a>(&'a [u8]);
+
+impl Arg for Encoded<'_> {
+    fn write_compressed(&self, out: &mut Vec<u8>, _: &EncodeOptions) -> gdvariant::Result<()> {
+        out.extend_from_slice(self.0);
+        Ok(())
+    }
+
+    // Only Godot 4's builders (compressed values) are given these.
+    fn write_plain(&self, out: &mut Vec<u8>, _: &EncodeOptions) -> gdvariant::Result<()> {
+        out.extend_from_slice(self.0);
+        Ok(())
+    }
+
+    fn packed_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// `values` encoded one after the other, as the replication packets carry them.
+fn encode_all<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
+    let mut out = Vec::new();
+    for v in values {
+        v.write_compressed(&mut out, &EncodeOptions::new())?;
+    }
+    Ok(out)
+}
 
 /// A node the server spawned: its net id and its synchronizers' net ids (one counter for both,
 /// from 1, as the engine numbers them).
@@ -49,14 +81,68 @@ impl ServerCore {
         packet[2..6].copy_from_slice(&id.to_le_bytes());
         node.visible.insert(peer);
         self.send(peer, 0, TransferMode::Reliable, packet.into());
+        self.catch_up(peer, net_id)
+    }
+
+    /// Sends a peer that just got a node spawned the state its synchronizers last sent, as the
+    /// engine's next network frame does for a peer new to a synchronizer: `SYNC` with the
+    /// "always" properties, `DELTA` with every "on change" property sent so far.
+    fn catch_up(&mut self, peer: PeerId, net_id: u32) -> Result<(), ServerError> {
+        let Some(node) = self.nodes.get(&net_id) else {
+            return Ok(());
+        };
+        let (mut sync, mut delta) = (None, None);
+        for (&id, st) in node.sync_ids.iter().zip(&node.state) {
+            if let Some(always) = &st.always {
+                let b = sync.take().unwrap_or_else(|| SyncBuilder::new(0));
+                sync = Some(b.entry(id, &[Encoded(always)])?);
+            }
+            if !st.on_change.is_empty() {
+                let mask = st.on_change.keys().fold(0u64, |m, &i| m | 1 << i);
+                let values: Vec<Encoded<'_>> = st.on_change.values().map(|v| Encoded(v)).collect();
+                let b = delta.take().unwrap_or_else(DeltaBuilder::new);
+                delta = Some(b.entry(id, mask, &values)?);
+            }
+        }
+        if let Some(b) = sync {
+            let mut packet = b.finish()?;
+            self.sync_time = self.sync_time.wrapping_add(1);
+            packet[1..3].copy_from_slice(&self.sync_time.to_le_bytes());
+            self.send(peer, 0, TransferMode::Unreliable, packet.into());
+        }
+        if let Some(b) = delta {
+            self.send(peer, 0, TransferMode::Reliable, b.finish()?.into());
+        }
         Ok(())
+    }
+
+    /// A peer joined: it gets the public nodes spawned so far, in spawn order, as the engine's
+    /// `on_peer_change` spawns them for a late peer.
+    pub(crate) fn spawn_for_new_peer(&mut self, peer: PeerId) {
+        let mut ids: Vec<u32> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.public && !n.hidden.contains(&peer))
+            .map(|(&id, _)| id)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            // Only a path too long to encode fails here, and it failed at the first spawn.
+            let _ = self.spawn_to(peer, id);
+        }
     }
 
     /// Spawns a node on the clients' `MultiplayerSpawner` at `spawner` (a path relative to the
     /// root): scene `scene` of its spawnable scenes, named `name`, with `synchronizers`
     /// synchronizers and `state`, the values of their spawn properties in the order of their
-    /// replication configs. Visible to `to` (the others can be added with
-    /// [`set_visible`](Self::set_visible)).
+    /// replication configs.
+    ///
+    /// Who sees it: with [`To::All`] it is public, as a synchronizer's `public_visibility`:
+    /// every peer, peers that join later included, gets it spawned (with the state as last set
+    /// by [`set_spawn_state`](Self::set_spawn_state), then its synchronizers' last
+    /// [`sync`](Self::sync) and every [`delta`](Self::delta) value); [`To::AllBut`] is public
+    /// but for that peer; [`To::Peer`] is for that peer only. [`set_visible`](Self::set_visible)
+    /// changes it for one peer.
     pub fn spawn<A: Arg>(
         &mut self,
         to: To,
@@ -71,16 +157,25 @@ impl ServerCore {
         let sync_ids: Vec<u32> = (0..synchronizers.min(1024))
             .map(|_| self.next_net_id())
             .collect();
-        let mut b = SpawnBuilder::new(0, net_id, name)
+        let state = encode_all(state)?;
+        let packet = SpawnBuilder::new(0, net_id, name)
             .scene(scene)?
-            .sync_ids(&sync_ids);
-        for v in state {
-            b = b.state(v)?;
-        }
+            .sync_ids(&sync_ids)
+            .state(&Encoded(&state))?
+            .finish()?;
+        let (public, hidden) = match to {
+            To::All => (true, HashSet::new()),
+            To::AllBut(x) => (true, HashSet::from([x])),
+            To::Peer(_) => (false, HashSet::new()),
+        };
         let node = Node {
             spawner: super::schema::relative(spawner).into(),
-            packet: b.finish()?,
+            state_at: packet.len() - state.len(),
+            packet,
+            state: sync_ids.iter().map(|_| SyncState::default()).collect(),
             sync_ids: sync_ids.clone(),
+            public,
+            hidden,
             visible: HashSet::new(),
         };
         self.nodes.insert(net_id, node);
@@ -88,6 +183,19 @@ impl ServerCore {
             self.spawn_to(t, net_id)?;
         }
         Ok(Spawned { net_id, sync_ids })
+    }
+
+    /// Sets the spawn state a node is spawned with from now on (for peers that join or come to
+    /// see it later), as the engine reads its spawn properties' current values at each spawn:
+    /// the values of the spawn properties in the order of the replication configs.
+    pub fn set_spawn_state<A: Arg>(&mut self, net_id: u32, state: &[A]) -> Result<(), ServerError> {
+        let state = encode_all(state)?;
+        let Some(node) = self.nodes.get_mut(&net_id) else {
+            return Err(ServerError::UnknownNode(alloc::format!("net id {net_id}")));
+        };
+        node.packet.truncate(node.state_at);
+        node.packet.extend_from_slice(&state);
+        Ok(())
     }
 
     /// Shows (spawns) or hides (despawns) a spawned node for one peer, as a synchronizer's
@@ -104,6 +212,11 @@ impl ServerCore {
         let Some(node) = self.nodes.get_mut(&net_id) else {
             return Err(ServerError::UnknownNode(alloc::format!("net id {net_id}")));
         };
+        if visible {
+            node.hidden.remove(&peer);
+        } else if node.public {
+            node.hidden.insert(peer);
+        }
         match (visible, node.visible.contains(&peer)) {
             (true, false) => self.spawn_to(peer, net_id)?,
             (false, true) => {
@@ -115,31 +228,42 @@ impl ServerCore {
         Ok(())
     }
 
-    /// The peers a node is visible to, among `to`.
-    fn visible(&self, to: To, sync_id: u32) -> Result<Vec<PeerId>, ServerError> {
-        let node = self
-            .nodes
-            .values()
-            .find(|n| n.sync_ids.contains(&sync_id))
+    /// The node a synchronizer belongs to, and the synchronizer's position among its own.
+    fn sync_node(&self, sync_id: u32) -> Result<(u32, usize), ServerError> {
+        self.nodes
+            .iter()
+            .find_map(|(&id, n)| Some((id, n.sync_ids.iter().position(|&s| s == sync_id)?)))
             .ok_or_else(|| {
                 ServerError::UnknownNode(alloc::format!("synchronizer net id {sync_id}"))
-            })?;
-        Ok(self
-            .targets(to)?
-            .into_iter()
-            .filter(|p| node.visible.contains(p))
-            .collect())
+            })
+    }
+
+    /// The peers among `to` that see node `net_id`.
+    fn seeing(&self, to: To, net_id: u32) -> Result<Vec<PeerId>, ServerError> {
+        let targets = self.targets(to)?;
+        Ok(match self.nodes.get(&net_id) {
+            Some(node) => targets
+                .into_iter()
+                .filter(|p| node.visible.contains(p))
+                .collect(),
+            None => Vec::new(),
+        })
     }
 
     /// Sends a synchronizer's "always" properties (`SYNC`, unreliable, as the engine sends it)
-    /// to the peers among `to` that see its node.
+    /// to the peers among `to` that see its node; kept for the peers that see it later.
     pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
-        let peers = self.visible(to, sync_id)?;
+        let (net_id, i) = self.sync_node(sync_id)?;
+        let peers = self.seeing(to, net_id)?;
+        let always = encode_all(values)?;
         self.sync_time = self.sync_time.wrapping_add(1);
         let b: Arc<[u8]> = SyncBuilder::new(self.sync_time)
-            .entry(sync_id, values)?
+            .entry(sync_id, &[Encoded(&always)])?
             .finish()?
             .into();
+        if let Some(st) = self.nodes.get_mut(&net_id).and_then(|n| n.state.get_mut(i)) {
+            st.always = Some(always);
+        }
         for p in peers {
             self.send(p, 0, TransferMode::Unreliable, b.clone());
         }
@@ -147,7 +271,8 @@ impl ServerCore {
     }
 
     /// Sends a synchronizer's changed "on change" properties (`DELTA`, reliable): bit i of
-    /// `mask` for the i-th of them, `values` for the set bits in order.
+    /// `mask` for the i-th of them, `values` for the set bits in order (kept for the peers that
+    /// see the node later: each property's latest value).
     pub fn delta<A: Arg>(
         &mut self,
         to: To,
@@ -155,11 +280,21 @@ impl ServerCore {
         mask: u64,
         values: &[A],
     ) -> Result<(), ServerError> {
-        let peers = self.visible(to, sync_id)?;
+        let (net_id, i) = self.sync_node(sync_id)?;
+        let peers = self.seeing(to, net_id)?;
+        let bits = (0..64u32).filter(|b| mask & 1 << b != 0);
+        let encoded: Vec<(u32, Vec<u8>)> = bits
+            .zip(values)
+            .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
+            .collect::<Result<_, ServerError>>()?;
+        let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
         let b: Arc<[u8]> = DeltaBuilder::new()
-            .entry(sync_id, mask, values)?
+            .entry(sync_id, mask, &views)?
             .finish()?
             .into();
+        if let Some(st) = self.nodes.get_mut(&net_id).and_then(|n| n.state.get_mut(i)) {
+            st.on_change.extend(encoded);
+        }
         for p in peers {
             self.send(p, 0, TransferMode::Reliable, b.clone());
         }
@@ -188,6 +323,7 @@ impl ServerCore {
     pub(crate) fn forget_visibility(&mut self, peer: PeerId) {
         for n in self.nodes.values_mut() {
             n.visible.remove(&peer);
+            n.hidden.remove(&peer);
         }
     }
 

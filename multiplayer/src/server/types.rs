@@ -329,12 +329,30 @@ impl From<std::io::Error> for ServerError {
 }
 
 /// A node the server spawned, as the server keeps it: its spawner's path, the spawn packet
-/// (sent again to peers that become able to see it), its synchronizers' net ids, and the peers
-/// that see it.
+/// (sent again to peers that become able to see it, its state as last set), its synchronizers'
+/// net ids and last state, who may see it, and the peers that see it.
 #[derive(Debug)]
 pub(crate) struct Node {
     pub(crate) spawner: Arc<str>,
     pub(crate) packet: Vec<u8>,
+    /// Where the spawn state starts in `packet`.
+    pub(crate) state_at: usize,
     pub(crate) sync_ids: Vec<u32>,
+    /// Public (a synchronizer's `public_visibility`): every peer sees it, joining ones too, but
+    /// those in `hidden`.
+    pub(crate) public: bool,
+    pub(crate) hidden: std::collections::HashSet<PeerId>,
     pub(crate) visible: std::collections::HashSet<PeerId>,
+    /// Per synchronizer (by position in `sync_ids`): the state last sent, for the peers that
+    /// come to see the node later.
+    pub(crate) state: Vec<SyncState>,
+}
+
+/// What a synchronizer last sent, each value encoded (compressed, as in the packets): its
+/// "always" properties (`SYNC`), and the latest value of each "on change" property ever sent
+/// (`DELTA`), by index.
+#[derive(Debug, Default)]
+pub(crate) struct SyncState {
+    pub(crate) always: Option<Vec<u8>>,
+    pub(crate) on_change: alloc::collections::BTreeMap<u32, Vec<u8>>,
 }

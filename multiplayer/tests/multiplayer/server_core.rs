@@ -442,6 +442,153 @@ fn spawns_follow_visibility() {
     assert!(c.despawn(1).is_err());
 }
 
+#[test]
+fn late_joiners_get_public_nodes_with_their_state() {
+    let now = Instant::now();
+    let mut c = core(Flavor::Godot4);
+    c.peer_connected(2, now).unwrap();
+    c.take_actions();
+    let pos = |x: f64| Variant::Vector2(gdvariant::math::Vector2::new(x, 6.0));
+    // Public (To::All), private (To::Peer), and public but hidden from peer 3.
+    let public = c
+        .spawn(
+            To::All,
+            "Main/Spawner",
+            0,
+            "Shared",
+            1,
+            &[pos(5.0), Variant::Int(42)],
+        )
+        .unwrap();
+    let private = c
+        .spawn(
+            To::Peer(2),
+            "Main/Spawner",
+            0,
+            "Mine",
+            1,
+            &[Variant::Int(1)],
+        )
+        .unwrap();
+    let hidden = c
+        .spawn(To::All, "Main/Spawner", 0, "Secret", 0, &[] as &[Variant])
+        .unwrap();
+    c.set_visible(hidden.net_id, 2, false).unwrap();
+    c.sync(To::All, public.sync_ids[0], &[pos(7.0)]).unwrap();
+    c.delta(To::All, public.sync_ids[0], 0b10, &[Variant::Int(41)])
+        .unwrap();
+    c.delta(To::All, public.sync_ids[0], 0b01, &[Variant::from("a")])
+        .unwrap();
+    c.delta(To::All, public.sync_ids[0], 0b01, &[Variant::from("b")])
+        .unwrap();
+    c.set_spawn_state(public.net_id, &[pos(7.0), Variant::Int(41)])
+        .unwrap();
+    c.take_actions();
+
+    // Peer 3 joins: ADD_PEER both ways, then the public node spawned with the spawn state as
+    // last set, then its synchronizer's last SYNC and every on-change value (the latest of
+    // each), as the engine's next frame sends them; then the application hears of the peer.
+    c.peer_connected(3, now).unwrap();
+    let a = c.take_actions();
+    assert!(matches!(
+        a.last(),
+        Some(Action::Event(Event::PeerJoined(3)))
+    ));
+    let s = sends(&a);
+    let want_spawn = multiplayer::SpawnBuilder::new(1, public.net_id, "Shared")
+        .sync_ids(&public.sync_ids)
+        .state(&pos(7.0))
+        .unwrap()
+        .state(&Variant::Int(41))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let want_sync = multiplayer::SyncBuilder::new(2)
+        .entry(public.sync_ids[0], &[pos(7.0)])
+        .unwrap()
+        .finish()
+        .unwrap();
+    let want_delta = multiplayer::DeltaBuilder::new()
+        .entry(
+            public.sync_ids[0],
+            0b11,
+            &[Variant::from("b"), Variant::Int(41)],
+        )
+        .unwrap()
+        .finish()
+        .unwrap();
+    let no_rpcs = multiplayer::RpcMethods::new(std::iter::empty::<&str>()).checksum();
+    assert_eq!(
+        s,
+        [
+            (2, add_peer(3)),
+            (3, add_peer(2)),
+            (3, simplify_path(&no_rpcs, 1, "Main/Spawner").unwrap()),
+            (3, want_spawn),
+            (3, want_sync),
+            (3, want_delta),
+            (
+                3,
+                multiplayer::SpawnBuilder::new(1, hidden.net_id, "Secret")
+                    .finish()
+                    .unwrap()
+            ),
+        ]
+    );
+    // The SYNC went unreliable, the rest reliable.
+    let modes: Vec<TransferMode> = a
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send(o) => Some(o.mode),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(modes[4], TransferMode::Unreliable);
+    // Later syncs and the despawn reach the late peer too; the node hidden from peer 2 reaches
+    // it when shown.
+    c.sync(To::All, public.sync_ids[0], &[pos(8.0)]).unwrap();
+    assert_eq!(
+        sends(&c.take_actions())
+            .iter()
+            .map(|s| s.0)
+            .collect::<Vec<_>>(),
+        [2, 3]
+    );
+    c.set_visible(hidden.net_id, 2, true).unwrap();
+    assert_eq!(
+        sends(&c.take_actions()).len(),
+        1,
+        "SPAWN (the path is cached)"
+    );
+    c.despawn(public.net_id).unwrap();
+    assert_eq!(
+        sends(&c.take_actions()),
+        [
+            (2, multiplayer::despawn(public.net_id)),
+            (3, multiplayer::despawn(public.net_id))
+        ]
+    );
+    // Hidden from peer 3 (a despawn), public still: a new peer gets it, never the private one.
+    c.set_visible(hidden.net_id, 3, false).unwrap();
+    assert_eq!(
+        sends(&c.take_actions()),
+        [(3, multiplayer::despawn(hidden.net_id))]
+    );
+    c.peer_disconnected(3);
+    c.peer_connected(4, now).unwrap();
+    let s = sends(&c.take_actions());
+    assert!(
+        s.iter()
+            .any(|(p, b)| *p == 4 && b[0] == 4 && b[6..10] == hidden.net_id.to_le_bytes()),
+        "the public node reaches the new peer: {s:?}"
+    );
+    assert!(
+        !s.iter()
+            .any(|(p, b)| *p == 4 && b[0] == 4 && b[6..10] == private.net_id.to_le_bytes()),
+        "the private node does not"
+    );
+}
+
 /// Arbitrary bytes from arbitrary peers (a deterministic xorshift stream; the fuzz target
 /// `mp_server` does the same without bound): never a panic, the honest peer unharmed.
 #[test]

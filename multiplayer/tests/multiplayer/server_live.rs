@@ -338,6 +338,126 @@ fn godot4_clients_of_a_test_server_with_auth() {
     let _ = TransferMode::Reliable;
 }
 
+/// A server whose node "Shared" is public: spawned when the first peer joins, synchronized at
+/// once (SYNC position, DELTA hp), its spawn state's label changed afterwards; despawned once
+/// two peers said `echo("synced")`.
+fn start_shared_server() -> TestServer {
+    let (ports_tx, ports_rx) = smpsc::channel();
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let core = ServerCore::new(schema(Flavor::Godot4), ServerConfig::default());
+            let mut server = Server::new(core);
+            let ws = server
+                .listen_ws("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            let enet = server
+                .listen_enet("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            ports_tx.send((ws.port(), enet.port())).unwrap();
+            let (mut log, mut shared, mut synced) = (Vec::new(), None, Vec::new());
+            loop {
+                let ev = tokio::select! {
+                    ev = server.next_event() => ev,
+                    _ = &mut stop_rx => break,
+                };
+                match &ev {
+                    Event::PeerJoined(_) if shared.is_none() => {
+                        let pos = |x, y| Variant::Vector2(Vector2::new(x, y));
+                        let state = [pos(5.0, 6.0), Variant::Int(42), Variant::from("served")];
+                        let s = server
+                            .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
+                            .unwrap();
+                        server
+                            .sync(To::All, s.sync_ids[0], &[pos(7.0, 8.0)])
+                            .unwrap();
+                        server
+                            .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
+                            .unwrap();
+                        let later = [pos(5.0, 6.0), Variant::Int(42), Variant::from("renamed")];
+                        server.core_mut().set_spawn_state(s.net_id, &later).unwrap();
+                        shared = Some(s.net_id);
+                    }
+                    Event::Rpc(call) if call.method() == "echo" => {
+                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                        let first = args.first().and_then(|a| a.to_owned().ok());
+                        if first == Some(Variant::from("synced")) {
+                            synced.push(call.from());
+                            if synced.len() == 2 {
+                                server.despawn(shared.unwrap()).unwrap();
+                            }
+                        } else {
+                            server
+                                .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                                .unwrap();
+                        }
+                    }
+                    _ => {}
+                }
+                log.push(format!("{ev:?}"));
+            }
+            log
+        })
+    });
+    let (ws, enet) = ports_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    TestServer {
+        ws,
+        enet,
+        stop: Some(stop_tx),
+        thread: Some(thread),
+    }
+}
+
+#[test]
+fn godot4_late_joiner_gets_the_spawned_nodes_and_their_state() {
+    if !common::engine_ready(4, "the server against Godot 4 clients") {
+        return;
+    }
+    for transport in ["ws", "enet"] {
+        let server = start_shared_server();
+        let port = if transport == "ws" {
+            server.ws
+        } else {
+            server.enet
+        };
+        // The first client is there when the node is spawned and synchronized; the second
+        // connects 3 s later, and must get it spawned with the spawn state as last set, then
+        // the synchronizer's state.
+        let cfg = |delay: u32| {
+            format!("transport={transport}\nport={port}\npeers=2\nshared=1\ndelay_ms={delay}\n")
+        };
+        let outs = run_clients(4, "mpserver_client4.gd", &[cfg(0), cfg(3000)]);
+        check_clients(&format!("late joiner {transport}"), &outs);
+        // The first to join got the node with its first spawn state, the other (the late one,
+        // usually the delayed client) with the state as changed since.
+        let mut labels: Vec<&str> = outs
+            .iter()
+            .filter_map(|(o, _)| {
+                let spawned = o.split("\"spawned\": [\"Shared\"").nth(1)?;
+                Some(if spawned.contains("\"served\"]") {
+                    "served"
+                } else {
+                    "renamed"
+                })
+            })
+            .collect();
+        labels.sort_unstable();
+        assert_eq!(labels, ["renamed", "served"], "{outs:?}");
+        let log = server.stop();
+        assert_eq!(
+            log.iter().filter(|l| l.starts_with("PeerJoined")).count(),
+            2,
+            "{log:?}"
+        );
+    }
+}
+
 fn two_clients3(what: &str, transport: &str, port: u16, welcome: bool) {
     let cfg = format!(
         "transport={transport}\nport={port}\npeers=2\nwelcome={}\n",
