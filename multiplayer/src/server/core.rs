@@ -68,6 +68,11 @@ pub struct ServerConfig {
     pub max_strikes: u32,
     /// The most node paths a peer may cache with the server.
     pub max_cached_paths: usize,
+    /// The most bytes that may wait to be sent to one peer ([`Server`](super::Server): not yet
+    /// written to its socket, or, over ENet, not yet acknowledged); a peer that would pass it
+    /// does not read what it is sent, and is dropped. 16 MiB by default; it must hold the
+    /// largest packet sent.
+    pub max_send_queue: usize,
 }
 
 impl Default for ServerConfig {
@@ -79,6 +84,7 @@ impl Default for ServerConfig {
             max_packets_per_second: 20_000,
             max_strikes: 16,
             max_cached_paths: 1024,
+            max_send_queue: 16 << 20,
         }
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use rusty_enet as enet;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::runtime::{Events, LinkCmd, PeerIds, Server, TransportEvent};
+use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, Outgoing, PeerId, ServerError, TransferMode};
 use crate::enet::godot::{
     self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
@@ -119,9 +120,29 @@ fn mode(m: TransferMode) -> g::TransferMode {
     }
 }
 
+/// A packet's bytes in ENet's hands, counted in its peer's send queue until ENet frees them
+/// (sent, or for a reliable packet, acknowledged; or the peer dropped).
+struct Queued {
+    bytes: Arc<[u8]>,
+    count: usize,
+    queued: Arc<AtomicUsize>,
+}
+
+impl AsRef<[u8]> for Queued {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        dequeued(&self.queued, self.count);
+    }
+}
+
 struct Slots {
     by_slot: HashMap<usize, PeerId>,
-    by_id: HashMap<PeerId, enet::PeerID>,
+    by_id: HashMap<PeerId, (enet::PeerID, Arc<AtomicUsize>)>,
 }
 
 async fn run(
@@ -155,9 +176,9 @@ async fn run(
             r = sock.readable() => { if r.is_err() { return; } }
             cmd = rx.recv() => {
                 let Some(cmd) = cmd else { return };
-                apply(&mut host, &slots, flavor, cmd);
+                apply(&mut host, &mut slots, &ids, flavor, cmd, &mut out);
                 while let Ok(cmd) = rx.try_recv() {
-                    apply(&mut host, &slots, flavor, cmd);
+                    apply(&mut host, &mut slots, &ids, flavor, cmd, &mut out);
                 }
                 host.flush();
             }
@@ -182,12 +203,10 @@ fn on_event(
                 peer.reset();
                 return;
             }
+            let link = Link::new(tx.clone());
             slots.by_slot.insert(peer.id().0, id);
-            slots.by_id.insert(id, peer.id());
-            out.push(TransportEvent::Connected {
-                peer: id,
-                link: tx.clone(),
-            });
+            slots.by_id.insert(id, (peer.id(), link.queued.clone()));
+            out.push(TransportEvent::Connected { peer: id, link });
         }
         enet::Event::Disconnect { peer, .. } => {
             if let Some(id) = slots.by_slot.remove(&peer.id().0) {
@@ -248,8 +267,15 @@ fn on_event(
     }
 }
 
-fn apply(host: &mut enet::Host<Socket>, slots: &Slots, flavor: Flavor, cmd: LinkCmd) {
-    let (to, channel_id, packet) = match cmd {
+fn apply(
+    host: &mut enet::Host<Socket>,
+    slots: &mut Slots,
+    ids: &PeerIds,
+    flavor: Flavor,
+    cmd: LinkCmd,
+    out: &mut Vec<TransportEvent>,
+) {
+    let (to, channel_id, bytes, count, kind) = match cmd {
         LinkCmd::Send(Outgoing {
             to,
             source,
@@ -257,51 +283,70 @@ fn apply(host: &mut enet::Host<Socket>, slots: &Slots, flavor: Flavor, cmd: Link
             channel,
             mode: m,
             bytes,
-        }) => match flavor {
-            Flavor::Godot4 => {
-                let Some(s) = g::send4(mode(m), channel) else {
-                    return;
-                };
-                (
-                    to,
-                    s.channel_id,
-                    enet::Packet::new(bytes.to_vec(), kind(s.flags)),
-                )
+        }) => {
+            let count = bytes.len();
+            match flavor {
+                Flavor::Godot4 => {
+                    let Some(s) = g::send4(mode(m), channel) else {
+                        return;
+                    };
+                    (to, s.channel_id, bytes, count, kind(s.flags))
+                }
+                Flavor::Godot3 => {
+                    let s = g::send3(mode(m), false);
+                    let mut b = Vec::with_capacity(8 + bytes.len());
+                    b.extend_from_slice(
+                        &Header3 {
+                            source: source as u32,
+                            target,
+                        }
+                        .to_bytes(),
+                    );
+                    b.extend_from_slice(&bytes);
+                    (to, s.channel_id, b.into(), count, kind(s.flags))
+                }
             }
-            Flavor::Godot3 => {
-                let s = g::send3(mode(m), false);
-                let mut b = Vec::with_capacity(8 + bytes.len());
-                b.extend_from_slice(
-                    &Header3 {
-                        source: source as u32,
-                        target,
-                    }
-                    .to_bytes(),
-                );
-                b.extend_from_slice(&bytes);
-                (to, s.channel_id, enet::Packet::new(b, kind(s.flags)))
-            }
-        },
+        }
         LinkCmd::Notify { to, peer, joined } => {
             let msg = if joined {
                 Config3::AddPeer(peer as u32)
             } else {
                 Config3::RemovePeer(peer as u32)
             };
-            (
-                to,
-                g::SYSCH3_CONFIG,
-                enet::Packet::reliable(msg.to_bytes().to_vec()),
-            )
+            let b: Arc<[u8]> = msg.to_bytes().as_slice().into();
+            let kind = enet::PacketKind::Reliable;
+            (to, g::SYSCH3_CONFIG, b, 0, kind)
         }
-        LinkCmd::Close(to) => {
-            if let Some(p) = slots.by_id.get(&to).and_then(|&s| host.get_peer_mut(s)) {
+        LinkCmd::Close { peer, now } => {
+            let Some(&(slot, _)) = slots.by_id.get(&peer) else {
+                return;
+            };
+            let Some(p) = host.get_peer_mut(slot) else {
+                return;
+            };
+            if now {
+                // It does not read: its queues go now (ENet reports no disconnection for it).
+                p.disconnect_now(0);
+                slots.by_slot.remove(&slot.0);
+                slots.by_id.remove(&peer);
+                ids.release(peer);
+                out.push(TransportEvent::Disconnected { peer });
+            } else {
                 p.disconnect(0);
             }
             return;
         }
     };
-    if let Some(p) = slots.by_id.get(&to).and_then(|&s| host.get_peer_mut(s)) {
+    let Some((slot, queued)) = slots.by_id.get(&to) else {
+        return;
+    };
+    let data = Box::new(Queued {
+        bytes,
+        count,
+        queued: queued.clone(),
+    });
+    let packet = enet::Packet::new(data, kind);
+    if let Some(p) = host.get_peer_mut(*slot) {
         let _ = p.send(channel_id, &packet);
     }
 }

@@ -10,10 +10,11 @@ use alloc::collections::VecDeque;
 use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 use super::core::ServerCore;
 use super::types::{Action, Event, Outgoing, PeerId, ServerError, To, TransferMode};
@@ -33,11 +34,46 @@ pub(crate) enum LinkCmd {
         peer: PeerId,
         joined: bool,
     },
-    Close(PeerId),
+    /// Disconnect the peer: after what is queued for it, or at once (`now`: it does not read).
+    Close {
+        peer: PeerId,
+        now: bool,
+    },
 }
 
-/// The way to a peer's transport.
-pub(crate) type Link = mpsc::UnboundedSender<LinkCmd>;
+/// The way to a peer's transport, and what waits in it for the peer.
+#[derive(Clone, Debug)]
+pub(crate) struct Link {
+    pub(crate) tx: mpsc::UnboundedSender<LinkCmd>,
+    /// Bytes handed to the transport for this peer that it has not written yet (WebSocket) or
+    /// that ENet still holds (not yet sent, or reliable and not yet acknowledged).
+    pub(crate) queued: Arc<AtomicUsize>,
+    /// Wakes a transport blocked writing to the peer, to drop it.
+    pub(crate) abort: Arc<Notify>,
+}
+
+impl Link {
+    /// A link over `tx` with nothing queued.
+    pub(crate) fn new(tx: mpsc::UnboundedSender<LinkCmd>) -> Link {
+        Link {
+            tx,
+            queued: Arc::new(AtomicUsize::new(0)),
+            abort: Arc::new(Notify::new()),
+        }
+    }
+
+    fn close(&self, peer: PeerId, now: bool) {
+        if now {
+            self.abort.notify_one();
+        }
+        let _ = self.tx.send(LinkCmd::Close { peer, now });
+    }
+}
+
+/// Counts `n` bytes as written (or released) from a link's queue.
+pub(crate) fn dequeued(queued: &AtomicUsize, n: usize) {
+    queued.fetch_sub(n, Ordering::Relaxed);
+}
 
 /// What transports report.
 #[derive(Debug)]
@@ -103,6 +139,8 @@ pub struct Server {
     ready: VecDeque<Event>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     last_tick: Instant,
+    /// Peers dropped for a full send queue, whose transports must not wait for them.
+    overflowed: Vec<PeerId>,
 }
 
 impl core::fmt::Debug for Server {
@@ -136,6 +174,7 @@ impl Server {
             ready: VecDeque::new(),
             tasks: Vec::new(),
             last_tick: Instant::now(),
+            overflowed: Vec::new(),
         }
     }
 
@@ -173,7 +212,7 @@ impl Server {
                     if self.core.peer_connected(peer, now).is_ok() {
                         self.links.insert(peer, link);
                     } else {
-                        let _ = link.send(LinkCmd::Close(peer));
+                        link.close(peer, false);
                     }
                 }
                 Some(TransportEvent::Disconnected { peer }) => {
@@ -197,23 +236,48 @@ impl Server {
         }
     }
 
-    /// Hands what the core decided to the transports (the methods here do it themselves).
+    /// The bytes waiting in the transport for `peer` (not yet written to its socket; for ENet,
+    /// also sent reliably and not yet acknowledged); `None` for an unknown peer.
+    pub fn queued(&self, peer: PeerId) -> Option<usize> {
+        self.links
+            .get(&peer)
+            .map(|l| l.queued.load(Ordering::Relaxed))
+    }
+
+    /// Hands what the core decided to the transports (the methods here do it themselves). A peer
+    /// whose queue would pass [`ServerConfig::max_send_queue`](super::ServerConfig) bytes is
+    /// dropped instead (`Event::Rejected`, kicked): it does not read what it is sent.
     pub fn flush(&mut self) {
+        let limit = self.core.config().max_send_queue;
         while let Some(a) = self.core.next_action() {
             match a {
                 Action::Send(o) => {
-                    if let Some(l) = self.links.get(&o.to) {
-                        let _ = l.send(LinkCmd::Send(o));
+                    let Some(l) = self.links.get(&o.to) else {
+                        continue;
+                    };
+                    let n = o.bytes.len();
+                    let queued = l.queued.fetch_add(n, Ordering::Relaxed) + n;
+                    if queued <= limit {
+                        let _ = l.tx.send(LinkCmd::Send(o));
+                        continue;
                     }
+                    dequeued(&l.queued, n);
+                    self.overflowed.push(o.to);
+                    let why = alloc::format!(
+                        "send queue full: {queued} bytes waiting, over {limit} (the peer does not read)"
+                    );
+                    self.core.reject(o.to, why, true);
                 }
                 Action::Notify { to, peer, joined } => {
                     if let Some(l) = self.links.get(&to) {
-                        let _ = l.send(LinkCmd::Notify { to, peer, joined });
+                        let _ = l.tx.send(LinkCmd::Notify { to, peer, joined });
                     }
                 }
                 Action::Kick { peer, .. } => {
+                    let now = self.overflowed.contains(&peer);
+                    self.overflowed.retain(|&p| p != peer);
                     if let Some(l) = self.links.remove(&peer) {
-                        let _ = l.send(LinkCmd::Close(peer));
+                        l.close(peer, now);
                     }
                 }
                 Action::Event(e) => self.ready.push_back(e),

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::runtime::{Events, LinkCmd, PeerIds, Server, TransportEvent};
+use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
 use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
 
@@ -162,8 +162,10 @@ async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: Peer
         return;
     }
     let (tx, mut rx) = mpsc::unbounded_channel();
+    let link = Link::new(tx);
+    let (queued, abort) = (link.queued.clone(), link.abort.clone());
     if events
-        .send(TransportEvent::Connected { peer: id, link: tx })
+        .send(TransportEvent::Connected { peer: id, link })
         .await
         .is_err()
     {
@@ -207,31 +209,39 @@ async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: Peer
             }
             cmd = rx.recv() => {
                 let Some(first) = cmd else { break };
-                let mut cmd = Some(first);
-                let mut close = false;
-                // Feed everything queued, then flush once.
-                while let Some(c) = cmd.take() {
-                    let msg = match c {
-                        LinkCmd::Send(o) => match flavor {
-                            Flavor::Godot4 => binary(o.bytes.to_vec()),
-                            Flavor::Godot3 => binary(godot::godot3_data(o.source as u32, o.target, &o.bytes)),
-                        },
-                        LinkCmd::Notify { peer, joined, .. } => {
-                            let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
-                            binary(godot::godot3_sys(sys, peer).to_vec())
+                // Feed everything queued, then flush once; a peer that does not read blocks
+                // this until the server drops it (`abort`).
+                let write = async {
+                    let mut cmd = Some(first);
+                    while let Some(c) = cmd.take() {
+                        let (msg, n) = match c {
+                            LinkCmd::Send(o) => {
+                                let msg = match flavor {
+                                    Flavor::Godot4 => binary(o.bytes.to_vec()),
+                                    Flavor::Godot3 => binary(godot::godot3_data(o.source as u32, o.target, &o.bytes)),
+                                };
+                                (msg, o.bytes.len())
+                            }
+                            LinkCmd::Notify { peer, joined, .. } => {
+                                let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
+                                (binary(godot::godot3_sys(sys, peer).to_vec()), 0)
+                            }
+                            LinkCmd::Close { .. } => return false,
+                        };
+                        let fed = sink.feed(msg).await;
+                        dequeued(&queued, n);
+                        if fed.is_err() {
+                            return false;
                         }
-                        LinkCmd::Close(_) => {
-                            close = true;
-                            break;
-                        }
-                    };
-                    if sink.feed(msg).await.is_err() {
-                        close = true;
-                        break;
+                        cmd = rx.try_recv().ok();
                     }
-                    cmd = rx.try_recv().ok();
-                }
-                if close || sink.flush().await.is_err() {
+                    sink.flush().await.is_ok()
+                };
+                let open = tokio::select! {
+                    open = write => open,
+                    () = abort.notified() => break,
+                };
+                if !open {
                     let _ = sink.send(Message::Close(None)).await;
                     break;
                 }

@@ -26,6 +26,8 @@ mod server_hostile;
 mod server_live;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_putvar;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_queue;
 #[cfg(feature = "websocket")]
 mod websocket;
 
