@@ -8,8 +8,7 @@ use gdvariant::framing::{raw_frames, Endian, FrameOptions};
 use gdvariant::Error;
 use gdvariant_multiplayer::{
     self, delta_properties, godot3, spawn_properties, sync_properties, NodeTarget, Packet,
-    PacketOptions, Property, Protocol, ReplicationMode, RpcMethods, Schema, Session, StaticSchema,
-    SysKind, Value, ValueRef,
+    PacketOptions, Property, Protocol, Schema, Session, StaticSchema, SysKind, Value, ValueRef,
 };
 
 use crate::host::{Fail, Host};
@@ -27,12 +26,14 @@ pub enum MpCmd {
     /// (per sender; --from names the sender of a prefixed or single-packet file), method and
     /// property names from a --schema file:
     ///
-    ///   rpc  PATH-PATTERN METHOD... [native METHOD...]   the node's @rpc methods, any order
+    ///   rpc  PATH-PATTERN METHOD[@OPTION,...]... [native METHOD...]   the node's @rpc methods
     ///   sync PATH-PATTERN PROP=MODE...                    a synchronizer named by path
     ///   spawned SPAWNER-PATTERN SCENE INDEX PROP=MODE...  the INDEX-th synchronizer of a spawned scene
     ///
     /// MODE is always, change or never, with +spawn for spawn properties (.:position=always+spawn);
-    /// SCENE an index or 'custom'; a '*' in a pattern matches within one path segment.
+    /// SCENE an index or 'custom'; a '*' in a pattern matches within one path segment; a method's
+    /// @rpc options (echo@any_peer,reliable,0) matter only to the server. The format:
+    /// docs/schema-file.md.
     #[command(after_help = AFTER_HELP, verbatim_doc_comment)]
     Decode(DecodeArgs),
 }
@@ -829,72 +830,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 /// Reads a schema file (see the `decode` help).
+/// Reads a schema file (the multiplayer crate's reader, `docs/schema-file.md`).
 pub(crate) fn parse_schema(text: &str) -> Result<StaticSchema, String> {
-    let mut schema = StaticSchema::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        let mut f = line.split_whitespace();
-        let Some(kind) = f.next() else {
-            continue;
-        };
-        let at = |what: &str| format!("line {}: {what}", n + 1);
-        match kind {
-            "rpc" => {
-                let path = f.next().ok_or_else(|| at("rpc needs a path"))?;
-                let words: Vec<&str> = f.collect();
-                let (script, native) = match words.iter().position(|w| *w == "native") {
-                    Some(i) => (&words[..i], &words[i + 1..]),
-                    None => (&words[..], &[][..]),
-                };
-                let m = RpcMethods::new(script).with_node_methods(native);
-                schema = schema.with_node(path, m);
-            }
-            "sync" => {
-                let path = f.next().ok_or_else(|| at("sync needs a path"))?;
-                let props = f
-                    .map(property)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| at(&e))?;
-                schema = schema.with_synchronizer(path, props);
-            }
-            "spawned" => {
-                let spawner = f.next().ok_or_else(|| at("spawned needs a spawner path"))?;
-                let scene = match f.next().ok_or_else(|| at("spawned needs a scene"))? {
-                    "custom" => None,
-                    s => Some(
-                        s.parse::<u8>()
-                            .map_err(|_| at("scene: an index or 'custom'"))?,
-                    ),
-                };
-                let index = f
-                    .next()
-                    .and_then(|s| s.parse::<usize>().ok())
-                    .ok_or_else(|| at("spawned needs the synchronizer's index"))?;
-                let props = f
-                    .map(property)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| at(&e))?;
-                schema = schema.with_spawned_synchronizer(spawner, scene, index, props);
-            }
-            other => return Err(at(&format!("unknown entry '{other}' (rpc, sync, spawned)"))),
-        }
-    }
-    Ok(schema)
-}
-
-fn property(word: &str) -> Result<Property, String> {
-    let (name, mode) = word
-        .rsplit_once('=')
-        .ok_or_else(|| format!("'{word}': PROPERTY=MODE"))?;
-    let (mode, spawn) = match mode.strip_suffix("+spawn") {
-        Some(m) => (m, true),
-        None => (mode, false),
-    };
-    let mode = match mode {
-        "always" => ReplicationMode::Always,
-        "change" => ReplicationMode::OnChange,
-        "never" => ReplicationMode::Never,
-        _ => return Err(format!("'{word}': mode always, change or never")),
-    };
-    Ok(Property::new(name, mode, spawn))
+    StaticSchema::parse(text).map_err(|e| e.to_string())
 }

@@ -90,6 +90,7 @@ pub mod godot3;
 mod packet;
 mod replication;
 mod rpc;
+mod schema_file;
 #[cfg(feature = "server")]
 pub mod server;
 mod session;
@@ -108,6 +109,7 @@ pub use replication::{
     SpawnScene, Sync, SyncBuilder, SyncEntries, SyncEntry,
 };
 pub use rpc::{NodeTarget, RemoteCall, RemoteCallBuilder, Target};
+pub use schema_file::SchemaError;
 pub use session::{
     delta_properties, spawn_properties, sync_properties, Property, ReplicationMode, Schema,
     Session, StaticSchema, SyncKey,

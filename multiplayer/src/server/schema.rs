@@ -3,7 +3,9 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::str::FromStr;
 
+use crate::schema_file::{entries, Entry, SchemaError, Transfer};
 use crate::session::glob;
 use crate::RpcMethods;
 
@@ -176,6 +178,65 @@ impl ServerSchema {
     /// The served nodes.
     pub fn nodes(&self) -> impl Iterator<Item = &NodeSpec> {
         self.nodes.iter()
+    }
+}
+
+impl ServerSchema {
+    /// Reads the nodes to serve from a schema file (`docs/schema-file.md`), the file the CLI's
+    /// `--schema` reads: each `rpc` line is a node pattern and its `@rpc` methods, each with its
+    /// options after `@` (`echo@any_peer`, `hit@unreliable_ordered,2`; `@rpc`'s defaults:
+    /// `authority`, `call_remote`, `reliable`, channel 0). `sync` and `spawned` lines are for
+    /// decoding and are skipped; `native` methods (`Node.rpc_config`) are refused.
+    ///
+    /// ```
+    /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
+    /// let s = ServerSchema::parse("rpc /root/Main echo@any_peer echoed\n")?;
+    /// let main = s.find("Main").unwrap();
+    /// assert_eq!(main.by_name("echo").unwrap().1.mode(), RpcMode::AnyPeer);
+    /// assert_eq!(main.by_name("echoed").unwrap().1.transfer_mode(), TransferMode::Reliable);
+    /// # Ok::<(), gdvariant_multiplayer::SchemaError>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<ServerSchema, SchemaError> {
+        let mut schema = ServerSchema::new();
+        for e in entries(text)? {
+            let Entry::Rpc {
+                line,
+                pattern,
+                methods,
+                native,
+            } = e
+            else {
+                continue;
+            };
+            if !native.is_empty() {
+                return Err(SchemaError::new(
+                    line,
+                    "native methods (Node.rpc_config) are not served",
+                ));
+            }
+            let specs = methods.into_iter().map(|m| {
+                let spec = if m.any_peer {
+                    RpcSpec::any_peer(m.name)
+                } else {
+                    RpcSpec::authority(m.name)
+                };
+                spec.channel(m.channel).transfer(match m.transfer {
+                    Transfer::Reliable => TransferMode::Reliable,
+                    Transfer::Unreliable => TransferMode::Unreliable,
+                    Transfer::UnreliableOrdered => TransferMode::UnreliableOrdered,
+                })
+            });
+            schema = schema.node(pattern, specs);
+        }
+        Ok(schema)
+    }
+}
+
+impl FromStr for ServerSchema {
+    type Err = SchemaError;
+
+    fn from_str(text: &str) -> Result<ServerSchema, SchemaError> {
+        ServerSchema::parse(text)
     }
 }
 

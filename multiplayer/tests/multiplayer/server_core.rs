@@ -589,6 +589,58 @@ fn late_joiners_get_public_nodes_with_their_state() {
     );
 }
 
+#[test]
+fn a_schema_file_drives_the_server() {
+    let file = "# a game's nodes\n\
+                rpc /root/Main echo@any_peer echoed\n\
+                rpc Players/* jump@any_peer,unreliable hit@unreliable_ordered,2 # server only\n\
+                sync Players/*/Sync .:position=always\n";
+    let schema = ServerSchema::parse(file).unwrap();
+    assert_eq!(
+        ServerSchema::parse("rpc Main echo\nrpc Main echo@sometimes\n")
+            .unwrap_err()
+            .line(),
+        2
+    );
+    let e = ServerSchema::parse("rpc Main a native b").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "line 1: native methods (Node.rpc_config) are not served"
+    );
+    let now = Instant::now();
+    let mut c = ServerCore::new(schema, ServerConfig::default());
+    c.peer_connected(2, now).unwrap();
+    c.take_actions();
+    // The client calls Players/7's hit (authority: refused) and jump (any_peer: delivered).
+    let checksum = multiplayer::RpcMethods::new(["hit", "jump"]).checksum();
+    c.receive(
+        2,
+        0,
+        R,
+        1,
+        &simplify_path(&checksum, 5, "Players/7").unwrap(),
+        now,
+    );
+    c.take_actions();
+    let call = |m: u16| RemoteCallBuilder::new(Target::Id(5), m).finish().unwrap();
+    c.receive(2, 0, R, 1, &call(0), now);
+    assert_eq!(rejected(&c.take_actions()).len(), 1, "hit is authority");
+    c.receive(2, 0, R, 1, &call(1), now);
+    let ev = events(c.take_actions());
+    assert!(
+        matches!(&ev[..], [Event::Rpc(r)] if (r.path(), r.method()) == ("Players/7", "jump")),
+        "{ev:?}"
+    );
+    // The server sends hit as the file says: unreliable ordered, on channel 2.
+    c.rpc(To::Peer(2), "Players/7", "hit", &[] as &[Variant])
+        .unwrap();
+    let a = c.take_actions();
+    let Some(Action::Send(o)) = a.last() else {
+        panic!("{a:?}")
+    };
+    assert_eq!((o.channel, o.mode), (2, TransferMode::UnreliableOrdered));
+}
+
 /// Arbitrary bytes from arbitrary peers (a deterministic xorshift stream; the fuzz target
 /// `mp_server` does the same without bound): never a panic, the honest peer unharmed.
 #[test]

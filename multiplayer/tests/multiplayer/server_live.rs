@@ -167,12 +167,20 @@ impl TestServer {
     }
 }
 
+/// The served node: for Godot 4 read from the schema file `tests/godot/mpserver4.schema`;
+/// Godot 3's `remote func`s are callable by any peer.
 pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
-    let echoed = match flavor {
-        Flavor::Godot4 => RpcSpec::authority("echoed"),
-        Flavor::Godot3 => RpcSpec::any_peer("echoed"),
-    };
-    ServerSchema::new().node("Main", [RpcSpec::any_peer("echo"), echoed])
+    match flavor {
+        Flavor::Godot4 => {
+            let text = std::fs::read_to_string(common::godot_dir().join("mpserver4.schema"))
+                .expect("tests/godot/mpserver4.schema");
+            ServerSchema::parse(&text).unwrap()
+        }
+        Flavor::Godot3 => ServerSchema::new().node(
+            "Main",
+            [RpcSpec::any_peer("echo"), RpcSpec::any_peer("echoed")],
+        ),
+    }
 }
 
 pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> TestServer {
