@@ -6,7 +6,7 @@ extends SceneTree
 #
 # Usage: tests/godot/godot4 DIR mpserver_client4.gd
 #   reads DIR/mpserver.cfg, lines key=value:
-#     transport=enet|ws  port=N  peers=N (clients expected at once, this one included)
+#     transport=enet|ws|wss (wss: TLS, any certificate accepted)  port=N  peers=N (clients expected at once, this one included)
 #     auth=0|1 (answer the server's "challenge" with "secret")  record=0|1 (log every packet)
 #     transport=putvar port=N count=N no_delay=0|1: StreamPeerTCP.put_var round trips instead
 #     welcome=0|1 (expect echoed("welcome") from the server before the echoes)
@@ -226,6 +226,12 @@ func setup() -> void:
 		if err != OK:
 			fail("create_client %d" % err)
 		peer = e
+	elif cfg["transport"] == "wss":
+		var w := WebSocketMultiplayerPeer.new()
+		var err := w.create_client("wss://127.0.0.1:%d" % port, TLSOptions.client_unsafe())
+		if err != OK:
+			fail("create_client %d" % err)
+		peer = w
 	else:
 		var w := WebSocketMultiplayerPeer.new()
 		var err := w.create_client("ws://127.0.0.1:%d" % port)

@@ -1,6 +1,7 @@
 //! The WebSocket transport (feature `server-ws`): what Godot 4's `WebSocketMultiplayerPeer` and
 //! Godot 3's `WebSocketServer` expect of a server, on tokio-tungstenite, with the crate's
-//! [`websocket::godot`](crate::websocket::godot) layer. Plain `ws://` (no TLS).
+//! [`websocket::godot`](crate::websocket::godot) layer. Plain `ws://`, or `wss://` with the
+//! feature `server-wss` (TLS on tokio-rustls).
 
 use std::io;
 use std::net::SocketAddr;
@@ -35,10 +36,97 @@ impl Server {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
-                tokio::spawn(connection(stream, flavor, events.clone(), ids.clone()));
+                let _ = tune_tcp(&stream);
+                tokio::spawn(connection(
+                    QuickAck(stream),
+                    flavor,
+                    events.clone(),
+                    ids.clone(),
+                ));
             }
         }));
         Ok(local)
+    }
+
+    /// Listens for `wss://` clients at `addr` (feature `server-wss`), as
+    /// [`listen_ws`](Self::listen_ws) over TLS 1.2 or 1.3: `cert_pem` is the certificate chain
+    /// (PEM, the server's certificate first), `key_pem` its private key (PEM: PKCS #8, PKCS #1 or
+    /// SEC1). A Godot 4 client connects with `create_client("wss://HOST:PORT")` (a certificate
+    /// its trusted CAs sign) or `create_client("wss://HOST:PORT", TLSOptions.client(cert))`;
+    /// `TLSOptions.client_unsafe()` skips the check (tests only).
+    #[cfg(feature = "server-wss")]
+    pub async fn listen_wss(
+        &mut self,
+        addr: SocketAddr,
+        cert_pem: &[u8],
+        key_pem: &[u8],
+    ) -> Result<SocketAddr, ServerError> {
+        let acceptor = tls::acceptor(cert_pem, key_pem)?;
+        let listener = TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let flavor = self.core().config().flavor;
+        let (events, ids) = (self.events(), self.ids.clone());
+        self.add_task(tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let _ = tune_tcp(&stream);
+                let (acceptor, events, ids) = (acceptor.clone(), events.clone(), ids.clone());
+                tokio::spawn(async move {
+                    let handshake = tokio::time::timeout(
+                        std::time::Duration::from_secs(10),
+                        acceptor.accept(QuickAck(stream)),
+                    );
+                    if let Ok(Ok(tls)) = handshake.await {
+                        connection(tls, flavor, events, ids).await;
+                    }
+                });
+            }
+        }));
+        Ok(local)
+    }
+}
+
+#[cfg(feature = "server-wss")]
+mod tls {
+    use std::io;
+    use std::sync::Arc;
+
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    use tokio_rustls::rustls;
+
+    use super::ServerError;
+
+    fn invalid(what: &str, e: impl core::fmt::Display) -> ServerError {
+        ServerError::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{what}: {e}"),
+        ))
+    }
+
+    /// A TLS acceptor (ring's algorithms, TLS 1.2 and 1.3) for this certificate chain and key.
+    pub(super) fn acceptor(
+        cert_pem: &[u8],
+        key_pem: &[u8],
+    ) -> Result<tokio_rustls::TlsAcceptor, ServerError> {
+        let certs = CertificateDer::pem_slice_iter(cert_pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid("TLS certificate chain (PEM)", e))?;
+        if certs.is_empty() {
+            return Err(invalid("TLS certificate chain (PEM)", "no certificate"));
+        }
+        let key =
+            PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| invalid("TLS key (PEM)", e))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let cfg = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| invalid("TLS", e))?
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .map_err(|e| invalid("TLS certificate and key", e))?;
+        Ok(tokio_rustls::TlsAcceptor::from(Arc::new(cfg)))
     }
 }
 
@@ -130,9 +218,10 @@ fn binary(b: Vec<u8>) -> Message {
     Message::Binary(b.into())
 }
 
-async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: PeerIds) {
-    let _ = tune_tcp(&stream);
-    let stream = QuickAck(stream);
+async fn connection<S>(stream: S, flavor: Flavor, events: Events, ids: PeerIds)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     // Small buffers: a connection costs a few KiB, not tungstenite's default 2 × 128 KiB.
     let cfg = WebSocketConfig::default()
         .read_buffer_size(8 << 10)
