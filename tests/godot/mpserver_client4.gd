@@ -15,6 +15,8 @@ extends SceneTree
 #       with position (5, 6), hp 42 and label "served" (first peer) or "renamed" (later ones),
 #       then synced to (7, 8) and 41, then despawned once every client said echo("synced"))
 #     delay_ms=N (connect N ms after the engine started)
+#     shared_state=late (shared=1 against a node spawned and changed before this client joined:
+#       expect it spawned with position (7, 8), hp 41, label "renamed"; no despawn awaited)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -280,7 +282,11 @@ func spawn_done() -> bool:
 		var n := main.get_node_or_null("Spawned/Shared")
 		if n != null and n.position == Vector2(7, 8) and n.hp == 41 and not spawn_seen.has("synced"):
 			spawn_seen["synced"] = [n.position, n.hp]
+			if cfg.get("shared_state", "") == "late":
+				return true
 			main.echo.rpc_id(1, "synced")
+		if cfg.get("shared_state", "") == "late":
+			return spawn_seen.has("synced")
 		return spawn_seen.has("despawned")
 	if cfg.get("spawn", "0") != "1":
 		return true
@@ -304,11 +310,14 @@ func finish() -> void:
 	print("CLIENT-RESULT me=%d echoes=%d/%d relays=%d joined=%d left=%d auth_rounds=%d spawn=%s" % [me, main.got.size(), values.size(), main.relayed.size(), joined.size(), left.size(), auth_rounds, str(spawn_seen)])
 	if cfg.get("shared", "0") == "1":
 		var got = spawn_seen.get("spawned")
-		if got != ["Shared", Vector2(5, 6), 42, "served"] and got != ["Shared", Vector2(5, 6), 42, "renamed"]:
+		var late: bool = cfg.get("shared_state", "") == "late"
+		if late and got != ["Shared", Vector2(7, 8), 41, "renamed"]:
+			fail("spawned %s" % str(got))
+		if not late and got != ["Shared", Vector2(5, 6), 42, "served"] and got != ["Shared", Vector2(5, 6), 42, "renamed"]:
 			fail("spawned %s" % str(got))
 		if spawn_seen.get("synced") != [Vector2(7, 8), 41]:
 			fail("synced %s" % str(spawn_seen.get("synced")))
-		if spawn_seen.get("despawned") != ["Shared", Vector2(7, 8), 41]:
+		if not late and spawn_seen.get("despawned") != ["Shared", Vector2(7, 8), 41]:
 			fail("despawned %s" % str(spawn_seen.get("despawned")))
 	if cfg.get("spawn", "0") == "1":
 		var want := ["Thing1", Vector2(5, 6), 42, "served"]

@@ -6,6 +6,9 @@ extends SceneTree
 #
 # Usage: tests/godot/godot4 DIR mpserver_server4.gd
 #   reads DIR/mpserver_server.cfg, lines key=value: transport=enet|ws  port=N  seconds=N (run time)
+#     shared=1: before any peer joins, spawns "Shared" on /root/Main/Spawner (the scene of
+#     mpserver_client4.gd's spawn test: position always, hp on change, label never, all spawn
+#     properties) with position (7, 8), hp 41, label "renamed": what a late peer is sent
 #   prints "SERVER-READY <port>", one "peer <id> joined|left" line per peer, and at the end
 #   "SERVER-DONE echoes=<n>"; stops after `seconds` or when DIR/stop exists.
 
@@ -18,6 +21,11 @@ func echo(value):
 @rpc("authority", "call_remote", "reliable")
 func echoed(value):
 	pass
+"""
+
+const THING_GD := """extends Node2D
+@export var hp := 100
+@export var label := "thing"
 """
 
 var cfg := {}
@@ -41,6 +49,8 @@ func setup() -> void:
 	main.set_script(load("res://mps_server_main.gd"))
 	root.add_child(main)
 	var mp := get_multiplayer() as SceneMultiplayer
+	if cfg.get("shared", "0") == "1":
+		spawn_shared()
 	mp.peer_connected.connect(func(id): print("peer %d joined" % id))
 	mp.peer_disconnected.connect(func(id): print("peer %d left" % id))
 	var port := int(cfg["port"])
@@ -58,6 +68,43 @@ func setup() -> void:
 		quit(1)
 		return
 	print("SERVER-READY %d" % port)
+
+# The client's spawner and scene (mpserver_client4.gd's setup_spawner), and the node it spawns.
+func spawn_shared() -> void:
+	var f := FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
+	f.store_string(THING_GD)
+	f.close()
+	var thing := Node2D.new()
+	thing.name = "Thing"
+	thing.set_script(load("res://mps_thing.gd"))
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	thing.add_child(s)
+	s.owner = thing
+	var c := SceneReplicationConfig.new()
+	for p in [[".:position", true, SceneReplicationConfig.REPLICATION_MODE_ALWAYS], [".:hp", true, SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE], [".:label", true, SceneReplicationConfig.REPLICATION_MODE_NEVER]]:
+		c.add_property(NodePath(p[0]))
+		c.property_set_spawn(NodePath(p[0]), p[1])
+		c.property_set_replication_mode(NodePath(p[0]), p[2])
+	s.replication_config = c
+	var ps := PackedScene.new()
+	ps.pack(thing)
+	ResourceSaver.save(ps, "res://mps_thing.tscn")
+	thing.free()
+	var spawned := Node.new()
+	spawned.name = "Spawned"
+	main.add_child(spawned)
+	var sp := MultiplayerSpawner.new()
+	sp.name = "Spawner"
+	sp.spawn_path = NodePath("../Spawned")
+	sp.add_spawnable_scene("res://mps_thing.tscn")
+	main.add_child(sp)
+	var n: Node2D = load("res://mps_thing.tscn").instantiate()
+	n.name = "Shared"
+	n.position = Vector2(7, 8)
+	n.hp = 41
+	n.label = "renamed"
+	spawned.add_child(n, true)
 
 func _process(_delta: float) -> bool:
 	if not started:

@@ -7,6 +7,13 @@
 //! `echoed` name `/root/Main` by its path inline until the client confirms the path cache id,
 //! then by the id, and where the switch falls depends on when the confirmation arrives. Calls are
 //! compared by method id and argument bytes, with the node named "inline path" or "id".
+//!
+//! A late peer: a node spawned (public) and synchronized before the client joins, by a Godot 4
+//! server and by the crate's; the client must get the same spawn (state included), the same
+//! `DELTA` and the same `SYNC` (which the engine sends every frame, with its own sync times:
+//! compared as the set of distinct packets, time aside). The engine sends `SYNC` and `DELTA` at
+//! the end of the frame that admitted the peer, so an answer to the client's first packets
+//! (`CONFIRM_PATH`) may come before them or after: answers are compared apart, in their order.
 
 use crate::common;
 use crate::server_live::{run_clients, start_example};
@@ -21,6 +28,7 @@ use gdvariant_multiplayer::{self as multiplayer, NodeTarget, Packet};
 pub(crate) fn start_godot_server(
     transport: &str,
     seconds: u32,
+    extra: &str,
 ) -> (std::process::Child, u16, PathBuf) {
     let port = match transport {
         "enet" => std::net::UdpSocket::bind("127.0.0.1:0")
@@ -46,7 +54,7 @@ pub(crate) fn start_godot_server(
     .unwrap();
     std::fs::write(
         dir.join("mpserver_server.cfg"),
-        format!("transport={transport}\nport={port}\nseconds={seconds}\n"),
+        format!("transport={transport}\nport={port}\nseconds={seconds}\n{extra}"),
     )
     .unwrap();
     let mut child = Command::new(common::godot_exe(4))
@@ -97,6 +105,8 @@ fn received(dir: &std::path::Path) -> Vec<String> {
                     f4(args)
                 )
             }
+            // SYNC: the sync time (bytes 1-2) is the sender's frame count.
+            Ok(Packet::Sync(_)) => format!("SYNC tttt{} mode {} ch {}", &f[4][6..], f[3], f[2]),
             _ => format!("{} mode {} ch {}", f[4], f[3], f[2]),
         };
         out.push(shown);
@@ -115,7 +125,11 @@ fn f4(b: &[u8]) -> String {
 }
 
 fn record(transport: &str, port: u16) -> Vec<String> {
-    let cfg = format!("transport={transport}\nport={port}\npeers=1\nrecord=1\n");
+    record_with(transport, port, "")
+}
+
+fn record_with(transport: &str, port: u16, extra: &str) -> Vec<String> {
+    let cfg = format!("transport={transport}\nport={port}\npeers=1\nrecord=1\n{extra}");
     let outs = run_clients(4, "mpserver_client4.gd", &[cfg]);
     let (out, dir) = &outs[0];
     assert!(out.contains("CLIENT-DONE 0"), "{out}");
@@ -129,7 +143,7 @@ fn echo_server_sends_what_a_godot_server_sends() {
     }
     let ex = start_example(false);
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30);
+        let (mut godot, port, _dir) = start_godot_server(transport, 30, "");
         let from_godot = record(transport, port);
         let _ = godot.kill();
         let _ = godot.wait();
@@ -165,4 +179,102 @@ fn echo_server_sends_what_a_godot_server_sends() {
             "{transport}: the packets differ"
         );
     }
+}
+
+/// The crate's server with the node the Godot server's `shared=1` spawns: "Shared", spawned and
+/// synchronized before any peer joined, its state as the Godot server's.
+fn start_shared_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
+    use gdvariant::{math::Vector2, Variant};
+    use gdvariant_multiplayer::server::{Event, Flavor, Server, ServerConfig, ServerCore, To};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let schema = crate::server_live::schema(Flavor::Godot4);
+            let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
+            let ws = server
+                .listen_ws("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            let enet = server
+                .listen_enet("127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+            let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
+            let state = [pos.clone(), Variant::Int(41), Variant::from("renamed")];
+            let s = server
+                .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
+                .unwrap();
+            server.sync(To::All, s.sync_ids[0], &[pos]).unwrap();
+            server
+                .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
+                .unwrap();
+            tx.send((ws.port(), enet.port())).unwrap();
+            loop {
+                let ev = tokio::select! {
+                    ev = server.next_event() => ev,
+                    _ = &mut stop_rx => break,
+                };
+                if let Event::Rpc(call) = ev {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    server
+                        .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                        .unwrap();
+                }
+            }
+        });
+    });
+    let (ws, enet) = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+    (ws, enet, stop_tx)
+}
+
+#[test]
+fn a_late_peer_gets_what_a_godot_server_sends() {
+    if !common::engine_ready(4, "the server compared with a Godot 4 server") {
+        return;
+    }
+    let (ws, enet, stop) = start_shared_rust_server();
+    let client = "shared=1\nshared_state=late\n";
+    for transport in ["ws", "enet"] {
+        let (mut godot, port, _dir) = start_godot_server(transport, 30, "shared=1\n");
+        let from_godot = record_with(transport, port, client);
+        let _ = godot.kill();
+        let _ = godot.wait();
+        let ours = record_with(transport, if transport == "ws" { ws } else { enet }, client);
+        // In order, SYNC and CONFIRM_PATH aside; the answers in order, the SYNCs as a set.
+        let split = |v: &[String]| -> (Vec<String>, Vec<String>, Vec<String>) {
+            let (mut syncs, others): (Vec<String>, Vec<String>) = v
+                .iter()
+                .map(|s| s.replace("node inline path Main", "node id"))
+                .partition(|s| s.starts_with("SYNC"));
+            syncs.sort();
+            syncs.dedup();
+            let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
+            (others, answers, syncs)
+        };
+        let (godot_order, godot_answers, godot_syncs) = split(&from_godot);
+        let (our_order, our_answers, our_syncs) = split(&ours);
+        eprintln!(
+            "late peer {transport}: Godot server {} packets ({} SYNC), ours {} ({})",
+            from_godot.len(),
+            from_godot.len() - godot_order.len() - godot_answers.len(),
+            ours.len(),
+            ours.len() - our_order.len() - our_answers.len(),
+        );
+        assert!(
+            godot_order[1].starts_with("04"),
+            "{transport}: the Godot server's second packet is the SPAWN: {godot_order:?}"
+        );
+        assert_eq!(our_order, godot_order, "{transport}: the packets differ");
+        assert_eq!(
+            our_answers, godot_answers,
+            "{transport}: the answers differ"
+        );
+        assert_eq!(our_syncs, godot_syncs, "{transport}: the SYNCs differ");
+    }
+    let _ = stop.send(());
 }
