@@ -5,10 +5,12 @@
 //! - [`ServerCore`]: the protocol without I/O — peers joining and leaving (`ADD_PEER` /
 //!   `DEL_PEER` to the others), authentication, the node path cache both ways, RPCs resolved to
 //!   node path and method name, relaying between clients, kicking, refusals with their reasons.
-//! - [`ServerSchema`]: the nodes served, their `@rpc` methods and who may call them.
-//! - [`Server`] (feature `server`): the core on tokio, with the transports: [`Server::listen_ws`]
-//!   (feature `server-ws`) and [`Server::listen_enet`] (feature `server-enet`), any number at
-//!   once, one peer id space.
+//! - [`ServerSchema`]: the nodes served, their `@rpc` methods and who may call them, in code or
+//!   from a schema file ([`ServerSchema::parse`]).
+//! - [`Server`] (feature `server`): the core on tokio, with the transports: `Server::listen_ws`
+//!   (feature `server-ws`; `Server::listen_wss` with `server-wss`) and `Server::listen_enet`
+//!   (feature `server-enet`), any number at once, one peer id space; each peer's send queue
+//!   bounded ([`ServerConfig::max_send_queue`]).
 //!
 //! ```no_run
 //! # #[cfg(all(feature = "server-ws", feature = "server-enet"))]
