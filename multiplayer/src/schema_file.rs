@@ -76,12 +76,10 @@ pub(crate) struct Method<'a> {
 #[derive(Clone, Debug)]
 pub(crate) enum Entry<'a> {
     Rpc {
-        /// For the server's own refusals (native methods).
-        #[cfg_attr(not(feature = "server"), allow(dead_code))]
-        line: usize,
         pattern: &'a str,
         methods: Vec<Method<'a>>,
-        native: Vec<&'a str>,
+        /// Configured with `Node.rpc_config`.
+        native: Vec<Method<'a>>,
     },
     Sync {
         pattern: &'a str,
@@ -96,7 +94,7 @@ pub(crate) enum Entry<'a> {
 }
 
 /// The file's entries, in order; the first line that does not read is the error.
-pub(crate) fn entries(text: &str) -> Result<Vec<Entry<'_>>, SchemaError> {
+pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -118,16 +116,17 @@ pub(crate) fn entries(text: &str) -> Result<Vec<Entry<'_>>, SchemaError> {
                     Some(i) => (&words[..i], &words[i + 1..]),
                     None => (&words[..], &[][..]),
                 };
-                let methods = script
-                    .iter()
-                    .map(|w| method(w))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| at(e))?;
+                let methods = |words: &[&'a str]| {
+                    words
+                        .iter()
+                        .map(|w| method(w))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| at(e))
+                };
                 Entry::Rpc {
-                    line: n + 1,
                     pattern,
-                    methods,
-                    native: native.to_vec(),
+                    methods: methods(script)?,
+                    native: methods(native)?,
                 }
             }
             "sync" => {
@@ -242,8 +241,8 @@ impl StaticSchema {
                     native,
                     ..
                 } => {
-                    let m =
-                        RpcMethods::new(methods.iter().map(|m| m.name)).with_node_methods(native);
+                    let m = RpcMethods::new(methods.iter().map(|m| m.name))
+                        .with_node_methods(native.iter().map(|m| m.name));
                     schema.with_node(pattern.to_string(), m)
                 }
                 Entry::Sync { pattern, props } => schema.with_synchronizer(pattern, props),

@@ -15,6 +15,9 @@ extends SceneTree
 #       with position (5, 6), hp 42 and label "served" (first peer) or "renamed" (later ones),
 #       then synced to (7, 8) and 41, then despawned once every client said echo("synced"))
 #     delay_ms=N (connect N ms after the engine started)
+#     native=1 (a node /root/Main/Native whose script has no @rpc: ping(v) and pong(v) configured
+#       with Node.rpc_config, ping any_peer, pong authority; calls ping("hi") on the server and
+#       expects pong("hi") back)
 #     shared_state=late (shared=1 against a node spawned and changed before this client joined:
 #       expect it spawned with position (7, 8), hp 41, label "renamed"; no despawn awaited)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
@@ -39,6 +42,14 @@ func echoed(value):
 const THING_GD := """extends Node2D
 @export var hp := 100
 @export var label := "thing"
+"""
+
+const NATIVE_GD := """extends Node
+var got := []
+func ping(value):
+	pass
+func pong(value):
+	got.append(value)
 """
 
 const TIMEOUT_MS := 30000
@@ -163,6 +174,9 @@ func _initialize() -> void:
 	var f := FileAccess.open("res://mps_main.gd", FileAccess.WRITE)
 	f.store_string(MAIN_GD)
 	f.close()
+	f = FileAccess.open("res://mps_native.gd", FileAccess.WRITE)
+	f.store_string(NATIVE_GD)
+	f.close()
 	f = FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
 	f.store_string(THING_GD)
 	f.close()
@@ -203,6 +217,13 @@ func setup() -> void:
 	root.add_child(main)
 	if cfg.get("spawn", "0") == "1" or cfg.get("shared", "0") == "1":
 		setup_spawner()
+	if cfg.get("native", "0") == "1":
+		var n := Node.new()
+		n.name = "Native"
+		n.set_script(load("res://mps_native.gd"))
+		n.rpc_config("ping", {"rpc_mode": MultiplayerAPI.RPC_MODE_ANY_PEER, "call_local": false, "transfer_mode": MultiplayerPeer.TRANSFER_MODE_RELIABLE, "channel": 0})
+		n.rpc_config("pong", {"rpc_mode": MultiplayerAPI.RPC_MODE_AUTHORITY, "call_local": false, "transfer_mode": MultiplayerPeer.TRANSFER_MODE_RELIABLE, "channel": 0})
+		main.add_child(n)
 	mp = get_multiplayer() as SceneMultiplayer
 	if cfg.get("auth", "0") == "1":
 		mp.auth_callback = func(id: int, data: PackedByteArray):
@@ -299,6 +320,9 @@ func spawn_done() -> bool:
 			main.echo.rpc_id(1, "synced")
 	return spawn_seen.has("despawned")
 
+func native_done() -> bool:
+	return cfg.get("native", "0") != "1" or main.get_node("Native").got.size() > 0
+
 func lowest() -> bool:
 	for o in others:
 		if o < me:
@@ -327,6 +351,8 @@ func finish() -> void:
 			fail("synced %s" % str(spawn_seen.get("synced")))
 		if spawn_seen.get("despawned") != ["Thing1", Vector2(7, 8), 41]:
 			fail("despawned %s" % str(spawn_seen.get("despawned")))
+	if cfg.get("native", "0") == "1" and main.get_node("Native").got != ["hi"]:
+		fail("native pong: got %s" % str(main.get_node("Native").got))
 	if n > 1 and joined.size() < n - 1:
 		fail("saw %d peers join, want %d" % [joined.size(), n - 1])
 	if proxy != null:
@@ -359,6 +385,8 @@ func _process(_delta: float) -> bool:
 				me = mp.get_unique_id()
 				for v in values:
 					main.echo.rpc_id(1, v)
+				if cfg.get("native", "0") == "1":
+					main.get_node("Native").rpc_id(1, "ping", "hi")
 				state = "echo"
 			elif st == MultiplayerPeer.CONNECTION_DISCONNECTED:
 				fail("could not connect")
@@ -385,7 +413,7 @@ func _process(_delta: float) -> bool:
 				if r[1] != "relay %d->%d" % [r[0], me]:
 					fail("relayed %s from %d" % [str(r[1]), r[0]])
 			var want := int(cfg.get("peers", "1")) - 1
-			if from.size() >= want and spawn_done():
+			if from.size() >= want and spawn_done() and native_done():
 				state = "leaving"
 		"leaving":
 			if lowest():

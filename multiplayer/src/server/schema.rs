@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::str::FromStr;
 
-use crate::schema_file::{entries, Entry, SchemaError, Transfer};
+use crate::schema_file::{entries, Entry, Method, SchemaError, Transfer};
 use crate::session::glob;
 use crate::RpcMethods;
 
@@ -29,6 +29,7 @@ pub struct RpcSpec {
     mode: RpcMode,
     transfer: TransferMode,
     channel: u8,
+    native: bool,
 }
 
 impl RpcSpec {
@@ -39,6 +40,7 @@ impl RpcSpec {
             mode: RpcMode::AnyPeer,
             transfer: TransferMode::Reliable,
             channel: 0,
+            native: false,
         }
     }
 
@@ -62,6 +64,20 @@ impl RpcSpec {
     pub fn channel(mut self, channel: u8) -> RpcSpec {
         self.channel = channel;
         self
+    }
+
+    /// A method configured on the node with `Node.rpc_config` rather than a script's `@rpc`:
+    /// the engine numbers these apart, with bit 15 set (`0x8000`, `0x8001`, … in name order),
+    /// and puts them first in the checksum.
+    #[must_use]
+    pub fn native(mut self) -> RpcSpec {
+        self.native = true;
+        self
+    }
+
+    /// Whether it is configured with `Node.rpc_config`.
+    pub fn is_native(&self) -> bool {
+        self.native
     }
 
     /// The method's name.
@@ -150,13 +166,16 @@ impl ServerSchema {
         ServerSchema::default()
     }
 
-    /// Serves the nodes matching `pattern`, with these RPC methods (the script's `@rpc` methods).
+    /// Serves the nodes matching `pattern`, with these RPC methods (the script's `@rpc` methods,
+    /// and those configured with `Node.rpc_config`: [`RpcSpec::native`]).
     #[must_use]
     pub fn node(mut self, pattern: &str, methods: impl IntoIterator<Item = RpcSpec>) -> Self {
         let mut specs: Vec<RpcSpec> = methods.into_iter().collect();
         specs.sort_by(|a, b| a.name.cmp(&b.name));
         specs.dedup_by(|a, b| a.name == b.name);
-        let methods = RpcMethods::new(specs.iter().map(|s| s.name.clone()));
+        let (native, script): (Vec<&RpcSpec>, Vec<&RpcSpec>) = specs.iter().partition(|s| s.native);
+        let methods = RpcMethods::new(script.iter().map(|s| s.name.as_str()))
+            .with_node_methods(native.iter().map(|s| s.name.as_str()));
         let checksum = methods.checksum();
         self.nodes.push(NodeSpec {
             pattern: String::from(relative(pattern)),
@@ -185,8 +204,9 @@ impl ServerSchema {
     /// Reads the nodes to serve from a schema file (`docs/schema-file.md`), the file the CLI's
     /// `--schema` reads: each `rpc` line is a node pattern and its `@rpc` methods, each with its
     /// options after `@` (`echo@any_peer`, `hit@unreliable_ordered,2`; `@rpc`'s defaults:
-    /// `authority`, `call_remote`, `reliable`, channel 0). `sync` and `spawned` lines are for
-    /// decoding and are skipped; `native` methods (`Node.rpc_config`) are refused.
+    /// `authority`, `call_remote`, `reliable`, channel 0); those after `native` are configured
+    /// with `Node.rpc_config` ([`RpcSpec::native`]). `sync` and `spawned` lines are for decoding
+    /// and are skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
@@ -200,21 +220,15 @@ impl ServerSchema {
         let mut schema = ServerSchema::new();
         for e in entries(text)? {
             let Entry::Rpc {
-                line,
                 pattern,
                 methods,
                 native,
+                ..
             } = e
             else {
                 continue;
             };
-            if !native.is_empty() {
-                return Err(SchemaError::new(
-                    line,
-                    "native methods (Node.rpc_config) are not served",
-                ));
-            }
-            let specs = methods.into_iter().map(|m| {
+            let spec = |m: &Method<'_>| {
                 let spec = if m.any_peer {
                     RpcSpec::any_peer(m.name)
                 } else {
@@ -225,7 +239,11 @@ impl ServerSchema {
                     Transfer::Unreliable => TransferMode::Unreliable,
                     Transfer::UnreliableOrdered => TransferMode::UnreliableOrdered,
                 })
-            });
+            };
+            let specs = methods
+                .iter()
+                .map(spec)
+                .chain(native.iter().map(|m| spec(m).native()));
             schema = schema.node(pattern, specs);
         }
         Ok(schema)

@@ -602,10 +602,32 @@ fn a_schema_file_drives_the_server() {
             .line(),
         2
     );
-    let e = ServerSchema::parse("rpc Main a native b").unwrap_err();
+    // Methods configured with Node.rpc_config (after `native`): ids from 0x8000, first in the
+    // checksum, as the engine numbers them.
+    let n = ServerSchema::parse("rpc Main b a@any_peer native d c@any_peer,2").unwrap();
+    let main = n.find("Main").unwrap();
+    let ids: Vec<(u16, &str, bool)> = [0, 1, 0x8000, 0x8001]
+        .iter()
+        .map(|&i| {
+            let m = main.by_id(i).unwrap();
+            (i, m.name(), m.is_native())
+        })
+        .collect();
     assert_eq!(
-        e.to_string(),
-        "line 1: native methods (Node.rpc_config) are not served"
+        ids,
+        [
+            (0, "a", false),
+            (1, "b", false),
+            (0x8000, "c", true),
+            (0x8001, "d", true)
+        ]
+    );
+    assert_eq!(main.by_name("c").unwrap().1.transfer_channel(), 2);
+    assert_eq!(
+        main.checksum(),
+        &multiplayer::RpcMethods::new(["a", "b"])
+            .with_node_methods(["c", "d"])
+            .checksum()
     );
     let now = Instant::now();
     let mut c = ServerCore::new(schema, ServerConfig::default());

@@ -219,6 +219,13 @@ pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> Test
                     _ = &mut stop_rx => break,
                 };
                 match &ev {
+                    // Main/Native's methods are configured with Node.rpc_config.
+                    Event::Rpc(call) if call.method() == "ping" => {
+                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                        server
+                            .rpc(To::Peer(call.from()), "Main/Native", "pong", &args)
+                            .unwrap();
+                    }
                     Event::Rpc(call) if call.method() == "echo" => {
                         let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
                         server
@@ -298,11 +305,13 @@ fn cfg4(
     spawn: bool,
     welcome: bool,
 ) -> String {
+    // The test server (spawn) also serves Main/Native's rpc_config methods.
     format!(
-        "transport={transport}\nport={port}\npeers={peers}\nauth={}\nspawn={}\nwelcome={}\n",
+        "transport={transport}\nport={port}\npeers={peers}\nauth={}\nspawn={}\nwelcome={}\nnative={}\n",
         u8::from(auth),
         u8::from(spawn),
-        u8::from(welcome)
+        u8::from(welcome),
+        u8::from(spawn)
     )
 }
 
