@@ -15,8 +15,8 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use crate::cache::RpcMethods;
 use crate::session::{Property, ReplicationMode, StaticSchema};
-use crate::RpcMethods;
 
 /// A schema file that does not read: the line (from 1) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,9 +104,7 @@ pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> 
         };
         let at = |what: String| SchemaError::new(n + 1, what);
         let props = |f: core::str::SplitWhitespace<'_>| {
-            f.map(property)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| at(e))
+            f.map(property).collect::<Result<Vec<_>, _>>().map_err(&at)
         };
         out.push(match kind {
             "rpc" => {
@@ -121,7 +119,7 @@ pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> 
                         .iter()
                         .map(|w| method(w))
                         .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| at(e))
+                        .map_err(&at)
                 };
                 Entry::Rpc {
                     pattern,
