@@ -27,25 +27,7 @@ impl Server {
     /// Godot 3 `WebSocketClient` with `NetworkedMultiplayerPeer`, as the core's flavor says);
     /// returns the bound address. The server picks each client's id.
     pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
-        let listener = TcpListener::bind(addr).await?;
-        let local = listener.local_addr()?;
-        let flavor = self.core().config().flavor;
-        let (events, ids) = (self.events(), self.ids.clone());
-        self.add_task(tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let _ = tune_tcp(&stream);
-                tokio::spawn(connection(
-                    QuickAck(stream),
-                    flavor,
-                    events.clone(),
-                    ids.clone(),
-                ));
-            }
-        }));
-        Ok(local)
+        self.listen_tcp(addr, connection::<QuickAck>).await
     }
 
     /// Listens for `wss://` clients at `addr` (feature `server-wss`), as
@@ -62,6 +44,29 @@ impl Server {
         key_pem: &[u8],
     ) -> Result<SocketAddr, ServerError> {
         let acceptor = tls::acceptor(cert_pem, key_pem)?;
+        self.listen_tcp(addr, move |stream, flavor, events, ids| {
+            let handshake =
+                tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(stream));
+            async move {
+                if let Ok(Ok(tls)) = handshake.await {
+                    connection(tls, flavor, events, ids).await;
+                }
+            }
+        })
+        .await
+    }
+
+    /// Accepts TCP connections at `addr`, tuned ([`tune_tcp`]), each served by `serve` on a task
+    /// of its own; the bound address.
+    async fn listen_tcp<F, Fut>(
+        &mut self,
+        addr: SocketAddr,
+        serve: F,
+    ) -> Result<SocketAddr, ServerError>
+    where
+        F: Fn(QuickAck, Flavor, Events, PeerIds) -> Fut + Send + 'static,
+        Fut: core::future::Future<Output = ()> + Send + 'static,
+    {
         let listener = TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
         let flavor = self.core().config().flavor;
@@ -72,16 +77,7 @@ impl Server {
                     continue;
                 };
                 let _ = tune_tcp(&stream);
-                let (acceptor, events, ids) = (acceptor.clone(), events.clone(), ids.clone());
-                tokio::spawn(async move {
-                    let handshake = tokio::time::timeout(
-                        std::time::Duration::from_secs(10),
-                        acceptor.accept(QuickAck(stream)),
-                    );
-                    if let Ok(Ok(tls)) = handshake.await {
-                        connection(tls, flavor, events, ids).await;
-                    }
-                });
+                tokio::spawn(serve(QuickAck(stream), flavor, events.clone(), ids.clone()));
             }
         }));
         Ok(local)

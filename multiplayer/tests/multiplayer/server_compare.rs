@@ -188,45 +188,39 @@ fn start_shared_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
     use gdvariant_multiplayer::server::{Event, Flavor, Server, ServerConfig, ServerCore, To};
     let (tx, rx) = std::sync::mpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    crate::server_live::on_runtime(move || async move {
+        let schema = crate::server_live::schema(Flavor::Godot4);
+        let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
+        let ws = server
+            .listen_ws("127.0.0.1:0".parse().unwrap())
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let schema = crate::server_live::schema(Flavor::Godot4);
-            let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
-            let ws = server
-                .listen_ws("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            let enet = server
-                .listen_enet("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
-            let state = [pos.clone(), Variant::Int(41), Variant::from("renamed")];
-            let s = server
-                .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
-                .unwrap();
-            server.sync(To::All, s.sync_ids[0], &[pos]).unwrap();
-            server
-                .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
-                .unwrap();
-            tx.send((ws.port(), enet.port())).unwrap();
-            loop {
-                let ev = tokio::select! {
-                    ev = server.next_event() => ev,
-                    _ = &mut stop_rx => break,
-                };
-                if let Event::Rpc(call) = ev {
-                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                    server
-                        .rpc(To::Peer(call.from()), "Main", "echoed", &args)
-                        .unwrap();
-                }
+        let enet = server
+            .listen_enet("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
+        let state = [pos.clone(), Variant::Int(41), Variant::from("renamed")];
+        let s = server
+            .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
+            .unwrap();
+        server.sync(To::All, s.sync_ids[0], &[pos]).unwrap();
+        server
+            .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
+            .unwrap();
+        tx.send((ws.port(), enet.port())).unwrap();
+        loop {
+            let ev = tokio::select! {
+                ev = server.next_event() => ev,
+                _ = &mut stop_rx => break,
+            };
+            if let Event::Rpc(call) = ev {
+                let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                server
+                    .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                    .unwrap();
             }
-        });
+        }
     });
     let (ws, enet) = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
     (ws, enet, stop_tx)

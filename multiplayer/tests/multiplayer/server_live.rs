@@ -151,6 +151,22 @@ pub(crate) fn start_example(godot3: bool) -> Example {
     Example { child, ws, enet }
 }
 
+/// Runs `f`'s future on a current-thread tokio runtime on a thread of its own.
+pub(crate) fn on_runtime<F, Fut>(f: F) -> std::thread::JoinHandle<Fut::Output>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future,
+    Fut::Output: Send + 'static,
+{
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f())
+    })
+}
+
 /// The test server: echo, with authentication (Godot 4), and for Godot 4 a spawned node.
 pub(crate) struct TestServer {
     pub(crate) ws: u16,
@@ -186,90 +202,84 @@ pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
 pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> TestServer {
     let (ports_tx, ports_rx) = smpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    let thread = on_runtime(move || async move {
+        let cfg = ServerConfig {
+            flavor,
+            ..ServerConfig::default()
+        };
+        let mut core = ServerCore::new(schema(flavor), cfg);
+        if auth {
+            core = core.with_auth(Challenge);
+        }
+        let mut server = Server::new(core);
+        let ws = server
+            .listen_ws("127.0.0.1:0".parse().unwrap())
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let cfg = ServerConfig {
-                flavor,
-                ..ServerConfig::default()
+        let enet = server
+            .listen_enet("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        ports_tx.send((ws.port(), enet.port())).unwrap();
+        let mut log = Vec::new();
+        // Per peer: its node and synchronizer net ids, and whether it was synced yet.
+        let mut spawned: std::collections::HashMap<i32, (u32, u32, bool)> = Default::default();
+        loop {
+            let ev = tokio::select! {
+                ev = server.next_event() => ev,
+                _ = &mut stop_rx => break,
             };
-            let mut core = ServerCore::new(schema(flavor), cfg);
-            if auth {
-                core = core.with_auth(Challenge);
-            }
-            let mut server = Server::new(core);
-            let ws = server
-                .listen_ws("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            let enet = server
-                .listen_enet("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            ports_tx.send((ws.port(), enet.port())).unwrap();
-            let mut log = Vec::new();
-            // Per peer: its node and synchronizer net ids, and whether it was synced yet.
-            let mut spawned: std::collections::HashMap<i32, (u32, u32, bool)> = Default::default();
-            loop {
-                let ev = tokio::select! {
-                    ev = server.next_event() => ev,
-                    _ = &mut stop_rx => break,
-                };
-                match &ev {
-                    // Main/Native's methods are configured with Node.rpc_config.
-                    Event::Rpc(call) if call.method() == "ping" => {
-                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                        server
-                            .rpc(To::Peer(call.from()), "Main/Native", "pong", &args)
-                            .unwrap();
-                    }
-                    Event::Rpc(call) if call.method() == "echo" => {
-                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                        server
-                            .rpc(To::Peer(call.from()), "Main", "echoed", &args)
-                            .unwrap();
-                        if let Some((net, sync, synced)) = spawned.get_mut(&call.from()) {
-                            let p = To::Peer(call.from());
-                            if !*synced {
-                                // After the client's first echo the spawn has surely arrived:
-                                // position by SYNC (always), hp by DELTA (on change).
-                                *synced = true;
-                                let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
-                                server.sync(p, *sync, &[pos]).unwrap();
-                                server.delta(p, *sync, 1, &[Variant::Int(41)]).unwrap();
-                            }
-                            let done = args.first().and_then(|a| a.to_owned().ok());
-                            if done == Some(Variant::from("synced")) {
-                                server.despawn(*net).unwrap();
-                            }
-                        }
-                    }
-                    Event::PeerJoined(p) => {
-                        // The server's own RPC, unasked, before the echoes.
-                        server
-                            .rpc(To::Peer(*p), "Main", "echoed", &[Variant::from("welcome")])
-                            .unwrap();
-                        if spawn {
-                            let state = [
-                                Variant::Vector2(Vector2::new(5.0, 6.0)),
-                                Variant::Int(42),
-                                Variant::from("served"),
-                            ];
-                            let s = server
-                                .spawn(To::Peer(*p), "Main/Spawner", 0, "Thing1", 1, &state)
-                                .unwrap();
-                            spawned.insert(*p, (s.net_id, s.sync_ids[0], false));
-                        }
-                    }
-                    _ => {}
+            match &ev {
+                // Main/Native's methods are configured with Node.rpc_config.
+                Event::Rpc(call) if call.method() == "ping" => {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    server
+                        .rpc(To::Peer(call.from()), "Main/Native", "pong", &args)
+                        .unwrap();
                 }
-                log.push(format!("{ev:?}"));
+                Event::Rpc(call) if call.method() == "echo" => {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    server
+                        .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                        .unwrap();
+                    if let Some((net, sync, synced)) = spawned.get_mut(&call.from()) {
+                        let p = To::Peer(call.from());
+                        if !*synced {
+                            // After the client's first echo the spawn has surely arrived:
+                            // position by SYNC (always), hp by DELTA (on change).
+                            *synced = true;
+                            let pos = Variant::Vector2(Vector2::new(7.0, 8.0));
+                            server.sync(p, *sync, &[pos]).unwrap();
+                            server.delta(p, *sync, 1, &[Variant::Int(41)]).unwrap();
+                        }
+                        let done = args.first().and_then(|a| a.to_owned().ok());
+                        if done == Some(Variant::from("synced")) {
+                            server.despawn(*net).unwrap();
+                        }
+                    }
+                }
+                Event::PeerJoined(p) => {
+                    // The server's own RPC, unasked, before the echoes.
+                    server
+                        .rpc(To::Peer(*p), "Main", "echoed", &[Variant::from("welcome")])
+                        .unwrap();
+                    if spawn {
+                        let state = [
+                            Variant::Vector2(Vector2::new(5.0, 6.0)),
+                            Variant::Int(42),
+                            Variant::from("served"),
+                        ];
+                        let s = server
+                            .spawn(To::Peer(*p), "Main/Spawner", 0, "Thing1", 1, &state)
+                            .unwrap();
+                        spawned.insert(*p, (s.net_id, s.sync_ids[0], false));
+                    }
+                }
+                _ => {}
             }
-            log
-        })
+            log.push(format!("{ev:?}"));
+        }
+        log
     });
     let (ws, enet) = ports_rx.recv_timeout(Duration::from_secs(10)).unwrap();
     TestServer {
@@ -361,66 +371,60 @@ fn godot4_clients_of_a_test_server_with_auth() {
 fn start_shared_server() -> TestServer {
     let (ports_tx, ports_rx) = smpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    let thread = on_runtime(move || async move {
+        let core = ServerCore::new(schema(Flavor::Godot4), ServerConfig::default());
+        let mut server = Server::new(core);
+        let ws = server
+            .listen_ws("127.0.0.1:0".parse().unwrap())
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let core = ServerCore::new(schema(Flavor::Godot4), ServerConfig::default());
-            let mut server = Server::new(core);
-            let ws = server
-                .listen_ws("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            let enet = server
-                .listen_enet("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            ports_tx.send((ws.port(), enet.port())).unwrap();
-            let (mut log, mut shared, mut synced) = (Vec::new(), None, Vec::new());
-            loop {
-                let ev = tokio::select! {
-                    ev = server.next_event() => ev,
-                    _ = &mut stop_rx => break,
-                };
-                match &ev {
-                    Event::PeerJoined(_) if shared.is_none() => {
-                        let pos = |x, y| Variant::Vector2(Vector2::new(x, y));
-                        let state = [pos(5.0, 6.0), Variant::Int(42), Variant::from("served")];
-                        let s = server
-                            .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
-                            .unwrap();
-                        server
-                            .sync(To::All, s.sync_ids[0], &[pos(7.0, 8.0)])
-                            .unwrap();
-                        server
-                            .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
-                            .unwrap();
-                        let later = [pos(5.0, 6.0), Variant::Int(42), Variant::from("renamed")];
-                        server.core_mut().set_spawn_state(s.net_id, &later).unwrap();
-                        shared = Some(s.net_id);
-                    }
-                    Event::Rpc(call) if call.method() == "echo" => {
-                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                        let first = args.first().and_then(|a| a.to_owned().ok());
-                        if first == Some(Variant::from("synced")) {
-                            synced.push(call.from());
-                            if synced.len() == 2 {
-                                server.despawn(shared.unwrap()).unwrap();
-                            }
-                        } else {
-                            server
-                                .rpc(To::Peer(call.from()), "Main", "echoed", &args)
-                                .unwrap();
-                        }
-                    }
-                    _ => {}
+        let enet = server
+            .listen_enet("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        ports_tx.send((ws.port(), enet.port())).unwrap();
+        let (mut log, mut shared, mut synced) = (Vec::new(), None, Vec::new());
+        loop {
+            let ev = tokio::select! {
+                ev = server.next_event() => ev,
+                _ = &mut stop_rx => break,
+            };
+            match &ev {
+                Event::PeerJoined(_) if shared.is_none() => {
+                    let pos = |x, y| Variant::Vector2(Vector2::new(x, y));
+                    let state = [pos(5.0, 6.0), Variant::Int(42), Variant::from("served")];
+                    let s = server
+                        .spawn(To::All, "Main/Spawner", 0, "Shared", 1, &state)
+                        .unwrap();
+                    server
+                        .sync(To::All, s.sync_ids[0], &[pos(7.0, 8.0)])
+                        .unwrap();
+                    server
+                        .delta(To::All, s.sync_ids[0], 1, &[Variant::Int(41)])
+                        .unwrap();
+                    let later = [pos(5.0, 6.0), Variant::Int(42), Variant::from("renamed")];
+                    server.core_mut().set_spawn_state(s.net_id, &later).unwrap();
+                    shared = Some(s.net_id);
                 }
-                log.push(format!("{ev:?}"));
+                Event::Rpc(call) if call.method() == "echo" => {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    let first = args.first().and_then(|a| a.to_owned().ok());
+                    if first == Some(Variant::from("synced")) {
+                        synced.push(call.from());
+                        if synced.len() == 2 {
+                            server.despawn(shared.unwrap()).unwrap();
+                        }
+                    } else {
+                        server
+                            .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                            .unwrap();
+                    }
+                }
+                _ => {}
             }
-            log
-        })
+            log.push(format!("{ev:?}"));
+        }
+        log
     });
     let (ws, enet) = ports_rx.recv_timeout(Duration::from_secs(10)).unwrap();
     TestServer {

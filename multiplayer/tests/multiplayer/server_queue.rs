@@ -28,53 +28,47 @@ struct Report {
 fn server(stop: smpsc::Receiver<()>) -> (SocketAddr, SocketAddr, smpsc::Receiver<Report>) {
     let (addrs_tx, addrs_rx) = smpsc::channel();
     let (report_tx, report_rx) = smpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let cfg = ServerConfig {
-                max_send_queue: LIMIT,
-                ..ServerConfig::default()
+    crate::server_live::on_runtime(move || async move {
+        let cfg = ServerConfig {
+            max_send_queue: LIMIT,
+            ..ServerConfig::default()
+        };
+        let mut s = Server::new(ServerCore::new(schema(Flavor::Godot4), cfg));
+        let ws = s.listen_ws("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        let enet = s.listen_enet("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        addrs_tx.send((ws, enet)).unwrap();
+        let big = Variant::from("x".repeat(16 << 10));
+        let mut report = Report {
+            kicks: Vec::new(),
+            max_queued: 0,
+        };
+        while stop.try_recv().is_err() {
+            let Ok(ev) = tokio::time::timeout(Duration::from_millis(50), s.next_event()).await
+            else {
+                continue;
             };
-            let mut s = Server::new(ServerCore::new(schema(Flavor::Godot4), cfg));
-            let ws = s.listen_ws("127.0.0.1:0".parse().unwrap()).await.unwrap();
-            let enet = s.listen_enet("127.0.0.1:0".parse().unwrap()).await.unwrap();
-            addrs_tx.send((ws, enet)).unwrap();
-            let big = Variant::from("x".repeat(16 << 10));
-            let mut report = Report {
-                kicks: Vec::new(),
-                max_queued: 0,
-            };
-            while stop.try_recv().is_err() {
-                let Ok(ev) = tokio::time::timeout(Duration::from_millis(50), s.next_event()).await
-                else {
-                    continue;
-                };
-                match ev {
-                    Event::Rpc(call) => {
-                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                        let tick = args[0].to_owned().unwrap() == Variant::from("tick");
-                        let _ = s.rpc(To::Peer(call.from()), "Main", "echoed", &args);
-                        if tick {
-                            s.rpc(To::All, "Main", "echoed", &[&big]).unwrap();
-                        }
+            match ev {
+                Event::Rpc(call) => {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    let tick = args[0].to_owned().unwrap() == Variant::from("tick");
+                    let _ = s.rpc(To::Peer(call.from()), "Main", "echoed", &args);
+                    if tick {
+                        s.rpc(To::All, "Main", "echoed", &[&big]).unwrap();
                     }
-                    Event::Rejected {
-                        peer,
-                        reason,
-                        kicked: true,
-                    } if reason.contains("send queue") => report.kicks.push((peer, reason)),
-                    _ => {}
                 }
-                let peers: Vec<i32> = s.core().peers().collect();
-                for p in peers {
-                    report.max_queued = report.max_queued.max(s.queued(p).unwrap_or(0));
-                }
+                Event::Rejected {
+                    peer,
+                    reason,
+                    kicked: true,
+                } if reason.contains("send queue") => report.kicks.push((peer, reason)),
+                _ => {}
             }
-            report_tx.send(report).unwrap();
-        });
+            let peers: Vec<i32> = s.core().peers().collect();
+            for p in peers {
+                report.max_queued = report.max_queued.max(s.queued(p).unwrap_or(0));
+            }
+        }
+        report_tx.send(report).unwrap();
     });
     let (ws, enet) = addrs_rx.recv_timeout(Duration::from_secs(10)).unwrap();
     (ws, enet, report_rx)

@@ -24,42 +24,36 @@ fn wss_server() -> (
     let (port_tx, port_rx) = smpsc::channel();
     let (joined_tx, joined_rx) = smpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    crate::server_live::on_runtime(move || async move {
+        let core = ServerCore::new(schema(Flavor::Godot4), ServerConfig::default());
+        let mut server = Server::new(core);
+        let a = server
+            .listen_wss(
+                "127.0.0.1:0".parse().unwrap(),
+                cert.as_bytes(),
+                key.as_bytes(),
+            )
+            .await
             .unwrap();
-        rt.block_on(async move {
-            let core = ServerCore::new(schema(Flavor::Godot4), ServerConfig::default());
-            let mut server = Server::new(core);
-            let a = server
-                .listen_wss(
-                    "127.0.0.1:0".parse().unwrap(),
-                    cert.as_bytes(),
-                    key.as_bytes(),
-                )
-                .await
-                .unwrap();
-            port_tx.send(a.port()).unwrap();
-            let mut joined = 0;
-            loop {
-                let ev = tokio::select! {
-                    ev = server.next_event() => ev,
-                    _ = &mut stop_rx => break,
-                };
-                match ev {
-                    Event::PeerJoined(_) => joined += 1,
-                    Event::Rpc(call) if call.method() == "echo" => {
-                        let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
-                        server
-                            .rpc(To::Peer(call.from()), "Main", "echoed", &args)
-                            .unwrap();
-                    }
-                    _ => {}
+        port_tx.send(a.port()).unwrap();
+        let mut joined = 0;
+        loop {
+            let ev = tokio::select! {
+                ev = server.next_event() => ev,
+                _ = &mut stop_rx => break,
+            };
+            match ev {
+                Event::PeerJoined(_) => joined += 1,
+                Event::Rpc(call) if call.method() == "echo" => {
+                    let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                    server
+                        .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                        .unwrap();
                 }
+                _ => {}
             }
-            joined_tx.send(joined).unwrap();
-        });
+        }
+        joined_tx.send(joined).unwrap();
     });
     let port = port_rx.recv_timeout(Duration::from_secs(10)).unwrap();
     (port, stop_tx, joined_rx)
