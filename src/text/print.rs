@@ -964,7 +964,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 }
                 let x = x as f64;
                 let x = if narrow { f64::from(x as f32) } else { x };
-                put(s, &num::real(x, d))?;
+                put(s, num::real_text(x, d).as_str())?;
             }
             put(s, close)?;
         }};
@@ -977,7 +977,7 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                put(s, &x.to_string())?;
+                put(s, num::int(i64::from(x)).as_str())?;
             }
             put(s, close)?;
         }};
@@ -985,8 +985,8 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     match v.ty() {
         T::Nil => put(s, "null")?,
         T::Bool => put(s, if v.as_bool()? { "true" } else { "false" })?,
-        T::Int => put(s, &v.as_i64()?.to_string())?,
-        T::Float => put(s, &num::float(v.as_f64()?, d))?,
+        T::Int => put(s, num::int(v.as_i64()?).as_str())?,
+        T::Float => put(s, num::float_text(v.as_f64()?, d).as_str())?,
         T::String => {
             ch(s, '"')?;
             escape_multiline(&v.as_text()?.to_string_lossy(), s)?;
@@ -1046,7 +1046,13 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         },
         T::Callable => put(s, "Callable()")?,
         T::Signal => put(s, "Signal()")?,
-        T::PackedByteArray => ints!(v.as_byte_array()?.iter()),
+        T::PackedByteArray => {
+            let bytes = v.as_byte_array()?;
+            put(s, name)?;
+            put(s, open)?;
+            num::write_bytes(bytes, s).map_err(|_| Stop::Write)?;
+            put(s, close)?;
+        }
         T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
         T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
         T::PackedFloat32Array => reals!(v.as_packed::<f32>()?.iter()),
