@@ -208,7 +208,7 @@ mod grisu {
     fn largest_pow10(n: u32) -> (i32, u32) {
         let mut k = 1;
         let mut pow10 = 1u32;
-        while k < 10 && n / pow10 >= 10 {
+        while k < 10 && n >= 10 * pow10 {
             pow10 *= 10;
             k += 1;
         }
