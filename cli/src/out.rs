@@ -296,13 +296,14 @@ impl<'s> Out<'s> {
             }
             self.s.push_str(": ");
             let start = self.s.len();
+            // As `ValueRef`'s `Display`, without its formatting machinery.
             match v.value() {
                 Value::Variant(x) => {
                     let _ = gdvariant::text::to_fmt(&x, &mut *self.s)?;
                 }
-                _ => {
-                    let _ = write!(self.s, "{v}");
-                }
+                Value::Int(i) => self.s.push_str(itoa::Buffer::new().format(i)),
+                Value::Bool(b) => self.s.push_str(if b { "true" } else { "false" }),
+                Value::Bytes(b) => push_bytes_text(self.s, b),
             }
             if self.s[start..].contains('\n') {
                 let tail = self.s.split_off(start);
