@@ -55,7 +55,7 @@ impl<'s> Out<'s> {
             self.s.push_str(" | ");
         } else {
             self.s.push('\n');
-            self.s.extend(std::iter::repeat_n(' ', pad));
+            self.s.extend(std::iter::repeat(' ').take(pad));
         }
     }
 
