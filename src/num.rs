@@ -22,7 +22,9 @@
 //! zeros dropped.
 
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
+#[cfg(feature = "std")]
+use core::fmt;
 
 #[cfg(feature = "std")]
 use crate::types::Dialect;
@@ -33,7 +35,7 @@ use crate::types::Dialect;
 /// `to_chars`), on the `f32` when the value is exactly an `f32`, else on the `f64`. Grisu2's
 /// digits are not always the closest of the shortest: on a tie it keeps the digits it generated
 /// (`2097152.25f32` prints `2097152.2`, where a closest-digit printer may say `2097152.3`).
-fn shortest(x: f64) -> (String, i32) {
+fn shortest(x: f64) -> (NumText, i32) {
     let (digits, exp) = if (x as f32) as f64 == x {
         grisu::digits(grisu::boundaries_f32(x as f32))
     } else {
@@ -48,8 +50,7 @@ fn shortest(x: f64) -> (String, i32) {
 /// and rounding, so that it picks the same digits.
 #[cfg(feature = "std")]
 mod grisu {
-    use alloc::string::String;
-    use alloc::vec::Vec;
+    use super::NumText as Text;
 
     /// `f * 2^e`.
     #[derive(Clone, Copy)]
@@ -76,12 +77,13 @@ mod grisu {
             }
         }
 
-        fn normalize(mut self) -> Fp {
-            while self.f >> 63 == 0 {
-                self.f <<= 1;
-                self.e -= 1;
+        /// Shifts the top bit of `f` (not 0) to bit 63.
+        fn normalize(self) -> Fp {
+            let s = self.f.leading_zeros();
+            Fp {
+                f: self.f << s,
+                e: self.e - s as i32,
             }
-            self
         }
 
         fn normalize_to(self, e: i32) -> Fp {
@@ -206,7 +208,7 @@ mod grisu {
     fn largest_pow10(n: u32) -> (i32, u32) {
         let mut k = 1;
         let mut pow10 = 1u32;
-        while k < 10 && n / pow10 >= 10 {
+        while k < 10 && n >= 10 * pow10 {
             pow10 *= 10;
             k += 1;
         }
@@ -228,7 +230,7 @@ mod grisu {
 
     /// Grisu2's digits of the value bounded by `b` and the decimal exponent of the last one:
     /// `value = digits × 10^exp`.
-    pub(super) fn digits(b: Bounds) -> (String, i32) {
+    pub(super) fn digits(b: Bounds) -> (Text, i32) {
         let (c, ck) = cached_power(b.plus.e);
         let w = b.w.mul(c);
         let wm = b.minus.mul(c);
@@ -242,7 +244,7 @@ mod grisu {
             e: wp.e,
         };
         let mut exp = -ck;
-        let mut buf: Vec<u8> = Vec::with_capacity(20);
+        let mut buf = Text::<64>::new();
         let mut delta = m_plus.sub(m_minus).f;
         let mut dist = m_plus.sub(w).f;
         let shift = -m_plus.e;
@@ -261,8 +263,8 @@ mod grisu {
             if rest <= delta {
                 exp += n;
                 let ten_n = u64::from(pow10) << shift;
-                round(&mut buf, dist, delta, rest, ten_n);
-                return (finish(buf), exp);
+                round(buf.bytes_mut(), dist, delta, rest, ten_n);
+                return (buf, exp);
             }
             pow10 /= 10;
         }
@@ -281,123 +283,289 @@ mod grisu {
             }
         }
         exp -= m;
-        round(&mut buf, dist, delta, p2, one_f);
-        (finish(buf), exp)
-    }
-
-    fn finish(buf: Vec<u8>) -> String {
-        String::from_utf8(buf).unwrap_or_default()
+        round(buf.bytes_mut(), dist, delta, p2, one_f);
+        (buf, exp)
     }
 }
 
+/// A short ASCII text built on the stack (a number's digits or its text, a run of packed
+/// elements), so that printing a number allocates nothing. Pushes past its `N` bytes are
+/// dropped (its users stay far below: a real's text is at most 48 bytes).
+pub(crate) struct NumText<const N: usize = 64> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> NumText<N> {
+    /// An empty text.
+    pub(crate) const fn new() -> Self {
+        NumText {
+            buf: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Its length in bytes.
+    pub(crate) const fn len(&self) -> usize {
+        self.len
+    }
+
+    #[cfg(feature = "std")]
+    /// Empties it.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Appends one byte (ASCII).
+    #[inline]
+    pub(crate) fn push(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    #[cfg(feature = "std")]
+    /// Appends bytes (ASCII).
+    #[inline]
+    pub(crate) fn push_bytes(&mut self, b: &[u8]) {
+        let end = (self.len + b.len()).min(N);
+        let n = end - self.len;
+        self.buf[self.len..end].copy_from_slice(&b[..n]);
+        self.len = end;
+    }
+
+    #[cfg(feature = "std")]
+    /// Its bytes, to change them in place.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[..self.len]
+    }
+
+    #[cfg(feature = "std")]
+    /// The text.
+    #[inline]
+    pub(crate) fn as_str(&self) -> &str {
+        // Only ASCII is ever pushed.
+        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+
+    #[cfg(feature = "std")]
+    fn contains(&self, b: u8) -> bool {
+        self.buf[..self.len].contains(&b)
+    }
+}
+
+#[cfg(feature = "std")]
+impl<const N: usize> fmt::Write for NumText<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.len + s.len() > N {
+            return Err(fmt::Error);
+        }
+        self.push_bytes(s.as_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+/// The decimal text of an integer.
+pub(crate) fn int(x: i64) -> NumText<24> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = x.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut out = NumText::new();
+    if x < 0 {
+        out.push(b'-');
+    }
+    out.push_bytes(&digits[at..]);
+    out
+}
+
+#[cfg(feature = "std")]
+/// The decimal digits of every byte value: up to three digits, then their count.
+const BYTE_DIGITS: [[u8; 4]; 256] = {
+    let mut t = [[0u8; 4]; 256];
+    let mut i = 0;
+    while i < 256 {
+        let (h, d, o) = ((i / 100) as u8, (i / 10 % 10) as u8, (i % 10) as u8);
+        t[i] = if i >= 100 {
+            [b'0' + h, b'0' + d, b'0' + o, 3]
+        } else if i >= 10 {
+            [b'0' + d, b'0' + o, 0, 2]
+        } else {
+            [b'0' + o, 0, 0, 1]
+        };
+        i += 1;
+    }
+    t
+};
+
+#[cfg(feature = "std")]
+/// Writes `bytes` as decimal numbers separated by `, ` (a PackedByteArray's elements), from a
+/// table of the 256 byte values' digits, in runs of up to 1 KiB.
+pub(crate) fn write_bytes<W: fmt::Write + ?Sized>(bytes: &[u8], out: &mut W) -> fmt::Result {
+    const RUN: usize = 1024;
+    let mut run = NumText::<RUN>::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        if run.len() > RUN - 5 {
+            out.write_str(run.as_str())?;
+            run.clear();
+        }
+        if i > 0 {
+            run.push_bytes(b", ");
+        }
+        let d = &BYTE_DIGITS[usize::from(b)];
+        run.push_bytes(&d[..usize::from(d[3])]);
+    }
+    out.write_str(run.as_str())
+}
+
 /// Splits Rust's `LowerExp` output (`1.2345e-7`) into its digits and exponent.
-fn split_exp(s: &str) -> (String, i32) {
+fn split_exp(s: &str) -> (NumText, i32) {
     let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    (digits.to_string(), exp.parse().unwrap_or(0))
+    let mut digits = NumText::<64>::new();
+    for b in mant.bytes().filter(u8::is_ascii_digit) {
+        digits.push(b);
+    }
+    while digits.len() > 0 && digits.buf[digits.len() - 1] == b'0' {
+        digits.len -= 1;
+    }
+    if digits.len() == 0 {
+        digits.push(b'0');
+    }
+    (digits, exp.parse().unwrap_or(0))
+}
+
+/// Writes `x` with `LowerExp` (`{:e}`, or `{:.5e}` with `six`) into a stack buffer and splits
+/// it ([`split_exp`]).
+#[cfg(feature = "std")]
+fn exp_digits(x: f64, six: bool) -> (NumText, i32) {
+    use core::fmt::Write as _;
+    let mut t = NumText::<64>::new();
+    let _ = if six {
+        write!(t, "{x:.5e}")
+    } else {
+        write!(t, "{x:e}")
+    };
+    split_exp(t.as_str())
 }
 
 #[cfg(feature = "std")]
 /// Lays out `digits` (d1 d2 …, value `d1.d2… × 10^exp`) in positional notation.
-fn positional(digits: &str, exp: i32, out: &mut String) {
+fn positional(digits: &[u8], exp: i32, out: &mut NumText) {
     let n = digits.len() as i32;
     if exp < 0 {
-        out.push_str("0.");
+        out.push_bytes(b"0.");
         for _ in 0..(-exp - 1) {
-            out.push('0');
+            out.push(b'0');
         }
-        out.push_str(digits);
+        out.push_bytes(digits);
     } else if exp + 1 >= n {
-        out.push_str(digits);
+        out.push_bytes(digits);
         for _ in 0..(exp + 1 - n) {
-            out.push('0');
+            out.push(b'0');
         }
     } else {
         let (a, b) = digits.split_at((exp + 1) as usize);
-        out.push_str(a);
-        out.push('.');
-        out.push_str(b);
+        out.push_bytes(a);
+        out.push(b'.');
+        out.push_bytes(b);
     }
 }
 
 #[cfg(feature = "std")]
 /// Lays out `digits` in scientific notation with a signed exponent of at least two digits.
-fn scientific(digits: &str, exp: i32, out: &mut String) {
+fn scientific(digits: &[u8], exp: i32, out: &mut NumText) {
     let (a, b) = digits.split_at(1);
-    out.push_str(a);
+    out.push_bytes(a);
     if !b.is_empty() {
-        out.push('.');
-        out.push_str(b);
+        out.push(b'.');
+        out.push_bytes(b);
     }
-    out.push('e');
-    out.push(if exp < 0 { '-' } else { '+' });
+    out.push(b'e');
+    out.push(if exp < 0 { b'-' } else { b'+' });
     let e = exp.unsigned_abs();
     if e < 10 {
-        out.push('0');
+        out.push(b'0');
     }
-    out.push_str(&e.to_string());
+    out.push_bytes(int(i64::from(e)).as_str().as_bytes());
+}
+
+#[cfg(feature = "std")]
+/// A word's text.
+fn word(w: &str) -> NumText {
+    let mut t = NumText::<64>::new();
+    t.push_bytes(w.as_bytes());
+    t
 }
 
 #[cfg(feature = "std")]
 /// Godot 4's `rtos_fix`: how a real number (a float, a vector component, a packed array
 /// element) is printed by `var_to_str`.
-pub(crate) fn real4(x: f64) -> String {
+fn real4(x: f64) -> NumText {
     if x == 0.0 {
-        return "0".into();
+        return word("0");
     }
     if x.is_nan() {
-        return "nan".into();
+        return word("nan");
     }
     if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "inf_neg" }.into();
+        return word(if x > 0.0 { "inf" } else { "inf_neg" });
     }
-    let mut out = String::new();
+    let mut out = NumText::<64>::new();
     if x < 0.0 {
-        out.push('-');
+        out.push(b'-');
     }
     let (digits, exp) = shortest(x.abs());
+    let digits = &digits.buf[..digits.len];
     if (-4..15).contains(&exp) {
-        positional(&digits, exp, &mut out);
+        positional(digits, exp, &mut out);
     } else {
-        scientific(&digits, exp, &mut out);
+        scientific(digits, exp, &mut out);
     }
     out
 }
 
 #[cfg(feature = "std")]
 /// Godot 3's `rtos_fix`: the value narrowed to `f32`, then `printf("%g")`.
-pub(crate) fn real3(x: f64) -> String {
+fn real3(x: f64) -> NumText {
     let x = x as f32 as f64;
     if x == 0.0 {
-        return "0".into();
+        return word("0");
     }
     if x.is_nan() {
         // glibc's printf writes the sign of a NaN.
-        return if x.is_sign_negative() { "-nan" } else { "nan" }.into();
+        return word(if x.is_sign_negative() { "-nan" } else { "nan" });
     }
     if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
+        return word(if x > 0.0 { "inf" } else { "-inf" });
     }
-    let mut out = String::new();
+    let mut out = NumText::<64>::new();
     if x < 0.0 {
-        out.push('-');
+        out.push(b'-');
     }
     // %g with precision 6: round to 6 significant digits, then choose the notation by the
     // exponent of the rounded value, and drop trailing zeros.
-    let (digits, exp) = split_exp(&format!("{:.5e}", x.abs()));
+    let (digits, exp) = exp_digits(x.abs(), true);
+    let digits = &digits.buf[..digits.len];
     if (-4..6).contains(&exp) {
-        positional(&digits, exp, &mut out);
+        positional(digits, exp, &mut out);
     } else {
-        scientific(&digits, exp, &mut out);
+        scientific(digits, exp, &mut out);
     }
     out
 }
 
 #[cfg(feature = "std")]
-/// A real number as the dialect prints it (see [`real4`], [`real3`]).
-pub(crate) fn real(x: f64, dialect: Dialect) -> String {
+/// A real number as the dialect prints it (see [`real4`], [`real3`]), on the stack.
+pub(crate) fn real_text(x: f64, dialect: Dialect) -> NumText {
     match dialect {
         Dialect::Godot4 => real4(x),
         Dialect::Godot3 => real3(x),
@@ -405,18 +573,30 @@ pub(crate) fn real(x: f64, dialect: Dialect) -> String {
 }
 
 #[cfg(feature = "std")]
-/// A standalone `float` value as the dialect prints it: like [`real`], with `.0` appended
+/// A real number as the dialect prints it (see [`real_text`]).
+pub(crate) fn real(x: f64, dialect: Dialect) -> String {
+    real_text(x, dialect).as_str().into()
+}
+
+#[cfg(feature = "std")]
+/// A standalone `float` value as the dialect prints it: like [`real_text`], with `.0` appended
 /// when the text has neither `.` nor an exponent (`1.0`, `-inf.0` in Godot 3).
-pub(crate) fn float(x: f64, dialect: Dialect) -> String {
-    let mut s = real(x, dialect);
+pub(crate) fn float_text(x: f64, dialect: Dialect) -> NumText {
+    let mut s = real_text(x, dialect);
     let word = match dialect {
-        Dialect::Godot4 => s == "inf" || s == "inf_neg" || s == "nan",
-        Dialect::Godot3 => s == "inf" || s == "nan",
+        Dialect::Godot4 => matches!(s.as_str(), "inf" | "inf_neg" | "nan"),
+        Dialect::Godot3 => matches!(s.as_str(), "inf" | "nan"),
     };
-    if !word && !s.contains('.') && !s.contains('e') {
-        s.push_str(".0");
+    if !word && !s.contains(b'.') && !s.contains(b'e') {
+        s.push_bytes(b".0");
     }
     s
+}
+
+#[cfg(feature = "std")]
+/// A standalone `float` value as the dialect prints it (see [`float_text`]).
+pub(crate) fn float(x: f64, dialect: Dialect) -> String {
+    float_text(x, dialect).as_str().into()
 }
 
 #[cfg(feature = "std")]
@@ -430,20 +610,21 @@ pub(crate) fn json_f64(x: f64) -> Option<String> {
     if x == 0.0 {
         return Some(if x.is_sign_negative() { "-0.0" } else { "0.0" }.into());
     }
-    let mut out = String::new();
+    let mut out = NumText::<64>::new();
     if x < 0.0 {
-        out.push('-');
+        out.push(b'-');
     }
-    let (digits, exp) = split_exp(&format!("{:e}", x.abs()));
+    let (digits, exp) = exp_digits(x.abs(), false);
+    let digits = &digits.buf[..digits.len];
     if (-5..17).contains(&exp) {
-        positional(&digits, exp, &mut out);
-        if !out.contains('.') {
-            out.push_str(".0");
+        positional(digits, exp, &mut out);
+        if !out.contains(b'.') {
+            out.push_bytes(b".0");
         }
     } else {
-        scientific(&digits, exp, &mut out);
+        scientific(digits, exp, &mut out);
     }
-    Some(out)
+    Some(out.as_str().into())
 }
 
 // ----- integers from reals, as C++ casts them -----
@@ -599,7 +780,7 @@ mod tests {
             (5e-324, "5e-324"),
         ];
         for &(x, s) in cases {
-            assert_eq!(real4(x), s, "{x:e}");
+            assert_eq!(real4(x).as_str(), s, "{x:e}");
         }
         assert_eq!(float(10000000000.0, Dialect::Godot4), "10000000000.0");
         assert_eq!(float(1e-5, Dialect::Godot4), "1e-05");
@@ -623,10 +804,10 @@ mod tests {
             (9007199254740994.0, "9.0072e+15"),
         ];
         for &(x, s) in cases {
-            assert_eq!(real3(x), s, "{x:e}");
+            assert_eq!(real3(x).as_str(), s, "{x:e}");
         }
         assert_eq!(float(123456.5, Dialect::Godot3), "123456.0");
-        assert_eq!(real3(-f64::NAN), "-nan");
+        assert_eq!(real3(-f64::NAN).as_str(), "-nan");
         assert_eq!(float(-f64::NAN, Dialect::Godot3), "-nan.0");
         assert_eq!(float(f64::NAN, Dialect::Godot3), "nan");
         assert_eq!(float(1e10, Dialect::Godot3), "1e+10");

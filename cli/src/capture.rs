@@ -1,8 +1,10 @@
 //! `gdvariant capture [decode] FILE...`: the Godot traffic of packet captures (pcap, pcapng), one
 //! line per message, both directions of every flow in capture order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
@@ -139,21 +141,67 @@ struct FlowStats {
     commands: BTreeMap<String, Count>,
 }
 
+/// Output is written in blocks of about this many bytes.
+const BLOCK: usize = 1 << 20;
+
+/// A hasher for the shower's keys: flow numbers (which the capture reader gives in order, not
+/// the capture's bytes), peer ids and cache ids, mixed by multiplication.
+#[derive(Default)]
+struct FlowHasher(u64);
+
+impl Hasher for FlowHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_i32(&mut self, n: i32) {
+        self.write_u64(u64::from(n as u32));
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+}
+
+type FlowMap<K, V> = HashMap<K, V, BuildHasherDefault<FlowHasher>>;
+
+/// What the shower keeps per flow and direction.
+#[derive(Default)]
+struct Side {
+    /// The receiver's session (what the sender told it).
+    session: Session,
+    /// The text between a line's time and its body, and what it was made of: a few per
+    /// direction (its channels, the peer ids once known).
+    heads: Vec<(Head, String)>,
+}
+
 struct Shower<'a> {
     a: &'a CaptureArgs,
     opts: PacketOptions,
     schema: StaticSchema,
-    /// One session per flow and receiving side.
-    sessions: HashMap<(FlowId, bool), Session>,
+    /// Per flow and direction (whether the client sends).
+    sides: FlowMap<(FlowId, bool), Side>,
     /// Godot 3: (flow, receiving side, sender, cache id) -> path.
-    paths3: HashMap<(FlowId, bool, i32, u32), String>,
+    paths3: FlowMap<(FlowId, bool, i32, u32), String>,
     stats: BTreeMap<FlowId, FlowStats>,
     types: BTreeMap<&'static str, u64>,
     errors: u64,
-    line: String,
-    body: String,
-    /// Per flow and side: the text between the time and the body, and what it was made of.
-    heads: HashMap<(FlowId, bool), Vec<(Head, String)>>,
+    /// The output not written yet: whole lines, written out in blocks of [`BLOCK`].
+    buf: String,
 }
 
 /// What the text between a line's time and its body shows.
@@ -188,23 +236,17 @@ fn head_text(ev: &Event<'_>) -> String {
 fn push_time(l: &mut String, prefix: &str, t: gdvariant_multiplayer::capture::Timestamp) {
     l.push_str(prefix);
     let day = t.secs() % 86400;
-    let two = |l: &mut String, n: u64| {
-        l.push(char::from(b'0' + (n / 10) as u8));
-        l.push(char::from(b'0' + (n % 10) as u8));
-    };
-    two(l, day / 3600);
-    l.push(':');
-    two(l, day / 60 % 60);
-    l.push(':');
-    two(l, day % 60);
-    l.push('.');
+    let mut text = *b"00:00:00.000000";
+    for (at, n) in [(0, day / 3600), (3, day / 60 % 60), (6, day % 60)] {
+        text[at] += (n / 10) as u8;
+        text[at + 1] += (n % 10) as u8;
+    }
     let mut micros = t.nanos() / 1000;
-    let mut digits = [b'0'; 6];
-    for d in digits.iter_mut().rev() {
+    for d in text[9..].iter_mut().rev() {
         *d += (micros % 10) as u8;
         micros /= 10;
     }
-    l.extend(digits.iter().map(|d| char::from(*d)));
+    l.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// Runs `gdvariant capture`; returns the exit status.
@@ -247,14 +289,12 @@ pub fn run(
         a: &a,
         opts,
         schema,
-        sessions: HashMap::new(),
-        paths3: HashMap::new(),
+        sides: FlowMap::default(),
+        paths3: FlowMap::default(),
         stats: BTreeMap::new(),
         types: BTreeMap::new(),
         errors: 0,
-        line: String::new(),
-        body: String::new(),
-        heads: HashMap::new(),
+        buf: String::with_capacity(BLOCK + (BLOCK >> 2)),
     };
     let mut bad = 0;
     for file in &files {
@@ -274,18 +314,22 @@ pub fn run(
                 continue;
             }
         };
-        s.sessions.clear();
+        s.sides.clear();
         s.paths3.clear();
-        s.heads.clear();
         let prefix = if files.len() > 1 {
             format!("{file}: ")
         } else {
             String::new()
         };
         while let Some(ev) = capture.next_event() {
-            s.event(&ev, &prefix, out)?;
+            s.event(&ev, &prefix);
+            if s.buf.len() >= BLOCK {
+                out.write_all(s.buf.as_bytes())?;
+                s.buf.clear();
+            }
         }
     }
+    out.write_all(s.buf.as_bytes())?;
     if a.stats {
         s.summary(out)?;
     }
@@ -358,7 +402,8 @@ fn control_text(c: &Control) -> String {
 }
 
 impl Shower<'_> {
-    fn event(&mut self, ev: &Event<'_>, prefix: &str, out: &mut dyn Write) -> Result<(), Fail> {
+    /// Appends the line of `ev` to the output (or counts it).
+    fn event(&mut self, ev: &Event<'_>, prefix: &str) {
         let json = self.a.format == CaptureFormat::Json;
         let kind = match &ev.body {
             Body::Value { .. } => Some(Kind::Value),
@@ -382,92 +427,111 @@ impl Shower<'_> {
             && (self.a.command.is_empty() || kind.is_some_and(|k| self.a.command.contains(&k)));
         // Every packet is read, shown or not: it keeps the session's path cache up to date.
         if !shown && !matches!(ev.body, Body::Packet { .. }) {
-            return Ok(());
+            return;
         }
-        self.body.clear();
-        let mut body = std::mem::take(&mut self.body);
-        let name = self.render(ev, json, &mut body);
-        if !shown {
-            self.body = body;
-            return Ok(());
-        }
-        if self.a.stats {
-            self.count(ev, &name);
-            self.body = body;
-            return Ok(());
-        }
-        self.line.clear();
-        let l = &mut self.line;
-        if json {
-            let _ = write!(
-                l,
-                "{{\"time\":\"{}.{:09}\",\"record\":{},\"flow\":{},\"src\":\"{}\",\"dst\":\"{}\"",
-                ev.time.secs(),
-                ev.time.nanos(),
-                ev.record,
-                ev.flow,
-                ev.src,
-                ev.dst
-            );
-            if let Some(p) = ev.from_peer {
-                let _ = write!(l, ",\"from_peer\":{p}");
+        // The line is written in place; what is not shown is cut off again.
+        let mut buf = std::mem::take(&mut self.buf);
+        let line = buf.len();
+        if !shown || self.a.stats {
+            let name = self.render(ev, json, &mut buf);
+            buf.truncate(line);
+            if shown {
+                self.count(ev, &name);
             }
-            if let Some(p) = ev.to_peer {
-                let _ = write!(l, ",\"to_peer\":{p}");
-            }
-            if let Some(t) = ev.transport {
-                let _ = write!(l, ",\"transport\":\"{t}\"");
-            }
-            if let Some(c) = ev.channel {
-                let _ = write!(
-                    l,
-                    ",\"channel\":{},\"transfer_channel\":{},\"mode\":\"{}\"",
-                    c.enet,
-                    c.transfer,
-                    c.mode.name()
-                );
-            }
-            let _ = writeln!(l, ",{body}}}");
+        } else if json {
+            self.json_head(ev, &mut buf);
+            buf.push(',');
+            self.render(ev, json, &mut buf);
+            buf.push_str("}\n");
         } else {
-            push_time(l, prefix, ev.time);
+            push_time(&mut buf, prefix, ev.time);
             if ev.flow != 0 {
-                let key = Head {
-                    from_peer: ev.from_peer,
-                    to_peer: ev.to_peer,
-                    transport: ev.transport,
-                    channel: ev.channel,
-                };
-                // A few heads per flow and side (its channels, the peer ids once known).
-                let cached = self.heads.entry((ev.flow, ev.from_client)).or_default();
-                match cached.iter().find(|(k, _)| *k == key) {
-                    Some((_, text)) => l.push_str(text),
-                    None => {
-                        let text = head_text(ev);
-                        l.push_str(&text);
-                        if cached.len() >= 16 {
-                            cached.remove(0);
-                        }
-                        cached.push((key, text));
-                    }
-                }
+                self.push_head(ev, &mut buf);
             }
-            l.push(' ');
-            l.push_str(body.trim_end());
-            l.push('\n');
+            buf.push(' ');
+            let body = buf.len();
+            self.render(ev, json, &mut buf);
+            let kept = buf[body..].trim_end().len();
+            buf.truncate(body + kept);
+            buf.push('\n');
         }
-        out.write_all(self.line.as_bytes())?;
-        self.body = body;
-        Ok(())
+        self.buf = buf;
     }
 
-    /// Renders the body of `ev` into `s` (text, or JSON fields); returns its name for the
+    /// The JSON line's fields before its body's.
+    fn json_head(&self, ev: &Event<'_>, l: &mut String) {
+        let _ = write!(
+            l,
+            "{{\"time\":\"{}.{:09}\",\"record\":{},\"flow\":{},\"src\":\"{}\",\"dst\":\"{}\"",
+            ev.time.secs(),
+            ev.time.nanos(),
+            ev.record,
+            ev.flow,
+            ev.src,
+            ev.dst
+        );
+        if let Some(p) = ev.from_peer {
+            let _ = write!(l, ",\"from_peer\":{p}");
+        }
+        if let Some(p) = ev.to_peer {
+            let _ = write!(l, ",\"to_peer\":{p}");
+        }
+        if let Some(t) = ev.transport {
+            let _ = write!(l, ",\"transport\":\"{t}\"");
+        }
+        if let Some(c) = ev.channel {
+            let _ = write!(
+                l,
+                ",\"channel\":{},\"transfer_channel\":{},\"mode\":\"{}\"",
+                c.enet,
+                c.transfer,
+                c.mode.name()
+            );
+        }
+    }
+
+    /// Appends the text between the line's time and its body (kept per flow and direction).
+    fn push_head(&mut self, ev: &Event<'_>, l: &mut String) {
+        let key = Head {
+            from_peer: ev.from_peer,
+            to_peer: ev.to_peer,
+            transport: ev.transport,
+            channel: ev.channel,
+        };
+        let cached = &mut self
+            .sides
+            .entry((ev.flow, ev.from_client))
+            .or_default()
+            .heads;
+        match cached.iter().find(|(k, _)| *k == key) {
+            Some((_, text)) => l.push_str(text),
+            None => {
+                let text = head_text(ev);
+                l.push_str(&text);
+                if cached.len() >= 16 {
+                    cached.remove(0);
+                }
+                cached.push((key, text));
+            }
+        }
+    }
+
+    /// Appends the body of `ev` to `s` (text, or JSON fields); returns its name for the
     /// statistics.
-    fn render(&mut self, ev: &Event<'_>, json: bool, s: &mut String) -> String {
+    fn render(&mut self, ev: &Event<'_>, json: bool, s: &mut String) -> Cow<'static, str> {
+        let start = s.len();
         match &ev.body {
             Body::Value { bytes, dialect } => {
                 let o = ReadOptions::new()
                     .with_dialect(*dialect)
                     .with_full_objects(self.a.allow_objects);
+                if json {
+                    let _ = write!(
+                        s,
+                        "\"dialect\":{},\"value\":",
+                        if *dialect == Dialect::Godot3 { 3 } else { 4 }
+                    );
+                }
                 let r = gdvariant::parse_with(bytes, &o).and_then(|v| {
                     let used = v.raw()?.len();
                     if used != bytes.len() {
@@ -478,60 +542,60 @@ impl Shower<'_> {
                             used,
                         ));
                     }
-                    let text = if json {
-                        gdvariant::json::to_string(&v)?
+                    if json {
+                        s.push_str(&gdvariant::json::to_string(&v)?);
                     } else {
-                        gdvariant::text::to_string(&v)?.replace('\n', " ")
-                    };
-                    Ok((v.ty(), text))
+                        let at = s.len();
+                        let _ = gdvariant::text::to_fmt(&v, &mut *s)?;
+                        if s[at..].contains('\n') {
+                            let tail = s.split_off(at);
+                            s.push_str(&tail.replace('\n', " "));
+                        }
+                    }
+                    Ok(v.ty())
                 });
                 match r {
-                    Ok((ty, text)) => {
+                    Ok(ty) => {
                         *self.types.entry(type_name(ty)).or_default() += 1;
-                        if json {
-                            let _ = write!(
-                                s,
-                                "\"dialect\":{},\"value\":{text}",
-                                if *dialect == Dialect::Godot3 { 3 } else { 4 }
-                            );
-                        } else {
-                            s.push_str(&text);
-                        }
-                        type_name(ty).to_string()
+                        Cow::Borrowed(type_name(ty))
                     }
                     Err(e) => {
                         self.errors += 1;
+                        s.truncate(start);
                         self.error(s, json, &format!("value: {e}"));
                         "error".into()
                     }
                 }
             }
             Body::Packet { bytes, dialect } => {
-                let side = !ev.from_client;
                 let from = ev.from_peer.unwrap_or(if ev.from_client { -1 } else { -2 });
                 let res = match dialect {
                     Dialect::Godot4 => {
-                        let session = self.sessions.entry((ev.flow, side)).or_default();
+                        let side = self.sides.entry((ev.flow, ev.from_client)).or_default();
+                        let session = &mut side.session;
                         match gdvariant_multiplayer::parse_with(bytes, &self.opts) {
                             Ok(p) => {
                                 session.observe(from, &p);
-                                let name = p.name().to_string();
+                                let name = p.name();
                                 let mut o = Out::new(s, json);
                                 if !json {
                                     o = o.inline();
                                 }
-                                mp::show4(&p, from, session, &self.schema, &mut o).map(|()| name)
+                                mp::show4(&p, from, session, &self.schema, &mut o)
+                                    .map(|()| Cow::Borrowed(name))
                             }
                             Err(e) => Err(e),
                         }
                     }
-                    Dialect::Godot3 => self.show3(ev.flow, side, bytes, from, json, s),
+                    Dialect::Godot3 => self
+                        .show3(ev.flow, !ev.from_client, bytes, from, json, s)
+                        .map(Cow::Borrowed),
                 };
                 match res {
                     Ok(name) => name,
                     Err(e) => {
                         self.errors += 1;
-                        s.clear();
+                        s.truncate(start);
                         self.error(s, json, &format!("packet: {e}"));
                         "error".into()
                     }
@@ -539,10 +603,8 @@ impl Shower<'_> {
             }
             Body::Control(c) => {
                 if let Control::End { .. } = c {
-                    self.sessions.remove(&(ev.flow, false));
-                    self.sessions.remove(&(ev.flow, true));
-                    self.heads.remove(&(ev.flow, false));
-                    self.heads.remove(&(ev.flow, true));
+                    self.sides.remove(&(ev.flow, false));
+                    self.sides.remove(&(ev.flow, true));
                 }
                 let text = control_text(c);
                 if json {
@@ -550,7 +612,7 @@ impl Shower<'_> {
                 } else {
                     s.push_str(&text);
                 }
-                text.split(' ').next().unwrap_or("").to_string()
+                text.split(' ').next().unwrap_or("").to_string().into()
             }
             Body::Error(e) => {
                 self.error(s, json, &e.to_string());
@@ -575,15 +637,15 @@ impl Shower<'_> {
         from: i32,
         json: bool,
         s: &mut String,
-    ) -> Result<String, gdvariant::Error> {
+    ) -> Result<&'static str, gdvariant::Error> {
         let p = godot3::parse_with(bytes, &self.opts)?;
         p.validate()?;
         let mut o = Out::new(s, json);
         if !json {
             o = o.inline();
         }
-        let name = p.command().name().to_string();
-        o.cmd(&name);
+        let name = p.command().name();
+        o.cmd(name);
         let path = |n: gdvariant_multiplayer::NodeTarget<'_>| match n {
             gdvariant_multiplayer::NodeTarget::Id(id) => {
                 self.paths3.get(&(flow, side, from, id)).cloned()

@@ -6,6 +6,7 @@ mod app;
 mod capture;
 mod host;
 mod mp;
+mod out;
 mod path;
 #[cfg(all(test, feature = "__count-reads"))]
 mod scaling;

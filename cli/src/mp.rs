@@ -1,6 +1,6 @@
 //! `gdvariant multiplayer` (alias `mp`): Godot's high-level multiplayer packets, decoded.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
 use std::io::Write;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -8,10 +8,11 @@ use gdvariant::framing::{raw_frames, Endian, FrameOptions};
 use gdvariant::Error;
 use gdvariant_multiplayer::{
     self, delta_properties, godot3, spawn_properties, sync_properties, NodeTarget, Packet,
-    PacketOptions, Property, Protocol, Schema, Session, StaticSchema, SysKind, Value, ValueRef,
+    PacketOptions, Property, Protocol, Schema, Session, StaticSchema, SysKind, ValueRef,
 };
 
 use crate::host::{Fail, Host};
+pub(crate) use crate::out::{jstr, Out};
 
 const AFTER_HELP: &str = "\
 Exit status: 0 success, 1 invalid input (every packet is still shown), 2 usage error.";
@@ -319,16 +320,30 @@ pub(crate) fn show4(
     o.cmd(p.name());
     match p {
         Packet::RemoteCall(c) => {
-            let path = session.node_path(from, c);
+            // As `Session::node_path` and `Session::method_name`, borrowing the session's path.
+            let path = match c.node() {
+                NodeTarget::Path(p) => Some(p.to_string_lossy()),
+                NodeTarget::Id(id) => session.path(from, id).map(Cow::Borrowed),
+            };
             node(o, c.node(), path.as_deref());
             o.field_num("method", c.method());
-            if let Some(name) = session.method_name(from, c, schema) {
+            let name = path
+                .as_deref()
+                .and_then(|p| schema.rpc_methods(p))
+                .and_then(|m| m.name(c.method()));
+            if let Some(name) = name {
                 o.field_str("name", name);
             }
+            let width = match c.node_id_width() {
+                1 => None,
+                2 => Some(Cow::Borrowed("node id 16 bits")),
+                4 => Some(Cow::Borrowed("node id 32 bits")),
+                w => Some(Cow::Owned(format!("node id {} bits", 8 * w))),
+            };
             let flags = [
-                (c.node_id_width() != 1).then(|| format!("node id {} bits", 8 * c.node_id_width())),
-                (c.method_id_width() == 2).then(|| "method id 16 bits".to_string()),
-                c.is_byte_only().then(|| "byte-only".to_string()),
+                width,
+                (c.method_id_width() == 2).then_some(Cow::Borrowed("method id 16 bits")),
+                c.is_byte_only().then_some(Cow::Borrowed("byte-only")),
             ];
             o.flags(&flags);
             values(o, "args", c.args(), &[])?;
@@ -369,7 +384,7 @@ pub(crate) fn show4(
             let mut names = Vec::new();
             for id in s.sync_ids() {
                 match session.synchronizer(from, id, schema) {
-                    Some(props) => names.extend(spawn_properties(props).map(|p| p.name.clone())),
+                    Some(props) => names.extend(spawn_properties(props).map(|p| p.name.as_str())),
                     None => break,
                 }
             }
@@ -425,11 +440,11 @@ pub(crate) fn show4(
     Ok(())
 }
 
-fn names_of(props: Option<Vec<&Property>>) -> Vec<String> {
+fn names_of(props: Option<Vec<&Property>>) -> Vec<&str> {
     props
         .unwrap_or_default()
         .into_iter()
-        .map(|p| p.name.clone())
+        .map(|p| p.name.as_str())
         .collect()
 }
 
@@ -463,360 +478,16 @@ pub(crate) fn node(o: &mut Out<'_>, n: NodeTarget<'_>, path: Option<&str>) {
 
 pub(crate) fn values<'a>(
     o: &mut Out<'_>,
-    label: &str,
+    label: &'static str,
     vs: impl Iterator<Item = gdvariant::Result<ValueRef<'a>>>,
-    names: &[String],
+    names: &[&str],
 ) -> Result<(), Error> {
     o.list_open(label);
     for (i, v) in vs.enumerate() {
-        o.value(names.get(i).map(String::as_str), &v?)?;
+        o.value(names.get(i).copied(), &v?)?;
     }
     o.list_close();
     Ok(())
-}
-
-/// The output of one packet: text (a head line, indented values) or one JSON object's fields.
-pub(crate) struct Out<'s> {
-    s: &'s mut String,
-    json: bool,
-    /// Text: the indentation of nested lines. JSON: whether a field was written at this level.
-    depth: usize,
-    first: Vec<bool>,
-    /// Text: the open lists' labels and how many values each has shown.
-    labels: Vec<(String, usize)>,
-    /// Text on one line: fields and values separated by ` | `, values' own line breaks as
-    /// spaces (`gdvariant capture`).
-    inline: bool,
-}
-
-impl<'s> Out<'s> {
-    pub(crate) fn new(s: &'s mut String, json: bool) -> Out<'s> {
-        Out {
-            s,
-            json,
-            depth: 1,
-            first: vec![true],
-            labels: Vec::new(),
-            inline: false,
-        }
-    }
-
-    /// The same output on one line (text).
-    pub(crate) fn inline(mut self) -> Out<'s> {
-        self.inline = true;
-        self
-    }
-
-    /// What starts a nested line indented by `pad`.
-    fn br(&self, pad: usize) -> String {
-        if self.inline {
-            " | ".to_string()
-        } else {
-            format!("\n{:pad$}", "")
-        }
-    }
-
-    /// What a line break inside a value's text becomes.
-    fn fold(&self, pad: usize) -> String {
-        if self.inline {
-            " ".to_string()
-        } else {
-            format!("\n{:pad$}", "")
-        }
-    }
-
-    fn sep(&mut self) {
-        let first = self.first.last_mut().expect("level");
-        if !*first {
-            self.s.push(',');
-        }
-        *first = false;
-    }
-
-    fn key(&mut self, k: &str) {
-        self.sep();
-        let _ = write!(self.s, "{}:", jstr(k));
-    }
-
-    pub(crate) fn cmd(&mut self, name: &str) {
-        if self.json {
-            self.key("command");
-            self.s.push_str(&jstr(name));
-        } else {
-            self.s.push_str(name);
-        }
-    }
-
-    pub(crate) fn field_raw(&mut self, k: &str, text: &str, json: &str) {
-        if self.json {
-            self.key(k);
-            self.s.push_str(json);
-        } else {
-            self.text_key(k);
-            self.s.push_str(text);
-        }
-    }
-
-    /// ` key ` with `_` as spaces.
-    fn text_key(&mut self, k: &str) {
-        self.s.push(' ');
-        self.s
-            .extend(k.chars().map(|c| if c == '_' { ' ' } else { c }));
-        self.s.push(' ');
-    }
-
-    pub(crate) fn field_num(&mut self, k: &str, n: impl std::fmt::Display) {
-        if self.json {
-            self.key(k);
-        } else {
-            self.text_key(k);
-        }
-        let _ = write!(self.s, "{n}");
-    }
-
-    fn field_bool(&mut self, k: &str, b: bool) {
-        let t = b.to_string();
-        self.field_raw(k, &t, &t);
-    }
-
-    pub(crate) fn field_str(&mut self, k: &str, v: &str) {
-        let j = jstr(v);
-        self.field_raw(k, &j, &j);
-    }
-
-    pub(crate) fn field_bytes(&mut self, k: &str, b: &[u8]) {
-        let text = bytes_text(b);
-        let json = format!(
-            "{{\"$PackedByteArray\":[{}]}}",
-            b.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
-        );
-        self.field_raw(k, &text, &json);
-    }
-
-    fn field_list(&mut self, k: &str, items: impl Iterator<Item = u32>) {
-        let items: Vec<String> = items.map(|i| i.to_string()).collect();
-        let t = format!("[{}]", items.join(", "));
-        let j = format!("[{}]", items.join(","));
-        self.field_raw(k, &t, &j);
-    }
-
-    fn flags(&mut self, flags: &[Option<String>]) {
-        let flags: Vec<&String> = flags.iter().flatten().collect();
-        if self.json {
-            self.key("flags");
-            let items: Vec<String> = flags.iter().map(|f| jstr(f)).collect();
-            let _ = write!(self.s, "[{}]", items.join(","));
-        } else if !flags.is_empty() {
-            let items: Vec<&str> = flags.iter().map(|f| f.as_str()).collect();
-            let _ = write!(self.s, " ({})", items.join(", "));
-        }
-    }
-
-    fn list_open(&mut self, k: &str) {
-        if self.json {
-            self.key(k);
-            self.s.push('[');
-            self.first.push(true);
-        } else {
-            // Each value or entry says what it is on its own line.
-            let k = match k {
-                "args" => "arg",
-                "entries" => "entry",
-                "values" => "value",
-                k => k,
-            };
-            self.labels.push((k.to_string(), 0));
-        }
-    }
-
-    fn list_close(&mut self) {
-        if self.json {
-            self.s.push(']');
-            self.first.pop();
-        } else {
-            self.labels.pop();
-        }
-    }
-
-    fn item_open(&mut self) {
-        if self.json {
-            self.sep();
-            self.s.push('{');
-            self.first.push(true);
-        } else {
-            let label = self.labels.last().map_or("", |l| l.0.as_str()).to_string();
-            let br = self.br(2 * self.depth);
-            let _ = write!(self.s, "{br}{label}");
-            self.depth += 1;
-        }
-    }
-
-    fn item_close(&mut self) {
-        if self.json {
-            self.s.push('}');
-            self.first.pop();
-        } else {
-            self.depth -= 1;
-        }
-    }
-
-    fn nested_open(&mut self, k: &str) {
-        if self.json {
-            self.key(k);
-            self.s.push('{');
-            self.first.push(true);
-        } else {
-            self.depth += 1;
-            let br = self.br(2 * (self.depth - 1));
-            self.s.push_str(&br);
-        }
-    }
-
-    fn nested_close(&mut self) {
-        if self.json {
-            self.s.push('}');
-            self.first.pop();
-        } else {
-            self.depth -= 1;
-        }
-    }
-
-    fn value(&mut self, name: Option<&str>, v: &ValueRef<'_>) -> Result<(), Error> {
-        if self.json {
-            self.sep();
-            let json = value_json(v)?;
-            match name {
-                Some(n) => {
-                    let _ = write!(self.s, "{{\"name\":{},\"value\":{json}}}", jstr(n));
-                }
-                None => self.s.push_str(&json),
-            }
-        } else if self.inline {
-            // One line, written in place (`gdvariant capture` shows every value of a capture).
-            let Out { s, labels, .. } = self;
-            s.push_str(" | ");
-            let i = match labels.last_mut() {
-                Some((l, n)) => {
-                    s.push_str(l);
-                    *n += 1;
-                    *n - 1
-                }
-                None => 0,
-            };
-            match name {
-                Some(n) => {
-                    s.push(' ');
-                    s.push_str(n);
-                }
-                None => {
-                    let _ = write!(s, " {i}");
-                }
-            }
-            s.push_str(": ");
-            let start = s.len();
-            match v.value() {
-                Value::Variant(x) => {
-                    let _ = gdvariant::text::to_fmt(&x, &mut **s)?;
-                }
-                _ => {
-                    let _ = write!(s, "{v}");
-                }
-            }
-            if s[start..].contains('\n') {
-                let tail = s.split_off(start);
-                s.push_str(&tail.replace('\n', " "));
-            }
-        } else {
-            let text = value_text(v)?;
-            let pad = 2 * self.depth;
-            let text = text.replace('\n', &self.fold(pad));
-            let br = self.br(pad);
-            let (label, i) = match self.labels.last_mut() {
-                Some((l, n)) => {
-                    *n += 1;
-                    (l.as_str(), *n - 1)
-                }
-                None => ("", 0),
-            };
-            match name {
-                Some(n) => {
-                    let _ = write!(self.s, "{br}{label} {n}: {text}");
-                }
-                None => {
-                    let _ = write!(self.s, "{br}{label} {i}: {text}");
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One value as a field of its own (a custom spawn's argument, a set's value).
-    pub(crate) fn single(&mut self, k: &str, v: &ValueRef<'_>) -> Result<(), Error> {
-        if self.json {
-            self.key(k);
-            let json = value_json(v)?;
-            self.s.push_str(&json);
-        } else {
-            let text = value_text(v)?;
-            let pad = 2 * self.depth;
-            let text = text.replace('\n', &self.fold(pad));
-            let br = self.br(pad);
-            let _ = write!(self.s, "{br}{}: {text}", k.replace('_', " "));
-        }
-        Ok(())
-    }
-
-    /// Ends the packet's text with a newline (JSON objects are closed by the caller).
-    pub(crate) fn end(&mut self) {
-        if !self.json && self.first.len() == 1 && self.depth == 1 {
-            self.s.push('\n');
-        }
-    }
-}
-
-fn value_text(v: &ValueRef<'_>) -> Result<String, Error> {
-    Ok(match v.value() {
-        Value::Variant(x) => gdvariant::text::to_string(&x)?,
-        _ => v.to_string(),
-    })
-}
-
-fn value_json(v: &ValueRef<'_>) -> Result<String, Error> {
-    Ok(match v.value() {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Bytes(b) => format!(
-            "{{\"$PackedByteArray\":[{}]}}",
-            b.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
-        ),
-        Value::Variant(x) => gdvariant::json::to_string(&x)?,
-    })
-}
-
-fn bytes_text(b: &[u8]) -> String {
-    let items: Vec<String> = b.iter().map(u8::to_string).collect();
-    format!("PackedByteArray({})", items.join(", "))
-}
-
-/// A JSON string literal.
-pub(crate) fn jstr(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {

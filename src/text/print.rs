@@ -46,6 +46,17 @@ pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> 
 /// Prints `v`; `detect` finds the containers whose engine value differs from their bytes
 /// (printed from their decoded value); off for a value that is already the engine's.
 fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: bool) -> R {
+    // A value without elements (most of a capture's) is checked as pass 1's walk checks it,
+    // then printed: no index, no frames.
+    let h = head(
+        &mut Reader::new(v.h.data, v.h.offset),
+        v.depth(),
+        &v.options(),
+        true,
+    )?;
+    if h.body().is_none() {
+        return leaf(v, out);
+    }
     if u32::try_from(v.h.data.len()).is_ok() {
         let idx = index::<u32>(v, detect)?;
         if idx.differs {
@@ -954,30 +965,33 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     let name = v.ty().name_in(d);
     // 64-bit components as a single-precision engine reads them: narrowed to its `real_t`.
     let narrow = !g3 && v.is_wide() && !v.options().double_precision();
+    // Each arm reads what it prints before it writes: an error leaves nothing written.
     macro_rules! reals {
         ($arr:expr) => {{
+            let items = $arr.into_iter();
             put(s, name)?;
             put(s, open)?;
-            for (i, x) in $arr.into_iter().enumerate() {
+            for (i, x) in items.enumerate() {
                 if i > 0 {
                     put(s, ", ")?;
                 }
                 let x = x as f64;
                 let x = if narrow { f64::from(x as f32) } else { x };
-                put(s, &num::real(x, d))?;
+                put(s, num::real_text(x, d).as_str())?;
             }
             put(s, close)?;
         }};
     }
     macro_rules! ints {
         ($arr:expr) => {{
+            let items = $arr.into_iter();
             put(s, name)?;
             put(s, open)?;
-            for (i, x) in $arr.into_iter().enumerate() {
+            for (i, x) in items.enumerate() {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                put(s, &x.to_string())?;
+                put(s, num::int(i64::from(x)).as_str())?;
             }
             put(s, close)?;
         }};
@@ -985,16 +999,18 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     match v.ty() {
         T::Nil => put(s, "null")?,
         T::Bool => put(s, if v.as_bool()? { "true" } else { "false" })?,
-        T::Int => put(s, &v.as_i64()?.to_string())?,
-        T::Float => put(s, &num::float(v.as_f64()?, d))?,
+        T::Int => put(s, num::int(v.as_i64()?).as_str())?,
+        T::Float => put(s, num::float_text(v.as_f64()?, d).as_str())?,
         T::String => {
+            let t = v.as_text()?;
             ch(s, '"')?;
-            escape_multiline(&v.as_text()?.to_string_lossy(), s)?;
+            escape_multiline(&t.to_string_lossy(), s)?;
             ch(s, '"')?;
         }
         T::StringName => {
+            let t = v.as_text()?;
             put(s, "&\"")?;
-            c_escape(&v.as_text()?.to_string_lossy(), d, s)?;
+            c_escape(&t.to_string_lossy(), d, s)?;
             ch(s, '"')?;
         }
         T::Vector2 => reals!(v.as_vector2()?.to_array()),
@@ -1046,7 +1062,13 @@ fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         },
         T::Callable => put(s, "Callable()")?,
         T::Signal => put(s, "Signal()")?,
-        T::PackedByteArray => ints!(v.as_byte_array()?.iter()),
+        T::PackedByteArray => {
+            let bytes = v.as_byte_array()?;
+            put(s, name)?;
+            put(s, open)?;
+            num::write_bytes(bytes, s).map_err(|_| Stop::Write)?;
+            put(s, close)?;
+        }
         T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
         T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
         T::PackedFloat32Array => reals!(v.as_packed::<f32>()?.iter()),

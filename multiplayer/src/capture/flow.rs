@@ -308,6 +308,9 @@ type Key = (SocketAddr, SocketAddr, bool);
 pub(crate) struct Flows {
     config: Config,
     keys: HashMap<Key, FlowId>,
+    /// The key and flow of the last packet (most packets follow one of their own flow's):
+    /// spares hashing the addresses again.
+    last: Option<(Key, FlowId)>,
     flows: HashMap<FlowId, Flow>,
     next_id: FlowId,
     budget: Budget,
@@ -363,6 +366,7 @@ impl Flows {
         Flows {
             config,
             keys: HashMap::new(),
+            last: None,
             flows: HashMap::new(),
             next_id: 1,
             budget,
@@ -401,8 +405,12 @@ impl Flows {
         } else {
             (seg.dst, seg.src, tcp)
         };
-        let id = match self.keys.get(&key) {
-            Some(id) => *id,
+        let known = match self.last {
+            Some((k, id)) if k == key => Some(id),
+            _ => self.keys.get(&key).copied(),
+        };
+        let id = match known {
+            Some(id) => id,
             None => {
                 if let Some(t) = seg.tcp {
                     // A lone RST or FIN of a connection not followed: nothing to follow.
@@ -460,6 +468,7 @@ impl Flows {
                 id
             }
         };
+        self.last = Some((key, id));
         let Some(flow) = self.flows.get_mut(&id) else {
             return;
         };
@@ -504,6 +513,9 @@ impl Flows {
             }
         };
         self.keys.remove(&key);
+        if self.last.is_some_and(|(k, _)| k == key) {
+            self.last = None;
+        }
         let config = &self.config;
         let budget = &mut self.budget;
         let Flow {
