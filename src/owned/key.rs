@@ -368,7 +368,8 @@ pub(crate) fn write_container<H: Hasher>(h: &mut H, ty: T, content: u64) {
 }
 
 /// The key hash of a container key whose content hashed to `content`: [`key_info`]'s hash of
-/// it.
+/// it (the text printer's).
+#[cfg(feature = "std")]
 pub(crate) fn container_key_hash<S: BuildHasher>(s: &S, ty: T, content: u64) -> u64 {
     let mut h = s.build_hasher();
     write_container(&mut h, ty, content);
@@ -753,6 +754,7 @@ impl crate::value::VariantRef<'_> {
     /// writes nothing and returns `true`: the caller hashes their content as [`key_info`] does
     /// ([`content_hasher`], [`content_hash`], [`write_container`]). Reads the value shallowly:
     /// a full Object's part is its type, null or not (its properties are not read).
+    #[cfg(feature = "std")]
     pub(crate) fn write_key_part<H: Hasher>(
         &self,
         pos: Pos,
@@ -791,6 +793,7 @@ impl crate::value::VariantRef<'_> {
     /// [`key_info`] of this key (of its dialect's rule) when it is not an Array or a Godot 4
     /// Dictionary (`None` for those: their hash is that of their content, see
     /// [`container_key_hash`]).
+    #[cfg(feature = "std")]
     pub(crate) fn leaf_key_info<S: BuildHasher>(
         &self,
         s: &S,
