@@ -813,63 +813,6 @@ impl crate::value::VariantRef<'_> {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
-    use crate::encode::{encode_with, EncodeOptions};
-    use crate::math::{Color, Vector2, Vector3};
-    use crate::types::ReadOptions;
-    use alloc::vec;
-
-    /// Keys of every leaf kind, with the values that are the same key to one of them.
-    fn leaves() -> Vec<Variant> {
-        vec![
-            Variant::Nil,
-            Variant::Bool(true),
-            Variant::Int(-7),
-            Variant::Float(0.0),
-            Variant::Float(-0.0),
-            Variant::Float(f64::NAN),
-            Variant::Float(0.1),
-            Variant::from("a"),
-            Variant::StringName("a".into()),
-            Variant::Vector2(Vector2::new(1.0, -0.0)),
-            Variant::Vector3(Vector3::new(0.1, f64::NAN, 3.0)),
-            Variant::Color(Color::new(0.5, 0.25, 0.0, 1.0)),
-            Variant::Rid(12),
-            Variant::PackedByteArray(vec![1, 2, 3]),
-            Variant::PackedFloat32Array(vec![0.5, -0.0, f32::NAN]),
-            Variant::PackedFloat64Array(vec![0.1, -0.0]),
-            Variant::PackedStringArray(vec!["x".into(), "y".into()]),
-            Variant::PackedVector2Array(vec![Vector2::new(0.1, 2.0)]),
-            Variant::Object(alloc::boxed::Box::new(Object::Id(0))),
-            Variant::Object(alloc::boxed::Box::new(Object::Id(5))),
-        ]
-    }
-
-    #[test]
-    fn a_lazy_leaf_key_hashes_as_its_owned_value() {
-        let state = KeyState::new();
-        for dialect in [Dialect::Godot4, Dialect::Godot3] {
-            for double in [false, true] {
-                for k in leaves() {
-                    let enc = EncodeOptions::new()
-                        .with_dialect(dialect)
-                        .with_double_precision(double);
-                    let Ok(bytes) = encode_with(&k, &enc) else {
-                        continue; // not in Godot 3
-                    };
-                    let read = ReadOptions::new()
-                        .with_dialect(dialect)
-                        .with_double_precision(double);
-                    let lazy = crate::read::parse_with(&bytes, &read).unwrap();
-                    let owned = key_info(&lazy.to_owned().unwrap(), dialect, &state);
-                    let info = lazy.leaf_key_info(&state).unwrap().unwrap();
-                    assert_eq!(info.matchable, owned.matchable, "{k:?} {dialect:?}");
-                    if owned.matchable {
-                        assert_eq!(info.hash, owned.hash, "{k:?} {dialect:?} {double}");
-                    }
-                }
-            }
-        }
-    }
 
     #[test]
     fn a_dictionary_key_keeps_the_hash_it_was_entered_with() {
