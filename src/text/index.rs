@@ -84,9 +84,9 @@ pub(super) struct Index<O> {
 /// that [`drop_repeated_keys`] tells apart; beyond, the value is printed from `to_owned`.
 pub(super) const MAX_KEY_CLASSES: usize = 64;
 
-/// The most keys of a dictionary whose hashes [`drop_repeated_keys`] keeps (on the stack, 8
-/// bytes each); a larger dictionary's offsets are sorted by hash in place.
-const SMALL: usize = 64;
+/// The most keys of a dictionary whose hashes [`drop_repeated_keys`] keeps (8 bytes each, in
+/// its scratch: 128 KiB at most); a larger dictionary's offsets are sorted by hash in place.
+const SCRATCH_KEYS: usize = 16_384;
 
 /// Finds the keys of a dictionary (at `keys`, offsets relative to `v`, in byte order) that
 /// are the same key for the engine, which keeps one entry for them (the first key, the last
@@ -99,16 +99,17 @@ const SMALL: usize = 64;
 /// [`index`]'s walk); a key that equals no key (a non-null object, ...) is left alone. The keys
 /// are ordered by hash (32 bits of it), and only keys sharing one (rare, unless a key repeats)
 /// are compared, with the engine's key identity on their owned values
-/// ([`crate::owned::Dictionary`]'s). Up to [`SMALL`] keys (most dictionaries), each hash is
-/// taken once and sorted with the key's place on the stack; a larger dictionary's offsets are
-/// sorted in place (a hash taken at each comparison: O(n log n) hashes, no memory), then back
-/// into byte order. Memory: an entry in `repeats` per repeated key, and the owned keys of one
-/// hash at a time.
+/// ([`crate::owned::Dictionary`]'s). Up to [`SCRATCH_KEYS`] keys, each hash is taken once and
+/// sorted with the key's place in `scratch` (8 bytes a key, reused); a larger dictionary's
+/// offsets are sorted in place (a hash taken at each comparison), then back into byte order.
+/// Memory: `scratch`, an entry in `repeats` per repeated key, and the owned keys of one hash
+/// at a time.
 pub(super) fn drop_repeated_keys<O: Off>(
     keys: &mut [O],
     containers: &[(O, KeyInfo)],
     v: &VariantRef<'_>,
     repeats: &mut Vec<(O, O)>,
+    scratch: &mut Vec<u64>,
 ) -> Result<bool> {
     let state = KeyState::new();
     // 32 bits of the key's hash; `None` for a key that equals no key.
@@ -121,32 +122,29 @@ pub(super) fn drop_repeated_keys<O: Off>(
             .filter(|i| i.matchable)
             .map(|i| (i.hash ^ (i.hash >> 32)) & 0xFFFF_FFFF))
     };
-    let in_place = keys.len() > SMALL;
-    let mut small = [0u64; SMALL];
-    let mut cached = 0;
+    let in_place = keys.len() > SCRATCH_KEYS;
     let len = if in_place {
         // The walk checked every key: a hash does not fail here.
         keys.sort_unstable_by_key(|k| (hash(*k).ok().flatten(), k.get()));
         keys.len()
     } else {
+        scratch.clear();
         for (i, k) in keys.iter().enumerate() {
             if let Some(h) = hash(*k)? {
-                small[cached] = (h << 32) | i as u64;
-                cached += 1;
+                // A dictionary holds fewer than 2^32 entries.
+                scratch.push((h << 32) | i as u64);
             }
         }
-        small[..cached].sort_unstable();
-        cached
+        scratch.sort_unstable();
+        scratch.len()
     };
-    // The keys in hash order, as (hash, the key's slot in `keys`): from `small`, or `keys`
+    // The keys in hash order, as (hash, the key's slot in `keys`): from `scratch`, or `keys`
     // itself sorted by hash.
     let sorted = |keys: &[O], p: usize| -> Result<Option<(u64, usize)>> {
         if in_place {
             Ok(hash(keys[p])?.map(|h| (h, p)))
         } else {
-            Ok(small[..cached]
-                .get(p)
-                .map(|s| (s >> 32, *s as u32 as usize)))
+            Ok(scratch.get(p).map(|s| (s >> 32, *s as u32 as usize)))
         }
     };
     let rule = v.dialect();
@@ -253,6 +251,7 @@ pub(super) fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>
     let state = KeyState::new();
     let mut hashing: Vec<Hashing<O>> = Vec::new();
     let mut containers: Vec<(O, KeyInfo)> = Vec::new();
+    let mut scratch: Vec<u64> = Vec::new();
     // The types of the open typed containers still being checked (rare: kept out of `Open`).
     let mut checked: Vec<TypeInfo> = Vec::new();
     let mut open: Vec<Open<O>> = Vec::new();
@@ -274,6 +273,7 @@ pub(super) fn index<O: Off>(v: &VariantRef<'_>, detect: bool) -> Result<Index<O>
                             containers.get(o.mark as usize..).unwrap_or(&[]),
                             v,
                             &mut idx.repeats,
+                            &mut scratch,
                         )? || (o.hashed && idx.repeats.len() > repeats)
                         {
                             idx.differs = true;
@@ -465,7 +465,9 @@ mod tests {
                 }
             }
             let mut repeats = Vec::new();
-            let lazily = drop_repeated_keys(&mut keys, &containers, &v, &mut repeats).unwrap();
+            let lazily =
+                drop_repeated_keys(&mut keys, &containers, &v, &mut repeats, &mut Vec::new())
+                    .unwrap();
             assert_eq!(lazily, arrays <= MAX_KEY_CLASSES, "{arrays}");
             // The engine's dictionary, printed from its canonical bytes.
             let merged: crate::owned::Dictionary = entries.into_iter().collect();
