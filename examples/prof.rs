@@ -4,7 +4,8 @@
 //! `cargo build --release --example prof --features serde`, then
 //! `valgrind --tool=callgrind --toggle-collect='*prof::run*' target/release/examples/prof WORKLOAD N`
 //! with WORKLOAD one of: gs_validate gs_to_owned gs_encode gs_serde in_validate_get_many
-//! in_to_owned in_encode in_serde in_to_vec.
+//! in_to_owned in_encode in_serde in_to_vec gs_text in_text keys_text (`keys_text`: the text of a
+//! dictionary of 1 000 String keys, 100 Vector2 keys and 100 Array keys, built here).
 
 use std::hint::black_box;
 
@@ -79,6 +80,10 @@ fn run(work: &str, n: usize, bytes: &[u8], owned: &gdvariant::Variant) {
             "gs_encode" | "in_encode" => {
                 black_box(gdvariant::encode(black_box(owned)).unwrap());
             }
+            "gs_text" | "in_text" | "keys_text" => {
+                let v = gdvariant::parse(black_box(bytes)).unwrap();
+                black_box(gdvariant::text::to_string(&v).unwrap());
+            }
             "in_validate_get_many" => {
                 let d = gdvariant::parse(black_box(bytes))
                     .unwrap()
@@ -104,15 +109,36 @@ fn run(work: &str, n: usize, bytes: &[u8], owned: &gdvariant::Variant) {
     }
 }
 
+/// The bytes of a dictionary with many keys of three kinds, in no sorted order.
+fn many_keys() -> Vec<u8> {
+    use gdvariant::{math::Vector2, Array, Dictionary, Variant};
+    let mut d = Dictionary::new();
+    for i in 0..1000u32 {
+        let k = i.wrapping_mul(2_654_435_761) % 1000;
+        d.push_entry(format!("key_{k}"), i64::from(i));
+    }
+    for i in 0..100u32 {
+        let k = f64::from(i * 37 % 100);
+        d.push_entry(Vector2::new(k, -k), i64::from(i));
+        let arr = Array::new(vec![Variant::Int(k as i64), Variant::from("x")]);
+        d.push_entry(Variant::Array(arr), i64::from(i));
+    }
+    gdvariant::encode(&Variant::Dictionary(d)).unwrap()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let work = args.get(1).map(String::as_str).unwrap_or("in_serde");
     let n: usize = args.get(2).map_or(1000, |s| s.parse().unwrap());
-    let bytes = packet(if work.starts_with("gs_") {
-        "game_state.bin"
+    let bytes = if work == "keys_text" {
+        many_keys()
     } else {
-        "input_packet.bin"
-    });
+        packet(if work.starts_with("gs_") {
+            "game_state.bin"
+        } else {
+            "input_packet.bin"
+        })
+    };
     let owned = gdvariant::parse(&bytes).unwrap().to_owned().unwrap();
     run(work, n, &bytes, &owned);
 }

@@ -111,6 +111,7 @@ use core::fmt;
 use crate::error::Result;
 use crate::value::VariantRef;
 
+mod lex;
 mod parse;
 mod print;
 

@@ -395,7 +395,7 @@ fn nonfinite<W: fmt::Write + ?Sized>(bits: u64, width: u32, s: &mut W) -> R {
     };
     ch(s, '"')?;
     if nan {
-        put(s, &super::parse::nan_text(bits, width))?;
+        put(s, &super::lex::nan_text(bits, width))?;
     } else if neg {
         put(s, "-inf")?;
     } else {

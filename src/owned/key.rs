@@ -58,7 +58,7 @@ use core::hash::{BuildHasher, Hasher};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Object, Variant};
-use crate::types::Dialect;
+use crate::types::{Dialect, VariantType as T};
 
 // ----- equality -----
 
@@ -83,9 +83,9 @@ pub(crate) fn same_key(a: &Variant, b: &Variant, dialect: Dialect) -> bool {
     }
 }
 
-/// Where a value sits in a key being compared.
+/// Where a value sits in a key being compared or hashed.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Pos {
+pub(crate) enum Pos {
     /// A dictionary key (the top-level key or a nested dictionary's key).
     Key,
     /// An array element or a nested dictionary's value.
@@ -260,12 +260,14 @@ pub(crate) struct KeyInfo {
 /// matchable under `dialect`'s rule. Iterative. A key found unmatchable is not hashed further
 /// (its hash is never used).
 ///
-/// A nested Dictionary is hashed on a hasher of its own and enters its parent's hash as that
-/// one word, which a Dictionary with out-of-line parts (an index or type info) keeps
-/// ([`ContentHash`]): a key holding such a Dictionary costs one word, however large it is, once
-/// its hash is known. So inserting every key of a tree (as the readers do, bottom up) hashes
-/// each byte at most twice, whatever the depth (the "keys nested in keys" shape of
-/// `tests/read/scaling.rs`).
+/// The hash is that of the key's *part* (see [`write_part`] for a leaf, [`write_container`] for
+/// an Array or a Godot 4 Dictionary): a container is hashed on a hasher of its own
+/// ([`content_hasher`]) and enters its parent's hash as that one word, which a Dictionary with
+/// out-of-line parts (an index or type info) keeps ([`ContentHash`]): a key holding such a
+/// Dictionary costs one word, however large it is, once its hash is known. So inserting every
+/// key of a tree (as the readers do, bottom up) hashes each byte at most twice, whatever the
+/// depth (the "keys nested in keys" shape of `tests/read/scaling.rs`); and a lazy key hashed
+/// bottom up as a walk reads it (the text printer's) gets the same hash.
 pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> KeyInfo {
     use Variant as V;
     let g4 = dialect == Dialect::Godot4;
@@ -277,19 +279,22 @@ pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> 
         // Counted work (scaling tests): a unit per step, and the leaves' bytes below.
         crate::reader::work(1);
         match cur {
-            Step::Visit(v @ V::Dictionary(d), _) if g4 => {
-                h.write_u8(v.ty() as u8);
+            Step::Visit(V::Array(a), _) => {
+                // Its elements on a fresh hasher, pushed in reverse so that they are hashed in
+                // order, after which `End` folds it into this one.
+                let outer = core::mem::replace(&mut h, content_hasher(s, a.items.len()));
+                stack.push(Step::End(T::Array, None, outer));
+                stack.extend(a.items.iter().rev().map(|x| Step::Visit(x, Pos::Element)));
+            }
+            Step::Visit(V::Dictionary(d), _) if g4 => {
                 match d.extra.as_deref().and_then(|x| x.hash.get()) {
                     Some((hash, m)) => {
-                        h.write_u64(hash);
+                        write_container(&mut h, T::Dictionary, hash);
                         matchable &= m;
                     }
                     None => {
-                        // Its entries on a fresh hasher, pushed in reverse so that they are
-                        // hashed in order, after which `End` folds it into this one.
-                        let outer = core::mem::replace(&mut h, s.build_hasher());
-                        stack.push(Step::End(d, outer));
-                        h.write_usize(d.len());
+                        let outer = core::mem::replace(&mut h, content_hasher(s, d.len()));
+                        stack.push(Step::End(T::Dictionary, Some(d), outer));
                         for (k, x) in d.entries().iter().rev() {
                             stack.push(Step::Visit(x, Pos::Element));
                             stack.push(Step::Visit(k, Pos::Key));
@@ -297,22 +302,20 @@ pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> 
                     }
                 }
             }
-            Step::Visit(v, pos) => {
-                hash_shallow(v, pos, g4, &mut h, &mut matchable, &mut stack);
-            }
-            Step::End(d, outer) => {
-                let hash = h.finish();
-                if let Some(x) = d.extra.as_deref() {
+            Step::Visit(v, pos) => write_part(v, pos, g4, &mut h, &mut matchable),
+            Step::End(ty, d, outer) => {
+                let hash = content_hash(&h);
+                if let Some(x) = d.and_then(|d| d.extra.as_deref()) {
                     x.hash.set(hash, true);
                 }
                 h = outer;
-                h.write_u64(hash);
+                write_container(&mut h, ty, hash);
             }
         }
         if !matchable {
             // Every Dictionary still open holds what made the key unmatchable.
             for step in &stack {
-                if let Step::End(d, _) = step {
+                if let Step::End(_, Some(d), _) = step {
                     if let Some(x) = d.extra.as_deref() {
                         x.hash.set(0, false);
                     }
@@ -331,11 +334,46 @@ pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> 
     }
 }
 
-/// A step of [`key_info`]'s walk: a value to hash where it sits, or the end of a Dictionary
-/// hashed on its own hasher (with the hasher of what holds it).
+/// A step of [`key_info`]'s walk: a value to hash where it sits, or the end of a container
+/// (an Array or a Godot 4 Dictionary) hashed on its own hasher, with the hasher of what holds
+/// it.
 enum Step<'v, H> {
     Visit(&'v Variant, Pos),
-    End(&'v super::Dictionary, H),
+    End(T, Option<&'v super::Dictionary>, H),
+}
+
+/// The hasher of a container's content (an Array's elements, a Godot 4 Dictionary's entries,
+/// in order): its length first.
+#[inline]
+pub(crate) fn content_hasher<S: BuildHasher>(s: &S, len: usize) -> S::Hasher {
+    let mut h = s.build_hasher();
+    h.write_usize(len);
+    h
+}
+
+/// The hash of a container's content ([`content_hasher`], then its children's parts): its
+/// two low bits clear, as a [`ContentHash`] keeps it, so that a kept hash and a fresh one are
+/// the same word.
+#[inline]
+pub(crate) fn content_hash<H: Hasher>(h: &H) -> u64 {
+    h.finish() & !(KNOWN | MATCHABLE)
+}
+
+/// A container's part in the hash of what holds it (its parent's content, or the key it is):
+/// its type, then the hash of its content ([`content_hash`]).
+#[inline]
+pub(crate) fn write_container<H: Hasher>(h: &mut H, ty: T, content: u64) {
+    h.write_u8(ty as u8);
+    h.write_u64(content);
+}
+
+/// The key hash of a container key whose content hashed to `content`: [`key_info`]'s hash of
+/// it (the text printer's).
+#[cfg(feature = "std")]
+pub(crate) fn container_key_hash<S: BuildHasher>(s: &S, ty: T, content: u64) -> u64 {
+    let mut h = s.build_hasher();
+    write_container(&mut h, ty, content);
+    h.finish()
 }
 
 /// What a [`Dictionary`](super::Dictionary) with out-of-line parts remembers of its own key
@@ -389,31 +427,37 @@ impl core::fmt::Debug for ContentHash {
 /// The hash of a String or StringName key of text `s` (as [`key_info`] computes it).
 pub(crate) fn str_hash<S: BuildHasher>(s: &str, state: &S) -> u64 {
     let mut h = state.build_hasher();
+    write_text(&mut h, s);
+    h.finish()
+}
+
+/// The part of a String or StringName of text `s`: both alike (see [`write_part`]).
+#[inline]
+fn write_text<H: Hasher>(h: &mut H, s: &str) {
     h.write_u8(STRING_CLASS);
     h.write(s.as_bytes());
     h.write_u8(0xFF);
-    h.finish()
 }
 
 /// The type byte String and StringName share in the hash.
 const STRING_CLASS: u8 = 0xFE;
 
-fn hash_shallow<'v, H: Hasher>(
-    v: &'v Variant,
+/// A leaf's part in the hash of what holds it (its parent's content, or the key it is): its
+/// type and its value, by the engine's key identity (String and StringName alike, floats
+/// normalised, see [`norm`]); clears `matchable` for a value that equals nothing where it sits
+/// under the rule (`g4`: Godot 4's, else Godot 3's). The one description of how a value that
+/// is not an Array or a Godot 4 Dictionary is hashed, for owned keys ([`key_info`]) and lazy
+/// ones alike ([`VariantRef::write_key_part`](crate::VariantRef)).
+pub(crate) fn write_part<H: Hasher>(
+    v: &Variant,
     pos: Pos,
     g4: bool,
     h: &mut H,
     matchable: &mut bool,
-    stack: &mut Vec<Step<'v, H>>,
 ) {
     use Variant as V;
     match v {
-        V::String(s) | V::StringName(s) => {
-            h.write_u8(STRING_CLASS);
-            h.write(s.as_bytes());
-            h.write_u8(0xFF);
-            return;
-        }
+        V::String(s) | V::StringName(s) => return write_text(h, s),
         _ => h.write_u8(v.ty() as u8),
     }
     match v {
@@ -465,13 +509,10 @@ fn hash_shallow<'v, H: Hasher>(
             h.write_u8(0xFF);
             h.write_u64(s.object_id);
         }
-        // Godot 3 compares dictionaries by identity (Godot 4's are hashed by `key_info`).
-        V::Dictionary(_) => *matchable = false,
-        V::Array(a) => {
-            h.write_usize(a.items.len());
-            // Pushed in reverse so that they are hashed in order.
-            stack.extend(a.items.iter().rev().map(|x| Step::Visit(x, Pos::Element)));
-        }
+        // Godot 3 compares dictionaries by identity.
+        V::Dictionary(_) if !g4 => *matchable = false,
+        // Containers: their content is hashed by the caller ([`content_hasher`]).
+        V::Dictionary(_) | V::Array(_) => {}
         V::PackedByteArray(a) => {
             crate::reader::work(a.len());
             h.write_usize(a.len());
@@ -705,5 +746,92 @@ impl crate::value::VariantRef<'_> {
         dialect: crate::types::Dialect,
     ) -> crate::error::Result<bool> {
         Ok(same_key(&self.to_owned()?, &other.to_owned()?, dialect))
+    }
+
+    /// Writes this value's part in the hash of the key holding it (or that it is): what
+    /// [`write_part`] writes for the value the engine reads ([`to_owned`](Self::to_owned)),
+    /// where it sits (`pos`), under its dialect's rule. For an Array or a Godot 4 Dictionary it
+    /// writes nothing and returns `true`: the caller hashes their content as [`key_info`] does
+    /// ([`content_hasher`], [`content_hash`], [`write_container`]). Reads the value shallowly:
+    /// a full Object's part is its type, null or not (its properties are not read).
+    #[cfg(feature = "std")]
+    pub(crate) fn write_key_part<H: Hasher>(
+        &self,
+        pos: Pos,
+        h: &mut H,
+        matchable: &mut bool,
+    ) -> crate::error::Result<bool> {
+        use crate::object::ObjectRef;
+        let g4 = self.dialect() == Dialect::Godot4;
+        // The engine's value, read without a walk for the common kinds.
+        let value = match self.ty() {
+            T::Array => return Ok(true),
+            T::Dictionary if g4 => return Ok(true),
+            T::String | T::StringName => {
+                write_text(h, &self.as_text()?.to_string_lossy());
+                return Ok(false);
+            }
+            T::Nil => Variant::Nil,
+            T::Bool => Variant::Bool(self.as_bool()?),
+            T::Int => Variant::Int(self.as_i64()?),
+            T::Float => Variant::Float(self.as_f64()?),
+            // A Godot 3 Dictionary (compared by identity: its entries do not matter).
+            T::Dictionary => Variant::Dictionary(super::Dictionary::new()),
+            T::Object => Variant::Object(alloc::boxed::Box::new(match self.as_object()? {
+                ObjectRef::Id(id) => Object::Id(id),
+                ObjectRef::Full(f) => Object::Full {
+                    class: f.class_name().to_string_lossy().into_owned(),
+                    properties: Vec::new(),
+                },
+            })),
+            _ => self.to_owned()?,
+        };
+        write_part(&value, pos, g4, h, matchable);
+        Ok(false)
+    }
+
+    /// [`key_info`] of this key (of its dialect's rule) when it is not an Array or a Godot 4
+    /// Dictionary (`None` for those: their hash is that of their content, see
+    /// [`container_key_hash`]).
+    #[cfg(feature = "std")]
+    pub(crate) fn leaf_key_info<S: BuildHasher>(
+        &self,
+        s: &S,
+    ) -> crate::error::Result<Option<KeyInfo>> {
+        let mut h = s.build_hasher();
+        let mut matchable = true;
+        if self.write_key_part(Pos::Key, &mut h, &mut matchable)? {
+            return Ok(None);
+        }
+        Ok(Some(KeyInfo {
+            hash: h.finish(),
+            matchable,
+        }))
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dictionary_key_keeps_the_hash_it_was_entered_with() {
+        // A Dictionary with an index keeps its content hash: hashing a key holding it again
+        // gives the same hash (the kept word and a fresh one are the same).
+        for seed in 0..64i64 {
+            let mut inner = super::super::Dictionary::new();
+            for i in 0..20 {
+                inner.insert(Variant::Int(i * 1000 + seed), Variant::Int(i));
+            }
+            let key = Variant::Dictionary(inner);
+            let mut outer = super::super::Dictionary::new();
+            for i in 0..20 {
+                outer.insert(Variant::Int(i), Variant::Int(i));
+            }
+            outer.insert(key.clone(), Variant::Int(7));
+            for _ in 0..3 {
+                assert_eq!(outer.get(&key), Some(&Variant::Int(7)), "{seed}");
+            }
+        }
     }
 }

@@ -34,6 +34,7 @@ use crate::math::*;
 use crate::types::VariantType;
 use crate::writer::Writer;
 
+mod compound;
 pub(crate) mod sink;
 mod sinks;
 
@@ -435,8 +436,8 @@ macro_rules! serializer {
                     Some(Magic::Math(ty, _)) => write_math(self.sink(), ty, value),
                     Some(Magic::Packed(ty, _)) => sinks::packed(self.sink(), ty, value),
                     Some(Magic::Raw) => self.sink().with_writer(|w| sinks::raw(w, value)),
-                    Some(Magic::Object) => self.sink().with_writer(|w| sinks::object(w, value)),
-                    Some(Magic::Typed) => self.sink().with_writer(|w| sinks::typed(w, value)),
+                    Some(Magic::Object) => self.sink().with_writer(|w| compound::object(w, value)),
+                    Some(Magic::Typed) => self.sink().with_writer(|w| compound::typed(w, value)),
                     Some(kind) => sinks::leaf(self.sink(), kind, value),
                 }
             }

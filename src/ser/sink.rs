@@ -117,3 +117,131 @@ pub(crate) trait Nested {
     /// Serializes `value` as the next value of the writer.
     fn serialize_nested<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()>;
 }
+
+/// The error for a value of the wrong shape: `what` came where `wants` was expected.
+#[cold]
+pub(crate) fn unexpected(what: &str, wants: &str) -> Error {
+    Error::Message(alloc::format!("{what} where {wants} was expected"))
+}
+
+/// The serializer methods a receiver does not take: each is an error naming what came.
+macro_rules! reject {
+    ($wants:expr; $($method:ident($($arg:ty),*) $what:literal;)*) => {$(
+        fn $method(self, $(_: $arg),*) -> Result<Self::Ok> {
+            Err(unexpected($what, $wants))
+        }
+    )*};
+}
+
+/// The compound methods a receiver does not take.
+macro_rules! reject_compounds {
+    ($wants:expr) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Self::Ok> {
+            Err(unexpected("an option", $wants))
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct> {
+            Err(unexpected("a tuple struct", $wants))
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+            Err(unexpected("a map", $wants))
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+            Err(unexpected("a struct", $wants))
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<Self::Ok> {
+            Err(unexpected("an enum", $wants))
+        }
+    };
+}
+
+/// The compound methods a receiver does not take, `serialize_map` apart.
+macro_rules! reject_compounds_but_map {
+    ($wants:expr) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Self::Ok> {
+            Err(unexpected("an option", $wants))
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct> {
+            Err(unexpected("a tuple struct", $wants))
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+            Err(unexpected("a struct", $wants))
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant> {
+            Err(unexpected("an enum", $wants))
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<Self::Ok> {
+            Err(unexpected("an enum", $wants))
+        }
+    };
+}
+
+pub(crate) use {reject, reject_compounds, reject_compounds_but_map};

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::string::String;
 use std::vec::Vec;
 
-use super::print::{godot_sort, sorts_before};
+use super::order::{godot_sort, sorts_before};
 use crate::array::ContainerType;
 use crate::encode::{Enc, EncodeOptions, IdCache};
 use crate::error::Result;

@@ -46,7 +46,8 @@
 //! Printing walks the value twice, linearly, without native recursion (any depth is fine on any
 //! stack) and writes nothing if the value is malformed. Memory: 4 bytes per key of every
 //! dictionary with two or more entries (8 past 4 GiB of input), plus a stack entry per open
-//! container. [`VariantRef`] and [`Variant`] implement `Display` in this form.
+//! container, and 8 bytes per key of one dictionary of at most 16 384 keys at a time (its key
+//! hashes, while it is checked for repeated keys; a larger one is checked in place). [`VariantRef`] and [`Variant`] implement `Display` in this form.
 //!
 //! ```
 //! # #[cfg(feature = "std")]
@@ -75,7 +76,13 @@ use crate::error::Result;
 pub use crate::strings::Text;
 
 #[cfg(feature = "std")]
+mod index;
+#[cfg(feature = "std")]
+mod leaf;
+#[cfg(feature = "std")]
 mod loss;
+#[cfg(feature = "std")]
+mod order;
 #[cfg(feature = "std")]
 mod parse;
 #[cfg(feature = "std")]
