@@ -1,22 +1,21 @@
 //! The WebSocket transport (feature `server-ws`): what Godot 4's `WebSocketMultiplayerPeer` and
-//! Godot 3's `WebSocketServer` expect of a server, on tokio-tungstenite, with the crate's
-//! [`websocket::godot`](crate::websocket::godot) layer. Plain `ws://` (no TLS).
+//! Godot 3's `WebSocketServer` expect of a server, on tokio TCP with the crate's
+//! [`websocket`](crate::websocket) framing and its [`godot`](crate::websocket::godot) layer:
+//! one task per connection, its writes batched. Plain `ws://` (no TLS).
 
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
 
 use super::runtime::{Events, LinkCmd, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
 use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
+use crate::websocket::{handshake, write_frame, Message, MessageConfig, MessageReader, Opcode};
 
 /// The largest message taken from a client.
 const MAX_MESSAGE: usize = 8 << 20;
@@ -126,41 +125,80 @@ impl AsyncWrite for QuickAck {
     }
 }
 
-fn binary(b: Vec<u8>) -> Message {
-    Message::Binary(b.into())
-}
+/// The server's bytes read at a time (and the most of a handshake head kept:
+/// [`handshake::MAX_HEAD`]).
+const READ_BUF: usize = 8 << 10;
 
 async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: PeerIds) {
     let _ = tune_tcp(&stream);
-    let stream = QuickAck(stream);
-    // Small buffers: a connection costs a few KiB, not tungstenite's default 2 × 128 KiB.
-    let cfg = WebSocketConfig::default()
-        .read_buffer_size(8 << 10)
-        .write_buffer_size(16 << 10)
-        .max_write_buffer_size(MAX_MESSAGE * 2)
-        .max_message_size(Some(MAX_MESSAGE))
-        .max_frame_size(Some(MAX_MESSAGE));
-    let Ok(ws) = tokio_tungstenite::accept_async_with_config(stream, Some(cfg)).await else {
+    serve(QuickAck(stream), flavor, events, ids).await;
+}
+
+/// Appends a server's (unmasked) binary frame.
+fn binary(out: &mut Vec<u8>, payload: &[u8]) {
+    write_frame(out, true, Opcode::Binary, None, payload);
+}
+
+/// The upgrade request read from `s` (into `buf`, grown up to [`handshake::MAX_HEAD`]): its
+/// `Sec-WebSocket-Accept` answer, the head's length and the bytes read in all.
+async fn upgrade<S: AsyncRead + Unpin>(
+    s: &mut S,
+    buf: &mut Vec<u8>,
+) -> Option<(String, usize, usize)> {
+    let mut have = 0;
+    loop {
+        if have == buf.len() {
+            if buf.len() >= handshake::MAX_HEAD {
+                return None;
+            }
+            buf.resize((buf.len() * 2).min(handshake::MAX_HEAD), 0);
+        }
+        match s.read(&mut buf[have..]).await {
+            Ok(n) if n > 0 => have += n,
+            _ => return None,
+        }
+        match handshake::parse_request(&buf[..have]) {
+            Ok(Some((req, head))) if req.version() == Some("13") => {
+                return Some((handshake::accept_key(req.key()), head, have))
+            }
+            Ok(None) => {}
+            _ => return None,
+        }
+    }
+}
+
+/// One client's connection, from its upgrade request on: one task reads its frames into
+/// packets for the server and writes what the server sends it, everything queued in one write.
+async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    mut s: S,
+    flavor: Flavor,
+    events: Events,
+    ids: PeerIds,
+) {
+    let mut buf = vec![0u8; READ_BUF];
+    let Some((accept, head, mut filled)) = upgrade(&mut s, &mut buf).await else {
         return;
     };
-    let (mut sink, mut source) = ws.split();
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+          Sec-WebSocket-Accept: ",
+    );
+    out.extend_from_slice(accept.as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
     let id = ids.fresh();
-    let hello = match flavor {
-        Flavor::Godot4 => sink.send(binary(godot::peer_id_message(id).to_vec())).await,
+    match flavor {
+        Flavor::Godot4 => binary(&mut out, &godot::peer_id_message(id)),
         Flavor::Godot3 => {
-            let _ = sink
-                .feed(binary(godot::godot3_sys(Godot3Sys::Id, id).to_vec()))
-                .await;
-            sink.send(binary(
-                godot::godot3_sys(Godot3Sys::AddPeer, SERVER_ID).to_vec(),
-            ))
-            .await
+            binary(&mut out, &godot::godot3_sys(Godot3Sys::Id, id));
+            binary(&mut out, &godot::godot3_sys(Godot3Sys::AddPeer, SERVER_ID));
         }
-    };
-    if hello.is_err() {
+    }
+    if s.write_all(&out).await.is_err() {
         ids.release(id);
         return;
     }
+    out.clear();
     let (tx, mut rx) = mpsc::unbounded_channel();
     if events
         .send(TransportEvent::Connected { peer: id, link: tx })
@@ -169,75 +207,97 @@ async fn connection(stream: TcpStream, flavor: Flavor, events: Events, ids: Peer
     {
         return;
     }
-    loop {
-        tokio::select! {
-            msg = source.next() => {
-                let bytes = match msg {
-                    Some(Ok(Message::Binary(b))) => b,
-                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-                    Some(Ok(_)) => continue,
-                };
-                let ev = match flavor {
-                    Flavor::Godot4 => Some(TransportEvent::Packet {
-                        peer: id,
-                        channel: 0,
-                        mode: TransferMode::Reliable,
-                        target: SERVER_ID,
-                        bytes: bytes.to_vec(),
-                    }),
-                    Flavor::Godot3 => match godot::parse_godot3(&bytes) {
-                        Ok(m @ Godot3Message::Data { to, packet, .. }) if m.check_from_client(id as u32).is_ok() => {
-                            Some(TransportEvent::Packet {
-                                peer: id,
-                                channel: 0,
-                                mode: TransferMode::Reliable,
-                                target: to,
-                                bytes: packet.to_vec(),
-                            })
-                        }
-                        // A forged sender, a system message from a client, garbage: dropped.
-                        _ => break,
-                    },
-                };
-                if let Some(ev) = ev {
-                    if events.send(ev).await.is_err() {
-                        break;
+    let mut reader = MessageReader::with_offset(
+        MessageConfig::client_to_server().with_max_message(MAX_MESSAGE as u64),
+        head as u64,
+    );
+    let mut from = head;
+    'conn: loop {
+        // The messages in what was read (a partial frame stays in the reader).
+        let mut input = &buf[from..filled];
+        loop {
+            let bytes = match reader.read(&mut input) {
+                Ok(Some(m)) => match m.message() {
+                    Message::Binary(b) => b.to_vec(),
+                    Message::Ping(p) => {
+                        write_frame(&mut out, true, Opcode::Pong, None, p);
+                        continue;
                     }
-                }
+                    Message::Text(_) | Message::Pong(_) => continue,
+                    Message::Close(_) => break 'conn,
+                },
+                Ok(None) => break,
+                // Not WebSocket as RFC 6455 has it (unmasked, too long, …): closed.
+                Err(_) => break 'conn,
+            };
+            let ev = match flavor {
+                Flavor::Godot4 => TransportEvent::Packet {
+                    peer: id,
+                    channel: 0,
+                    mode: TransferMode::Reliable,
+                    target: SERVER_ID,
+                    bytes,
+                },
+                Flavor::Godot3 => match godot::parse_godot3(&bytes) {
+                    Ok(m @ Godot3Message::Data { to, packet, .. })
+                        if m.check_from_client(id as u32).is_ok() =>
+                    {
+                        TransportEvent::Packet {
+                            peer: id,
+                            channel: 0,
+                            mode: TransferMode::Reliable,
+                            target: to,
+                            bytes: packet.to_vec(),
+                        }
+                    }
+                    // A forged sender, a system message from a client, garbage: dropped.
+                    _ => break 'conn,
+                },
+            };
+            if events.send(ev).await.is_err() {
+                break 'conn;
             }
+        }
+        (from, filled) = (0, 0);
+        if !out.is_empty() {
+            if s.write_all(&out).await.is_err() {
+                break;
+            }
+            out.clear();
+        }
+        tokio::select! {
+            r = s.read(&mut buf) => match r {
+                Ok(n) if n > 0 => filled = n,
+                _ => break,
+            },
             cmd = rx.recv() => {
                 let Some(first) = cmd else { break };
+                // Everything queued, in one write.
                 let mut cmd = Some(first);
-                let mut close = false;
-                // Feed everything queued, then flush once.
                 while let Some(c) = cmd.take() {
-                    let msg = match c {
+                    match c {
                         LinkCmd::Send(o) => match flavor {
-                            Flavor::Godot4 => binary(o.bytes.to_vec()),
-                            Flavor::Godot3 => binary(godot::godot3_data(o.source as u32, o.target, &o.bytes)),
+                            Flavor::Godot4 => binary(&mut out, &o.bytes),
+                            Flavor::Godot3 => binary(
+                                &mut out,
+                                &godot::godot3_data(o.source as u32, o.target, &o.bytes),
+                            ),
                         },
                         LinkCmd::Notify { peer, joined, .. } => {
                             let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
-                            binary(godot::godot3_sys(sys, peer).to_vec())
+                            binary(&mut out, &godot::godot3_sys(sys, peer));
                         }
-                        LinkCmd::Close(_) => {
-                            close = true;
-                            break;
-                        }
-                    };
-                    if sink.feed(msg).await.is_err() {
-                        close = true;
-                        break;
+                        LinkCmd::Close(_) => break 'conn,
                     }
                     cmd = rx.try_recv().ok();
-                }
-                if close || sink.flush().await.is_err() {
-                    let _ = sink.send(Message::Close(None)).await;
-                    break;
                 }
             }
         }
     }
+    out.clear();
+    write_frame(&mut out, true, Opcode::Close, None, &[]);
+    let _ = s.write_all(&out).await;
+    let _ = s.shutdown().await;
     ids.release(id);
     let _ = events.send(TransportEvent::Disconnected { peer: id }).await;
 }
