@@ -50,6 +50,7 @@ pub async fn host(
     ready: Arc<AtomicUsize>,
     mut phases: watch::Receiver<Option<Phases>>,
     connect_by: Instant,
+    connecting: usize,
 ) -> Vec<Report> {
     let n = paces.len();
     let std_sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -68,16 +69,10 @@ pub async fn host(
     )
     .unwrap();
     let mut protos: Vec<Proto> = (0..n).map(|_| Proto::new()).collect();
-    // Host slot -> peer index, and back.
+    // Host slot -> peer index, and back; at most `connecting` peers connecting at a time.
     let mut slot_of = Vec::with_capacity(n);
     let mut index_of = vec![usize::MAX; n];
-    for i in 0..n {
-        // As a Godot 4 client: 255 channels, its id in the CONNECT's data.
-        let id = 2 + (std::process::id() % 1000) * 10_000 + (first + i) as u32;
-        let p = host.connect(addr, 255, id).unwrap();
-        index_of[p.id().0] = i;
-        slot_of.push(p.id());
-    }
+    let mut pending = 0;
     let mut confirmed = vec![false; n];
     let mut alive = vec![true; n];
     let mut ph: Option<Phases> = None;
@@ -90,6 +85,15 @@ pub async fn host(
                 for p in &mut paces {
                     p.begin(x.start);
                 }
+            }
+            while pending < connecting && slot_of.len() < n {
+                // As a Godot 4 client: 255 channels, its id in the CONNECT's data.
+                let i = slot_of.len();
+                let id = 2 + (std::process::id() % 1000) * 10_000 + (first + i) as u32;
+                let p = host.connect(addr, 255, id).unwrap();
+                index_of[p.id().0] = i;
+                slot_of.push(p.id());
+                pending += 1;
             }
         }
         // What arrived; in closed loop an answer makes room for the next call at once.
@@ -104,7 +108,13 @@ pub async fn host(
                     let i = index_of[peer.id().0];
                     let _ = peer.send(0, &enet::Packet::reliable(protos[i].hello()));
                 }
-                enet::Event::Disconnect { peer, .. } => alive[index_of[peer.id().0]] = false,
+                enet::Event::Disconnect { peer, .. } => {
+                    let i = index_of[peer.id().0];
+                    if alive[i] && !confirmed[i] {
+                        pending -= 1;
+                    }
+                    alive[i] = false;
+                }
                 enet::Event::Receive { peer, packet, .. } => {
                     let i = index_of[peer.id().0];
                     let p = &mut protos[i];
@@ -112,8 +122,9 @@ pub async fn host(
                         Got::Answer(a) => {
                             let _ = peer.send(0, &enet::Packet::reliable(a));
                         }
-                        Got::Confirmed if ph.is_none() => {
+                        Got::Confirmed if ph.is_none() && !confirmed[i] => {
                             confirmed[i] = true;
+                            pending -= 1;
                             p.report.ready = true;
                             ready.fetch_add(1, Ordering::Relaxed);
                         }

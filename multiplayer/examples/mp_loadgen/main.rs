@@ -7,7 +7,7 @@
 //! ```sh
 //! cargo run --release -p gdvariant-multiplayer --features server-ws,server-enet --example mp_loadgen -- \
 //!     (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W]
-//!     [--rate R] [--hosts H] [--pid PID]
+//!     [--rate R] [--hosts H] [--connecting C] [--pid PID]
 //! ```
 //!
 //! The peers connect (and cache the path) first; the calls start once all of them are ready (or
@@ -17,7 +17,8 @@
 //! `--window W`: each peer keeps W calls in flight (closed loop: the server's saturation).
 //! `--rate R`: R calls per second in all, spread evenly over the peers and over time (open loop,
 //! at most W in flight per peer). `--hosts H` (ENet): the peers spread over H ENet hosts (UDP
-//! sockets). `--pid`: the server's process, to report its CPU time over the measured seconds and
+//! sockets). `--connecting C` (default 8): at most C peers connecting at a time (the Godot
+//! server's TCP accept queue holds 8; a burst beyond it waits for SYN retries). `--pid`: the server's process, to report its CPU time over the measured seconds and
 //! its memory per peer (from `/proc`). Prints one line `RESULT key=value ...`.
 
 mod enet;
@@ -42,11 +43,12 @@ struct Opts {
     window: usize,
     rate: Option<f64>,
     hosts: usize,
+    connecting: usize,
     pid: Option<u32>,
 }
 
 fn usage(why: &str) -> ! {
-    eprintln!("mp_loadgen: {why}\nusage: mp_loadgen (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W] [--rate R] [--hosts H] [--pid PID]");
+    eprintln!("mp_loadgen: {why}\nusage: mp_loadgen (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W] [--rate R] [--hosts H] [--connecting C] [--pid PID]");
     std::process::exit(2)
 }
 
@@ -60,6 +62,7 @@ fn opts() -> Opts {
         window: 1,
         rate: None,
         hosts: 1,
+        connecting: 8,
         pid: None,
     };
     let mut a = std::env::args().skip(1);
@@ -77,6 +80,7 @@ fn opts() -> Opts {
             "--window" => o.window = v.parse().unwrap_or_else(|e| bad(&e)),
             "--rate" => o.rate = Some(v.parse().unwrap_or_else(|e| bad(&e))),
             "--hosts" => o.hosts = v.parse().unwrap_or_else(|e| bad(&e)),
+            "--connecting" => o.connecting = v.parse().unwrap_or_else(|e| bad(&e)),
             "--pid" => o.pid = Some(v.parse().unwrap_or_else(|e| bad(&e))),
             _ => usage(&format!("unknown argument {k}")),
         }
@@ -87,6 +91,7 @@ fn opts() -> Opts {
     o.peers = o.peers.clamp(1, 4000);
     o.window = o.window.clamp(1, 1000);
     o.hosts = o.hosts.clamp(1, o.peers);
+    o.connecting = o.connecting.clamp(1, o.peers);
     o.seconds = o.seconds.clamp(0.1, 120.0);
     o.warmup = o.warmup.clamp(0.0, 60.0);
     if o.rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
@@ -133,21 +138,19 @@ async fn main() {
             let mine = std::mem::replace(&mut paces, rest);
             let k = mine.len();
             let (r, p) = (ready.clone(), ph_rx.clone());
+            let c = o.connecting.div_ceil(o.hosts);
             tasks.push(tokio::spawn(enet::host(
-                addr, first, mine, r, p, connect_by,
+                addr, first, mine, r, p, connect_by, c,
             )));
             first += k;
         }
     } else if let Some(addr) = o.ws {
-        for (i, pace) in paces.enumerate() {
-            let (r, p) = (ready.clone(), ph_rx.clone());
+        let connecting = Arc::new(tokio::sync::Semaphore::new(o.connecting));
+        for pace in paces {
+            let (r, p, c) = (ready.clone(), ph_rx.clone(), connecting.clone());
             tasks.push(tokio::spawn(async move {
-                vec![ws::peer(addr, pace, r, p, connect_by).await]
+                vec![ws::peer(addr, pace, r, p, connect_by, c).await]
             }));
-            // 50 connections per 10 ms: the servers' accept queues stay short.
-            if i % 50 == 49 {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
         }
     }
     // Every peer ready, or the time-out: the calls start.

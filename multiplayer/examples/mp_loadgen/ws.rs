@@ -13,7 +13,7 @@ use gdvariant_multiplayer::websocket::{
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 
 use crate::proto::{Got, Pace, Phases, Proto, Report};
 
@@ -92,8 +92,17 @@ pub async fn peer(
     ready: Arc<AtomicUsize>,
     mut phases: watch::Receiver<Option<Phases>>,
     connect_by: Instant,
+    connecting: Arc<Semaphore>,
 ) -> Report {
     let mut p = Proto::new();
+    // A permit from the connection until the peer is ready: a few connections at a time, so
+    // that no server's accept queue overflows (the Godot server's holds 8).
+    let Ok(mut permit) = tokio::time::timeout_at(connect_by.into(), connecting.acquire_owned())
+        .await
+        .map(|p| p.ok())
+    else {
+        return p.finish(false);
+    };
     let opened = tokio::time::timeout_at(connect_by.into(), open(addr)).await;
     let Ok(Some((mut tcp, mut c, rest))) = opened else {
         return p.finish(false);
@@ -163,6 +172,7 @@ pub async fn peer(
                 if confirmed && ph.is_none() && !p.report.ready {
                     p.report.ready = true;
                     ready.fetch_add(1, Ordering::Relaxed);
+                    drop(permit.take());
                 }
             }
             () = &mut sleep, if wake.is_some() => {}
