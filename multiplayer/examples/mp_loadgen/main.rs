@@ -120,8 +120,7 @@ fn proc_stat(pid: &str) -> Option<(f64, u64)> {
 async fn main() {
     let o = opts();
     let server = o.pid.map(|p| p.to_string());
-    let server_stat = || server.as_deref().and_then(proc_stat);
-    let before = server_stat();
+    let before = server.as_deref().and_then(proc_stat);
     let t0 = Instant::now();
     // Time to connect: generous, the Godot WebSocket server takes its time.
     let connect_by = t0 + Duration::from_secs_f64(5.0 + o.peers as f64 / 100.0);
@@ -168,14 +167,23 @@ async fn main() {
         drain: end + Duration::from_secs(2),
     };
     let _ = ph_tx.send(Some(ph));
-    tokio::time::sleep_until(warm.into()).await;
-    let (at_warm, gen_warm) = (server_stat(), proc_stat("self"));
-    tokio::time::sleep_until(end.into()).await;
-    let (at_end, gen_end) = (server_stat(), proc_stat("self"));
+    // The CPU times at the measurement's start and end, read by a thread of their own: the
+    // runtime's thread may be too busy with the peers to wake on time.
+    let sampler = std::thread::spawn(move || {
+        let sample = || {
+            let stat = server.as_deref().and_then(proc_stat);
+            (stat, proc_stat("self"))
+        };
+        std::thread::sleep(warm.saturating_duration_since(Instant::now()));
+        let at_warm = sample();
+        std::thread::sleep(end.saturating_duration_since(Instant::now()));
+        (at_warm, sample())
+    });
     let mut reports = Vec::new();
     for t in tasks {
         reports.extend(t.await.unwrap_or_default());
     }
+    let ((at_warm, gen_warm), (at_end, gen_end)) = sampler.join().unwrap_or_default();
     let ready_n = reports.iter().filter(|r| r.ready).count();
     let dropped = reports.iter().filter(|r| r.ready && r.dropped).count();
     let mut lat: Vec<u32> = reports.iter().flat_map(|r| r.lat.iter().copied()).collect();
