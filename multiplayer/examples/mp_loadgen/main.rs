@@ -18,7 +18,8 @@
 //! `--rate R`: R calls per second in all, spread evenly over the peers and over time (open loop,
 //! at most W in flight per peer). `--hosts H` (ENet): the peers spread over H ENet hosts (UDP
 //! sockets). `--connecting C` (default 8): at most C peers connecting at a time (the Godot
-//! server's TCP accept queue holds 8; a burst beyond it waits for SYN retries). `--pid`: the server's process, to report its CPU time over the measured seconds and
+//! server accepts few connections at once; a burst beyond its accept queue waits for SYN
+//! retries). `--pid`: the server's process, to report its CPU time over the measured seconds and
 //! its memory per peer (from `/proc`). Prints one line `RESULT key=value ...`.
 
 mod enet;

@@ -96,7 +96,7 @@ pub async fn peer(
 ) -> Report {
     let mut p = Proto::new();
     // A permit from the connection until the peer is ready: a few connections at a time, so
-    // that no server's accept queue overflows (the Godot server's holds 8).
+    // that no server's accept queue overflows (the Godot server's is short).
     let Ok(mut permit) = tokio::time::timeout_at(connect_by.into(), connecting.acquire_owned())
         .await
         .map(|p| p.ok())
