@@ -412,10 +412,12 @@ impl ServerCore {
             p.state = State::Joined;
         }
         if self.cfg.relay {
+            // The same `ADD_PEER` for every other peer: one buffer, shared.
+            let joined: Arc<[u8]> = crate::add_peer(peer).into();
             for o in others {
                 match self.cfg.flavor {
                     Flavor::Godot4 => {
-                        self.send(o, 0, TransferMode::Reliable, crate::add_peer(peer).into());
+                        self.send(o, 0, TransferMode::Reliable, joined.clone());
                         self.send(peer, 0, TransferMode::Reliable, crate::add_peer(o).into());
                     }
                     Flavor::Godot3 => {

@@ -98,6 +98,12 @@ pub(crate) enum TransportEvent {
 /// server is behind, rather than buffering without limit).
 pub(crate) type Events = mpsc::Sender<TransportEvent>;
 
+/// How often the core's timers run (authentication time-outs), and the longest wait for an event.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The most transport events handled between two flushes.
+const BATCH: usize = 256;
+
 /// The peer ids in use, shared by the transports: unique across transports.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PeerIds(Arc<Mutex<HashSet<PeerId>>>);
@@ -202,37 +208,51 @@ impl Server {
             if let Some(e) = self.ready.pop_front() {
                 return e;
             }
-            let ev = tokio::select! {
-                ev = self.events_rx.recv() => ev,
-                () = tokio::time::sleep(Duration::from_millis(100)) => None,
-            };
+            // One wait, then everything already queued (up to a batch) before the next flush:
+            // no timer armed per packet.
+            let first = tokio::time::timeout(TICK, self.events_rx.recv())
+                .await
+                .ok()
+                .flatten();
             let now = Instant::now();
-            match ev {
-                Some(TransportEvent::Connected { peer, link }) => {
-                    if self.core.peer_connected(peer, now).is_ok() {
-                        self.links.insert(peer, link);
-                    } else {
-                        link.close(peer, false);
+            if let Some(ev) = first {
+                self.handle(ev, now);
+                for _ in 1..BATCH {
+                    match self.events_rx.try_recv() {
+                        Ok(ev) => self.handle(ev, now),
+                        Err(_) => break,
                     }
                 }
-                Some(TransportEvent::Disconnected { peer }) => {
-                    self.links.remove(&peer);
-                    self.core.peer_disconnected(peer);
-                }
-                Some(TransportEvent::Packet {
-                    peer,
-                    channel,
-                    mode,
-                    target,
-                    bytes,
-                }) => self.core.receive(peer, channel, mode, target, &bytes, now),
-                None => {}
             }
-            if now.saturating_duration_since(self.last_tick) >= Duration::from_millis(100) {
+            if now.saturating_duration_since(self.last_tick) >= TICK {
                 self.last_tick = now;
                 self.core.tick(now);
             }
             self.flush();
+        }
+    }
+
+    /// Takes one transport event to the core (a new peer's link kept, or closed if refused).
+    fn handle(&mut self, ev: TransportEvent, now: Instant) {
+        match ev {
+            TransportEvent::Connected { peer, link } => {
+                if self.core.peer_connected(peer, now).is_ok() {
+                    self.links.insert(peer, link);
+                } else {
+                    link.close(peer, false);
+                }
+            }
+            TransportEvent::Disconnected { peer } => {
+                self.links.remove(&peer);
+                self.core.peer_disconnected(peer);
+            }
+            TransportEvent::Packet {
+                peer,
+                channel,
+                mode,
+                target,
+                bytes,
+            } => self.core.receive(peer, channel, mode, target, &bytes, now),
         }
     }
 

@@ -1,23 +1,23 @@
 //! The WebSocket transport (feature `server-ws`): what Godot 4's `WebSocketMultiplayerPeer` and
-//! Godot 3's `WebSocketServer` expect of a server, on tokio-tungstenite, with the crate's
-//! [`websocket::godot`](crate::websocket::godot) layer. Plain `ws://`, or `wss://` with the
-//! feature `server-wss` (TLS on tokio-rustls).
+//! Godot 3's `WebSocketServer` expect of a server, on tokio TCP with the crate's
+//! [`websocket`](crate::websocket) framing and its [`godot`](crate::websocket::godot) layer:
+//! one task per connection, its writes batched. Plain `ws://`, or `wss://` with the feature
+//! `server-wss` (TLS on tokio-rustls, through the same code).
 
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
 
 use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
 use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
+use crate::websocket::{handshake, write_frame, Message, MessageConfig, MessageReader, Opcode};
 
 /// The largest message taken from a client.
 const MAX_MESSAGE: usize = 8 << 20;
@@ -45,8 +45,7 @@ impl Server {
     ) -> Result<SocketAddr, ServerError> {
         let acceptor = tls::acceptor(cert_pem, key_pem)?;
         self.listen_tcp(addr, move |stream, flavor, events, ids| {
-            let handshake =
-                tokio::time::timeout(std::time::Duration::from_secs(10), acceptor.accept(stream));
+            let handshake = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream));
             async move {
                 if let Ok(Ok(tls)) = handshake.await {
                     connection(tls, flavor, events, ids).await;
@@ -210,42 +209,84 @@ impl AsyncWrite for QuickAck {
     }
 }
 
-fn binary(b: Vec<u8>) -> Message {
-    Message::Binary(b.into())
+/// The server's bytes read at a time (and the most of a handshake head kept:
+/// [`handshake::MAX_HEAD`]).
+const READ_BUF: usize = 8 << 10;
+
+/// The longest wait for a closing peer to take what was left for it and the close frame.
+const GOODBYE: Duration = Duration::from_secs(5);
+
+/// Appends a server's (unmasked) binary frame.
+fn binary(out: &mut Vec<u8>, payload: &[u8]) {
+    write_frame(out, true, Opcode::Binary, None, payload);
 }
 
-async fn connection<S>(stream: S, flavor: Flavor, events: Events, ids: PeerIds)
+/// The upgrade request read from `s` (into `buf`, grown up to [`handshake::MAX_HEAD`]): its
+/// `Sec-WebSocket-Accept` answer, the head's length and the bytes read in all.
+async fn upgrade<S: AsyncRead + Unpin>(
+    s: &mut S,
+    buf: &mut Vec<u8>,
+) -> Option<(String, usize, usize)> {
+    let mut have = 0;
+    loop {
+        if have == buf.len() {
+            if buf.len() >= handshake::MAX_HEAD {
+                return None;
+            }
+            buf.resize((buf.len() * 2).min(handshake::MAX_HEAD), 0);
+        }
+        match s.read(&mut buf[have..]).await {
+            Ok(n) if n > 0 => have += n,
+            _ => return None,
+        }
+        match handshake::parse_request(&buf[..have]) {
+            Ok(Some((req, head))) if req.version() == Some("13") => {
+                return Some((handshake::accept_key(req.key()), head, have))
+            }
+            Ok(None) => {}
+            _ => return None,
+        }
+    }
+}
+
+/// Writes `out` to `s` and flushes it (TLS holds what it has not yet sent until a flush).
+async fn write_out<S: AsyncWrite + Unpin>(s: &mut S, out: &[u8]) -> io::Result<()> {
+    s.write_all(out).await?;
+    s.flush().await
+}
+
+/// One client's connection (plain TCP or TLS), from its upgrade request on: one task reads its
+/// frames into packets for the server and writes what the server sends it, everything queued in
+/// one write. What the server queued counts against the peer's send queue until it is written; a
+/// peer that does not read blocks the write until the server drops it (the link's `abort`).
+async fn connection<S>(mut s: S, flavor: Flavor, events: Events, ids: PeerIds)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    // Small buffers: a connection costs a few KiB, not tungstenite's default 2 × 128 KiB.
-    let cfg = WebSocketConfig::default()
-        .read_buffer_size(8 << 10)
-        .write_buffer_size(16 << 10)
-        .max_write_buffer_size(MAX_MESSAGE * 2)
-        .max_message_size(Some(MAX_MESSAGE))
-        .max_frame_size(Some(MAX_MESSAGE));
-    let Ok(ws) = tokio_tungstenite::accept_async_with_config(stream, Some(cfg)).await else {
+    let mut buf = vec![0u8; READ_BUF];
+    let Some((accept, head, mut filled)) = upgrade(&mut s, &mut buf).await else {
         return;
     };
-    let (mut sink, mut source) = ws.split();
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+          Sec-WebSocket-Accept: ",
+    );
+    out.extend_from_slice(accept.as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
     let id = ids.fresh();
-    let hello = match flavor {
-        Flavor::Godot4 => sink.send(binary(godot::peer_id_message(id).to_vec())).await,
+    match flavor {
+        Flavor::Godot4 => binary(&mut out, &godot::peer_id_message(id)),
         Flavor::Godot3 => {
-            let _ = sink
-                .feed(binary(godot::godot3_sys(Godot3Sys::Id, id).to_vec()))
-                .await;
-            sink.send(binary(
-                godot::godot3_sys(Godot3Sys::AddPeer, SERVER_ID).to_vec(),
-            ))
-            .await
+            binary(&mut out, &godot::godot3_sys(Godot3Sys::Id, id));
+            binary(&mut out, &godot::godot3_sys(Godot3Sys::AddPeer, SERVER_ID));
         }
-    };
-    if hello.is_err() {
+    }
+    if write_out(&mut s, &out).await.is_err() {
         ids.release(id);
         return;
     }
+    out.clear();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let link = Link::new(tx);
     let (queued, abort) = (link.queued.clone(), link.abort.clone());
@@ -256,81 +297,121 @@ where
     {
         return;
     }
-    loop {
-        tokio::select! {
-            msg = source.next() => {
-                let bytes = match msg {
-                    Some(Ok(Message::Binary(b))) => b,
-                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-                    Some(Ok(_)) => continue,
-                };
-                let ev = match flavor {
-                    Flavor::Godot4 => Some(TransportEvent::Packet {
-                        peer: id,
-                        channel: 0,
-                        mode: TransferMode::Reliable,
-                        target: SERVER_ID,
-                        bytes: bytes.to_vec(),
-                    }),
-                    Flavor::Godot3 => match godot::parse_godot3(&bytes) {
-                        Ok(m @ Godot3Message::Data { to, packet, .. }) if m.check_from_client(id as u32).is_ok() => {
-                            Some(TransportEvent::Packet {
-                                peer: id,
-                                channel: 0,
-                                mode: TransferMode::Reliable,
-                                target: to,
-                                bytes: packet.to_vec(),
-                            })
-                        }
-                        // A forged sender, a system message from a client, garbage: dropped.
-                        _ => break,
-                    },
-                };
-                if let Some(ev) = ev {
-                    if events.send(ev).await.is_err() {
-                        break;
+    let mut reader = MessageReader::with_offset(
+        MessageConfig::client_to_server().with_max_message(MAX_MESSAGE as u64),
+        head as u64,
+    );
+    let mut from = head;
+    // The server's bytes in `out` (payloads, as its queue counts them), off the queue once written.
+    let mut pending = 0;
+    // Whether the peer still gets what is in `out` and a close frame: not once a write failed or
+    // the server dropped it for not reading.
+    let mut goodbye = true;
+    'conn: loop {
+        // The messages in what was read (a partial frame stays in the reader).
+        let mut input = &buf[from..filled];
+        loop {
+            let bytes = match reader.read(&mut input) {
+                Ok(Some(m)) => match m.message() {
+                    Message::Binary(b) => b.to_vec(),
+                    Message::Ping(p) => {
+                        write_frame(&mut out, true, Opcode::Pong, None, p);
+                        continue;
                     }
-                }
+                    Message::Text(_) | Message::Pong(_) => continue,
+                    Message::Close(_) => break 'conn,
+                },
+                Ok(None) => break,
+                // Not WebSocket as RFC 6455 has it (unmasked, too long, …): closed.
+                Err(_) => break 'conn,
+            };
+            let ev = match flavor {
+                Flavor::Godot4 => TransportEvent::Packet {
+                    peer: id,
+                    channel: 0,
+                    mode: TransferMode::Reliable,
+                    target: SERVER_ID,
+                    bytes,
+                },
+                Flavor::Godot3 => match godot::parse_godot3(&bytes) {
+                    Ok(m @ Godot3Message::Data { to, packet, .. })
+                        if m.check_from_client(id as u32).is_ok() =>
+                    {
+                        TransportEvent::Packet {
+                            peer: id,
+                            channel: 0,
+                            mode: TransferMode::Reliable,
+                            target: to,
+                            bytes: packet.to_vec(),
+                        }
+                    }
+                    // A forged sender, a system message from a client, garbage: dropped.
+                    _ => break 'conn,
+                },
+            };
+            if events.send(ev).await.is_err() {
+                break 'conn;
             }
+        }
+        (from, filled) = (0, 0);
+        if !out.is_empty() {
+            let written = tokio::select! {
+                r = write_out(&mut s, &out) => r.is_ok(),
+                () = abort.notified() => false,
+            };
+            if !written {
+                goodbye = false;
+                break;
+            }
+            out.clear();
+            dequeued(&queued, pending);
+            pending = 0;
+        }
+        tokio::select! {
+            r = s.read(&mut buf) => match r {
+                Ok(n) if n > 0 => filled = n,
+                _ => break,
+            },
             cmd = rx.recv() => {
                 let Some(first) = cmd else { break };
-                // Feed everything queued, then flush once; a peer that does not read blocks
-                // this until the server drops it (`abort`).
-                let write = async {
-                    let mut cmd = Some(first);
-                    while let Some(c) = cmd.take() {
-                        let (msg, n) = match c {
-                            LinkCmd::Send(o) => {
-                                let msg = match flavor {
-                                    Flavor::Godot4 => binary(o.bytes.to_vec()),
-                                    Flavor::Godot3 => binary(godot::godot3_data(o.source as u32, o.target, &o.bytes)),
-                                };
-                                (msg, o.bytes.len())
+                // Everything queued, in one write.
+                let mut cmd = Some(first);
+                while let Some(c) = cmd.take() {
+                    match c {
+                        LinkCmd::Send(o) => {
+                            pending += o.bytes.len();
+                            match flavor {
+                                Flavor::Godot4 => binary(&mut out, &o.bytes),
+                                Flavor::Godot3 => binary(
+                                    &mut out,
+                                    &godot::godot3_data(o.source as u32, o.target, &o.bytes),
+                                ),
                             }
-                            LinkCmd::Notify { peer, joined, .. } => {
-                                let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
-                                (binary(godot::godot3_sys(sys, peer).to_vec()), 0)
-                            }
-                            LinkCmd::Close { .. } => return false,
-                        };
-                        let fed = sink.feed(msg).await;
-                        dequeued(&queued, n);
-                        if fed.is_err() {
-                            return false;
                         }
-                        cmd = rx.try_recv().ok();
+                        LinkCmd::Notify { peer, joined, .. } => {
+                            let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
+                            binary(&mut out, &godot::godot3_sys(sys, peer));
+                        }
+                        // Kicked: after what is queued for it, or at once if it does not read.
+                        LinkCmd::Close { now, .. } => {
+                            goodbye = !now;
+                            break 'conn;
+                        }
                     }
-                    sink.flush().await.is_ok()
-                };
-                let open = tokio::select! {
-                    open = write => open,
-                    () = abort.notified() => break,
-                };
-                if !open {
-                    let _ = sink.send(Message::Close(None)).await;
-                    break;
+                    cmd = rx.try_recv().ok();
                 }
             }
+        }
+    }
+    if goodbye {
+        write_frame(&mut out, true, Opcode::Close, None, &[]);
+        let bye = async {
+            write_out(&mut s, &out).await?;
+            s.shutdown().await
+        };
+        tokio::select! {
+            _ = tokio::time::timeout(GOODBYE, bye) => {}
+            () = abort.notified() => {}
         }
     }
     ids.release(id);

@@ -1,0 +1,190 @@
+//! Godot 4 ENet clients: many peers on one ENet host (one UDP socket), as many hosts as asked,
+//! each host one task on the generator's thread, woken by its socket or its schedule.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rusty_enet as enet;
+use tokio::net::UdpSocket;
+use tokio::sync::watch;
+
+use crate::proto::{Got, Pace, Phases, Proto, Report};
+
+/// The longest a host sleeps: ENet's own timers (resends, pings) need service.
+const TICK: Duration = Duration::from_millis(5);
+
+/// A tokio UDP socket as ENet's: non-blocking, readiness for the task.
+struct Socket(Arc<UdpSocket>);
+
+impl enet::Socket for Socket {
+    type Address = SocketAddr;
+    type Error = io::Error;
+
+    fn send(&mut self, address: SocketAddr, buffer: &[u8]) -> io::Result<usize> {
+        match self.0.try_send_to(buffer, address) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+            r => r,
+        }
+    }
+
+    fn receive(
+        &mut self,
+        buffer: &mut [u8; enet::MTU_MAX],
+    ) -> io::Result<Option<(SocketAddr, enet::PacketReceived)>> {
+        match self.0.try_recv_from(buffer) {
+            Ok((n, addr)) => Ok(Some((addr, enet::PacketReceived::Complete(n)))),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+/// One host with `paces.len()` peers, the first numbered `first` (their Godot ids follow from
+/// it); their reports in order.
+pub async fn host(
+    addr: SocketAddr,
+    first: usize,
+    mut paces: Vec<Pace>,
+    ready: Arc<AtomicUsize>,
+    mut phases: watch::Receiver<Option<Phases>>,
+    connect_by: Instant,
+    connecting: usize,
+) -> Vec<Report> {
+    let n = paces.len();
+    let std_sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let s = socket2::SockRef::from(&std_sock);
+    let _ = s.set_recv_buffer_size(4 << 20);
+    let _ = s.set_send_buffer_size(4 << 20);
+    std_sock.set_nonblocking(true).unwrap();
+    let sock = Arc::new(UdpSocket::from_std(std_sock).unwrap());
+    let mut host = enet::Host::new(
+        Socket(sock.clone()),
+        enet::HostSettings {
+            peer_limit: n,
+            channel_limit: 255,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut protos: Vec<Proto> = (0..n).map(|_| Proto::new()).collect();
+    // Host slot -> peer index, and back; at most `connecting` peers connecting at a time.
+    let mut slot_of = Vec::with_capacity(n);
+    let mut index_of = vec![usize::MAX; n];
+    let mut pending = 0;
+    let mut confirmed = vec![false; n];
+    let mut alive = vec![true; n];
+    let mut ph: Option<Phases> = None;
+    let closed_loop = paces.first().is_some_and(|p| p.next_due().is_none());
+    loop {
+        let now = Instant::now();
+        if ph.is_none() {
+            if let Some(x) = *phases.borrow_and_update() {
+                ph = Some(x);
+                for p in &mut paces {
+                    p.begin(x.start);
+                }
+            }
+            while pending < connecting && slot_of.len() < n {
+                // As a Godot 4 client: 255 channels, its id in the CONNECT's data.
+                let i = slot_of.len();
+                let id = 2 + (std::process::id() % 1000) * 10_000 + (first + i) as u32;
+                let p = host.connect(addr, 255, id).unwrap();
+                index_of[p.id().0] = i;
+                slot_of.push(p.id());
+                pending += 1;
+            }
+        }
+        // What arrived; in closed loop an answer makes room for the next call at once.
+        let sending = ph.is_some_and(|x| now >= x.start && now < x.end);
+        loop {
+            let ev = match host.service() {
+                Ok(Some(ev)) => ev,
+                _ => break,
+            };
+            match ev {
+                enet::Event::Connect { peer, .. } => {
+                    let i = index_of[peer.id().0];
+                    let _ = peer.send(0, &enet::Packet::reliable(protos[i].hello()));
+                }
+                enet::Event::Disconnect { peer, .. } => {
+                    let i = index_of[peer.id().0];
+                    if alive[i] && !confirmed[i] {
+                        pending -= 1;
+                    }
+                    alive[i] = false;
+                }
+                enet::Event::Receive { peer, packet, .. } => {
+                    let i = index_of[peer.id().0];
+                    let p = &mut protos[i];
+                    match p.receive(packet.data(), now, ph.as_ref()) {
+                        Got::Answer(a) => {
+                            let _ = peer.send(0, &enet::Packet::reliable(a));
+                        }
+                        Got::Confirmed if ph.is_none() && !confirmed[i] => {
+                            confirmed[i] = true;
+                            pending -= 1;
+                            p.report.ready = true;
+                            ready.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Got::Echo if sending && closed_loop && p.report.ready => {
+                            while paces[i].due(now, p.sent.len()) {
+                                let b = p.call(now);
+                                let _ = peer.send(0, &enet::Packet::reliable(b));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut wake = now + TICK;
+        match ph {
+            None if now >= connect_by => break,
+            None => {}
+            Some(x) if now >= x.drain => break,
+            Some(x) if now >= x.end => {
+                let busy = (0..n).any(|i| alive[i] && confirmed[i] && !protos[i].sent.is_empty());
+                if !busy {
+                    break;
+                }
+            }
+            Some(x) if now < x.start => wake = wake.min(x.start),
+            Some(x) => {
+                // Open loop: what is due; closed loop: the first calls (and any room left).
+                for i in 0..n {
+                    if !(alive[i] && confirmed[i]) {
+                        continue;
+                    }
+                    let p = &mut protos[i];
+                    while paces[i].due(now, p.sent.len()) {
+                        let b = p.call(now);
+                        let _ = host
+                            .peer_mut(slot_of[i])
+                            .send(0, &enet::Packet::reliable(b));
+                    }
+                    if let Some(d) = paces[i].next_due() {
+                        wake = wake.min(d);
+                    }
+                }
+                wake = wake.min(x.end);
+            }
+        }
+        host.flush();
+        tokio::select! {
+            _ = sock.readable() => {}
+            () = tokio::time::sleep_until(wake.into()) => {}
+            r = phases.changed(), if ph.is_none() => { if r.is_err() { break; } }
+        }
+    }
+    for &s in &slot_of {
+        host.peer_mut(s).disconnect(0);
+    }
+    host.flush();
+    protos
+        .into_iter()
+        .zip(alive)
+        .map(|(p, a)| p.finish(!a))
+        .collect()
+}
