@@ -45,7 +45,7 @@ impl Server {
     ) -> Result<SocketAddr, ServerError> {
         let acceptor = tls::acceptor(cert_pem, key_pem)?;
         self.listen_tcp(addr, move |stream, flavor, events, ids| {
-            let handshake = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream));
+            let handshake = tokio::time::timeout(HANDSHAKE, acceptor.accept(stream));
             async move {
                 if let Ok(Ok(tls)) = handshake.await {
                     connection(tls, flavor, events, ids).await;
@@ -213,6 +213,10 @@ impl AsyncWrite for QuickAck {
 /// [`handshake::MAX_HEAD`]).
 const READ_BUF: usize = 8 << 10;
 
+/// The longest wait for a client's upgrade request (and, for `wss://`, its TLS handshake): a
+/// connection that sends nothing, or a request a byte at a time, holds a task and a buffer.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
 /// The longest wait for a closing peer to take what was left for it and the close frame.
 const GOODBYE: Duration = Duration::from_secs(5);
 
@@ -264,7 +268,9 @@ where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let mut buf = vec![0u8; READ_BUF];
-    let Some((accept, head, mut filled)) = upgrade(&mut s, &mut buf).await else {
+    let Ok(Some((accept, head, mut filled))) =
+        tokio::time::timeout(HANDSHAKE, upgrade(&mut s, &mut buf)).await
+    else {
         return;
     };
     let mut out = Vec::with_capacity(256);

@@ -10,7 +10,7 @@ use gdvariant_multiplayer::server::{Event, Flavor, Server, ServerConfig, ServerC
 use gdvariant_multiplayer::{
     self as multiplayer, simplify_path, Packet, RemoteCallBuilder, RpcMethods, Target,
 };
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::server_live::schema;
 
@@ -220,5 +220,46 @@ fn godot3_websocket_forged_sender_is_dropped() {
         })
         .await;
         assert!(end.is_ok(), "a forged sender was not dropped");
+    });
+}
+
+/// A WebSocket connection that never finishes its upgrade request (silent, or a byte at a time
+/// and never the blank line) is closed after the server's 10 s handshake limit.
+#[test]
+fn websocket_upgrade_that_never_ends_is_closed() {
+    let (_, ws) = server(Flavor::Godot4);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let start = Instant::now();
+        let mut silent = tokio::net::TcpStream::connect(ws).await.unwrap();
+        let mut slow = tokio::net::TcpStream::connect(ws).await.unwrap();
+        let drip = async {
+            for b in b"GET / HTTP/1.1\r\nHost: x\r\n".iter().cycle().take(60) {
+                if slow.write_all(&[*b]).await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            let mut end = [0u8; 16];
+            matches!(slow.read(&mut end).await, Ok(0) | Err(_))
+        };
+        let mut end = [0u8; 16];
+        let (silent_closed, slow_closed) = tokio::join!(
+            tokio::time::timeout(Duration::from_secs(20), silent.read(&mut end)),
+            tokio::time::timeout(Duration::from_secs(20), drip),
+        );
+        assert!(
+            matches!(silent_closed, Ok(Ok(0)) | Ok(Err(_))),
+            "{silent_closed:?}"
+        );
+        assert_eq!(slow_closed, Ok(true));
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_secs(9) && took < Duration::from_secs(19),
+            "closed after {took:?}"
+        );
     });
 }
