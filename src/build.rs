@@ -45,7 +45,6 @@ pub(crate) type R<T = ()> = core::result::Result<T, Fail>;
 
 impl Fail {
     /// The error of a reader of `syntax`.
-    #[cold]
     pub(crate) fn of(self, syntax: Syntax) -> ParseError {
         ParseError {
             message: self.message,
@@ -55,7 +54,6 @@ impl Fail {
     }
 }
 
-#[cold]
 pub(crate) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
     Err(Fail {
         message: message.into(),

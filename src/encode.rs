@@ -195,6 +195,7 @@ impl IdCache {
         IdCache
     }
 
+    // Inlined: input packet encode -11 % instructions (with get, string_value and prefixed).
     #[inline(always)]
     fn get(&mut self, dialect: Dialect, ty: VariantType) -> Option<u32> {
         dialect.id_of(ty)
@@ -310,6 +311,7 @@ impl Enc<'_> {
 
     /// A String or StringName value: header and length in one write, bytes, padding. Inlined
     /// into [`leaf`](Enc::leaf): dictionary keys are nearly all strings.
+    // Inlined: input packet encode -11 % instructions (with get, string_value and prefixed).
     #[inline(always)]
     pub(crate) fn string_value(&mut self, ty: VariantType, s: &str) -> Result<()> {
         if !crate::strings::reads_back(s.as_bytes()) {
@@ -328,6 +330,7 @@ impl Enc<'_> {
     /// value's header when `ty` is given): a leading BOM gets a second one before it, which the
     /// reader strips; a NUL is refused ([`ErrorKind::UnwritableString`]), as nothing written
     /// reads back past it.
+    // Cold: game state encode -12 % instructions, input packet encode -13 %.
     #[cold]
     fn string_kept_whole(&mut self, ty: Option<VariantType>, s: &str) -> Result<()> {
         let bytes = crate::strings::kept_whole(s.as_bytes())
@@ -344,6 +347,7 @@ impl Enc<'_> {
     /// keys and names) is written into a zeroed 32-byte block appended to the output and then
     /// cut to length: one capacity check and no `memcpy` call. (The block is not assembled on
     /// the stack first: reading back the small stores as one wide load stalls the CPU.)
+    // Inlined: input packet encode -11 % instructions (with get, string_value and prefixed).
     #[inline(always)]
     fn prefixed<const H: usize>(&mut self, head: &[u8; H], bytes: &[u8]) {
         let n = bytes.len();
@@ -402,6 +406,7 @@ impl Enc<'_> {
 
     /// Appends the first `len` bytes of `b` (`len <= 32`): written whole, then cut, so that
     /// the copy has a fixed size.
+    // Inlined: input packet encode -5 % instructions (with block, int and copy_short).
     #[inline(always)]
     fn block(&mut self, b: &[u8; 32], len: usize) {
         let end = self.out.len() + len;
@@ -421,7 +426,8 @@ impl Enc<'_> {
         Ok(())
     }
 
-    #[inline]
+    // Inlined: input packet encode -5 % instructions (with block, int and copy_short).
+    #[inline(always)]
     pub(crate) fn int(&mut self, i: i64) -> Result<()> {
         let id = self.id(VariantType::Int)?;
         match i32::try_from(i) {
@@ -995,6 +1001,7 @@ impl Enc<'_> {
 
 /// Copies `src` (at most 32 bytes, `dst` as long) in fixed-size pieces: no `memcpy` call
 /// for a few bytes.
+// Inlined: input packet encode -5 % instructions (with block, int and copy_short).
 #[inline(always)]
 fn copy_short(dst: &mut [u8], src: &[u8]) {
     let mut i = 0;

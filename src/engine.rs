@@ -134,7 +134,6 @@ impl FusedIterator for EngineIter<'_> {}
 impl<'a> DictionaryRef<'a> {
     /// [`find`](DictionaryRef::find) comparing each key as the engine reads it: Godot 3 text
     /// decoded, and the keys of a typed Dictionary converted (or dropped) as the engine does.
-    #[cold]
     pub(crate) fn find_as_read<K: Key>(
         &self,
         key: &K,

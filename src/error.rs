@@ -146,6 +146,7 @@ impl fmt::Display for Expected {
 
 impl Error {
     /// Creates an error of `kind` at `offset`.
+    // Cold (with eof and wrong_type): input packet encode +4 % time without (aligned builds).
     #[cold]
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
         Error {

@@ -78,7 +78,7 @@ impl<'a> Seq<'a> {
 
     /// The next item read by `read`, `Ok(None)` at the end; after an error, always `Ok(None)`.
     /// The error-stop logic of every lazy iterator.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn next_with<T>(
         &mut self,
         read: impl FnOnce(&mut Seq<'a>) -> Result<T>,
@@ -121,7 +121,7 @@ impl<'a> Seq<'a> {
     }
 
     /// Reads a value's head; a container's body is left for later (the view is unsized).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn value(&mut self) -> Result<VariantRef<'a>> {
         let h = head(&mut self.r, self.depth, &self.opts, false)?;
         if !h.sized() {
@@ -131,7 +131,7 @@ impl<'a> Seq<'a> {
     }
 
     /// Reads a whole value as a sized view (a dictionary key, which its value follows).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn sized_value(&mut self) -> Result<VariantRef<'a>> {
         let h = head(&mut self.r, self.depth, &self.opts, false)?;
         if h.sized() {
@@ -213,7 +213,6 @@ pub(crate) mod private {
 pub trait Nested<'a>: private::Sealed<'a> {}
 
 /// Why a string is not a `&str`: invalid by the dialect's rules, or valid only for Godot 3.
-#[cold]
 fn str_error(t: &[u8], dialect: crate::types::Dialect, at: usize, item: usize) -> Error {
     match crate::strings::check(t, dialect, at) {
         Err(e) => e,

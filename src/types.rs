@@ -298,7 +298,7 @@ impl Layout {
     }
 
     /// The payload (or element) size for this `header`, by its 64-bit flag.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn size(&self, header: u32) -> usize {
         // Without a load through memory: the two sizes as one word, shifted by 8 * flag.
         let both = u16::from_le_bytes(self.size);
@@ -327,7 +327,7 @@ const fn layouts<const N: usize>(table: &[VariantType; N], dialect: Dialect) -> 
 
 /// Where the layout of `header` is in a dialect's table: its low byte, plus 256 with the 64-bit
 /// flag.
-#[inline(always)]
+#[inline]
 pub(crate) fn layout_index(header: u32) -> usize {
     ((header & 0xFF) | ((header >> 8) & 0x100)) as usize
 }
@@ -353,13 +353,13 @@ impl Dialect {
 
     /// The layout of the type whose id is the low byte of `header`, with its 64-bit flag
     /// (unknown ids included).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn layout(self, header: u32) -> Layout {
         self.layouts()[layout_index(header)]
     }
 
     /// This dialect's layouts, indexed by [`layout_index`].
-    #[inline(always)]
+    #[inline]
     pub(crate) fn layouts(self) -> &'static [Layout; 512] {
         &LAYOUTS[self as usize]
     }

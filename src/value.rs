@@ -88,7 +88,7 @@ impl<'a> VariantRef<'a> {
     }
 
     /// The options the value was read with, by reference.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn options_ref(&self) -> &ReadOptions {
         &self.opts
     }
@@ -117,7 +117,7 @@ impl<'a> VariantRef<'a> {
     // ----- internal plumbing -----
 
     /// A view of the head `h` read at `depth` with `opts`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn new(h: Head<'a>, depth: u32, opts: ReadOptions) -> VariantRef<'a> {
         VariantRef { h, depth, opts }
     }
@@ -155,7 +155,6 @@ impl<'a> VariantRef<'a> {
         Reader::new(self.h.data.get(4..).unwrap_or(&[]), self.h.offset + 4)
     }
 
-    #[cold]
     pub(crate) fn wrong(&self, expected: Expected) -> Error {
         Error::wrong_type(self.h.offset, expected, self.h.ty)
     }
@@ -216,7 +215,7 @@ impl<'a> VariantRef<'a> {
     }
 
     /// The raw bytes of a String or StringName (before the engine's BOM strip and NUL cut).
-    #[inline(always)]
+    #[inline]
     fn string_bytes(&self) -> Result<&'a [u8]> {
         match self.h.data.get(4..).and_then(plain_string::<false>) {
             Some((raw, _)) => Ok(raw),
@@ -234,7 +233,6 @@ impl<'a> VariantRef<'a> {
 
     /// Why the text `t` at `at` is not a `&str`: invalid by the dialect's rules, or valid for
     /// the engine (Godot 3 reads more than UTF-8) but not Rust UTF-8.
-    #[cold]
     fn str_error(&self, t: &[u8], at: usize) -> Error {
         match crate::strings::check(t, self.opts.dialect, at) {
             Err(e) => e,

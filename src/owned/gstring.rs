@@ -75,7 +75,7 @@ impl GString {
     /// pushed one at a time (for a few bytes, cheaper than a UTF-8 check and a copy call); the
     /// text cleared first, the mask and the bound let the compiler see that every push is one
     /// byte that fits, so the loop has no capacity check or branch per byte.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn set_short_ascii(&mut self, raw: &[u8]) {
         let fill = |a: &mut ArrayString<INLINE_CAPACITY>| {
             a.clear();

@@ -739,7 +739,6 @@ fn fold(h: u64) -> u32 {
 impl crate::value::VariantRef<'_> {
     /// Whether two encoded keys are the same key to the engine of `dialect`, compared as the
     /// engine reads them (for the key types the view does not compare in place).
-    #[cold]
     pub(crate) fn same_key_as(
         &self,
         other: &crate::value::VariantRef<'_>,

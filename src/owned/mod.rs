@@ -406,7 +406,7 @@ impl Variant {
     }
 
     /// Whether the value holds other Variants (a non-empty Array, Dictionary or full Object).
-    #[inline(always)]
+    #[inline]
     fn has_children(&self) -> bool {
         match self {
             Variant::Array(a) => !a.items.is_empty(),
@@ -443,7 +443,7 @@ impl Variant {
 
 /// Whether `v` has a child that has children: dropping it normally would recurse more than two
 /// levels.
-#[inline(always)]
+#[inline]
 fn is_deep(v: &Variant) -> bool {
     match v {
         Variant::Array(a) => a.items.iter().any(Variant::has_children),
@@ -461,7 +461,7 @@ fn is_deep(v: &Variant) -> bool {
 
 /// Moves `c` onto `stack` if it is deep (dropping it in place could recurse more than two
 /// levels); a shallow `c` stays, to be dropped with its parent.
-#[inline(always)]
+#[inline]
 fn take_if_deep(c: &mut Variant, stack: &mut Vec<Variant>) {
     if is_deep(c) {
         stack.push(core::mem::take(c));
@@ -511,7 +511,6 @@ impl Drop for Array {
         // As a Dictionary's pairs: last first, elements that own nothing without calls.
         while let Some(mut c) = self.items.pop() {
             if owns_nothing(&c) {
-                core::mem::forget(c);
                 continue;
             }
             take_if_deep(&mut c, &mut stack);
@@ -535,6 +534,7 @@ impl Drop for Dictionary {
         let keep = owning.map_or(0, |at| at + 1);
         while self.entries.len() > keep {
             if let Some(pair) = self.entries.pop() {
+                // Forgotten, not dropped: input packet to_owned -12 % instructions.
                 core::mem::forget(pair);
             }
         }
@@ -556,6 +556,7 @@ impl Drop for Dictionary {
             }
         }
         while let Some(pair) = self.entries.pop() {
+            // Forgotten, not dropped: see above.
             core::mem::forget(pair);
         }
         if !stack.is_empty() {
@@ -566,7 +567,7 @@ impl Drop for Dictionary {
 
 /// Whether `v` owns no allocation (dropping it does nothing): a scalar, a math value, an
 /// inline string.
-#[inline(always)]
+#[inline]
 fn owns_nothing(v: &Variant) -> bool {
     match v {
         Variant::String(s) | Variant::StringName(s) => s.is_inline(),

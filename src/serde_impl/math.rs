@@ -61,7 +61,7 @@ impl<'de, T: Component, const N: usize, M: FromComponents<T, N>> Visitor<'de>
         f.write_str(self.0)
     }
 
-    #[inline(always)]
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<M, A::Error> {
         let mut out = [T::default(); N];
         let len = Count::<N>(self.0);
@@ -105,7 +105,7 @@ macro_rules! math_serde {
             }
 
             impl FromComponents<$t, $n> for $ty {
-                #[inline(always)]
+                #[inline]
                 fn from_components(a: [$t; $n]) -> $ty {
                     $ty::from_array(a)
                 }

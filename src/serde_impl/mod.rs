@@ -55,7 +55,7 @@ pub(crate) enum Magic {
 }
 
 /// What `name` stands for, if it is a magic name: O(1) (its first byte for every other name).
-#[inline(always)]
+#[inline]
 pub(crate) fn magic(name: &str) -> Option<Magic> {
     let b = name.as_bytes();
     if b.first() != Some(&0) {
@@ -97,7 +97,7 @@ pub(crate) fn magic(name: &str) -> Option<Magic> {
 }
 
 /// The number of components of a math type (`None` for other types).
-#[inline(always)]
+#[inline]
 pub(crate) fn math_components(ty: VariantType) -> Option<usize> {
     use VariantType as T;
     Some(match ty {
