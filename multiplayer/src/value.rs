@@ -337,8 +337,10 @@ impl<'a> Values<'a> {
     }
 
     /// The same sequence, each value checked whole as it is read (everything
-    /// [`ValueRef::validate`] checks, in the same single pass that finds its end).
-    pub(crate) fn checked(mut self) -> Values<'a> {
+    /// [`ValueRef::validate`] checks, in the same single pass that finds its end): the first
+    /// error is the one [`Packet::validate`](crate::Packet::validate) gives for these values, so
+    /// a reader that shows each value as it goes needs no separate checking walk.
+    pub fn checked(mut self) -> Values<'a> {
         self.check = true;
         self
     }
