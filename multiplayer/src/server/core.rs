@@ -160,6 +160,8 @@ pub struct ServerCore {
     pub(crate) actions: VecDeque<Action>,
     /// Spawned nodes by net id.
     pub(crate) nodes: HashMap<u32, super::types::Node>,
+    /// The server's synchronizers outside spawned nodes, by our cache id of their paths.
+    pub(crate) statics: HashMap<u32, super::types::StaticSync>,
     pub(crate) net_ids: u32,
     pub(crate) sync_time: u16,
 }
@@ -186,6 +188,7 @@ impl ServerCore {
             id_paths: Vec::new(),
             actions: VecDeque::new(),
             nodes: HashMap::new(),
+            statics: HashMap::new(),
             net_ids: 0,
             sync_time: 0,
         }
@@ -435,6 +438,7 @@ impl ServerCore {
         }
         if self.cfg.flavor == Flavor::Godot4 {
             self.spawn_for_new_peer(peer);
+            self.offer_static_syncs(peer);
         }
         self.event(Event::PeerJoined(peer));
     }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::core::{AuthStep, ServerCore, State};
 use super::schema::{relative, RpcMode};
 use super::types::{Action, Event, Flavor, Outgoing, PeerId, RpcCall, TransferMode, SERVER_ID};
-use crate::{godot3, NodeTarget, Packet, SysKind, WireStr};
+use crate::{godot3, NodeTarget, Packet, RpcMethods, SysKind, WireStr};
 
 /// The most bytes of a path kept from a packet.
 const MAX_PATH: usize = 4096;
@@ -154,15 +154,22 @@ impl ServerCore {
                 let Some(path) = path_str(s.path()) else {
                     return self.reject(peer, "SIMPLIFY_PATH with a bad path".to_string(), false);
                 };
-                let Some(node) = self.schema.find(path) else {
-                    // The engine answers nothing for a node it does not have.
-                    return self.reject(
-                        peer,
-                        format!("SIMPLIFY_PATH for unknown node {path:?}"),
-                        false,
-                    );
+                let checksum = match self.schema.find(path) {
+                    Some(node) => *node.checksum(),
+                    // A synchronizer has no RPCs.
+                    None if self.schema.find_synchronizer(path).is_some() => {
+                        RpcMethods::new(core::iter::empty::<&str>()).checksum()
+                    }
+                    None => {
+                        // The engine answers nothing for a node it does not have.
+                        return self.reject(
+                            peer,
+                            format!("SIMPLIFY_PATH for unknown node {path:?}"),
+                            false,
+                        );
+                    }
                 };
-                let valid = s.checksum() == node.checksum();
+                let valid = s.checksum() == &checksum;
                 let id = s.id();
                 let max = self.cfg.max_cached_paths;
                 let Some(p) = self.peers.get_mut(&from) else {
@@ -193,7 +200,7 @@ impl ServerCore {
                 if let Some(p) = self.peers.get_mut(&from) {
                     if p.offered.contains(&id) {
                         p.confirmed.insert(id);
-                        return;
+                        return self.static_confirmed(from, id);
                     }
                 }
                 self.reject(
@@ -249,6 +256,7 @@ impl ServerCore {
                     peer, from, path, name, id, rmode, channel, mode, &packet, bytes,
                 );
             }
+            Packet::Sync(_) | Packet::Delta(_) => self.client_sync(peer, from, &packet),
             Packet::Raw(r) => self.event(Event::Bytes {
                 from,
                 data: r.payload().to_vec(),

@@ -1,5 +1,6 @@
 //! What the server knows of the game: the nodes it serves, by path pattern, with their `@rpc`
-//! methods (name, who may call them, transfer mode and channel).
+//! methods (name, who may call them, transfer mode and channel), and the synchronizers outside
+//! spawned nodes whose state clients send it, with their properties.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -7,7 +8,7 @@ use core::str::FromStr;
 
 use crate::schema_file::{entries, Entry, Method, SchemaError, Transfer};
 use crate::session::glob;
-use crate::RpcMethods;
+use crate::{Property, RpcMethods};
 
 use super::TransferMode;
 
@@ -158,6 +159,7 @@ impl NodeSpec {
 #[derive(Clone, Debug, Default)]
 pub struct ServerSchema {
     nodes: Vec<NodeSpec>,
+    synchronizers: Vec<(String, Vec<Property>)>,
 }
 
 impl ServerSchema {
@@ -198,6 +200,33 @@ impl ServerSchema {
     pub fn nodes(&self) -> impl Iterator<Item = &NodeSpec> {
         self.nodes.iter()
     }
+
+    /// Takes the state of the `MultiplayerSynchronizer`s matching `pattern` (their own paths,
+    /// not their root nodes'; outside spawned nodes) from the clients that are their authority:
+    /// the server confirms their paths and delivers their `SYNC` and `DELTA` entries as
+    /// [`Event::Sync`](super::Event::Sync), the values named by `properties`, the synchronizer's
+    /// replication config in order.
+    #[must_use]
+    pub fn synchronizer(
+        mut self,
+        pattern: &str,
+        properties: impl IntoIterator<Item = Property>,
+    ) -> Self {
+        self.synchronizers.push((
+            String::from(relative(pattern)),
+            properties.into_iter().collect(),
+        ));
+        self
+    }
+
+    /// The properties of the synchronizer whose pattern matches `path`.
+    pub fn find_synchronizer(&self, path: &str) -> Option<&[Property]> {
+        let path = relative(path);
+        self.synchronizers
+            .iter()
+            .find(|(p, _)| glob(p.as_bytes(), path.as_bytes()))
+            .map(|(_, props)| &props[..])
+    }
 }
 
 impl ServerSchema {
@@ -205,8 +234,9 @@ impl ServerSchema {
     /// `--schema` reads: each `rpc` line is a node pattern and its `@rpc` methods, each with its
     /// options after `@` (`echo@any_peer`, `hit@unreliable_ordered,2`; `@rpc`'s defaults:
     /// `authority`, `call_remote`, `reliable`, channel 0); those after `native` are configured
-    /// with `Node.rpc_config` ([`RpcSpec::native`]). `sync` and `spawned` lines are for decoding
-    /// and are skipped.
+    /// with `Node.rpc_config` ([`RpcSpec::native`]). Each `sync` line is a
+    /// [`synchronizer`](Self::synchronizer) whose state clients may send; `spawned` lines are
+    /// for decoding and are skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
@@ -219,14 +249,17 @@ impl ServerSchema {
     pub fn parse(text: &str) -> Result<ServerSchema, SchemaError> {
         let mut schema = ServerSchema::new();
         for e in entries(text)? {
-            let Entry::Rpc {
-                pattern,
-                methods,
-                native,
-                ..
-            } = e
-            else {
-                continue;
+            let (pattern, methods, native) = match e {
+                Entry::Rpc {
+                    pattern,
+                    methods,
+                    native,
+                } => (pattern, methods, native),
+                Entry::Sync { pattern, props } => {
+                    schema = schema.synchronizer(pattern, props);
+                    continue;
+                }
+                Entry::Spawned { .. } => continue,
             };
             let spec = |m: &Method<'_>| {
                 let spec = if m.any_peer {
