@@ -27,7 +27,11 @@ impl ServerCore {
     /// Whether `peer` confirmed our path `id`; if it was never offered, offers it
     /// (`SIMPLIFY_PATH`, the checksum of a node without RPCs, as a synchronizer is).
     fn static_ready(&mut self, peer: PeerId, id: u32) -> Result<bool, ServerError> {
-        if self.peers.get(&peer).is_some_and(|p| p.confirmed.contains(&id)) {
+        if self
+            .peers
+            .get(&peer)
+            .is_some_and(|p| p.confirmed.contains(&id))
+        {
             return Ok(true);
         }
         let path = self.id_paths[id as usize - 1].clone();

@@ -373,6 +373,48 @@ impl Server {
         r
     }
 
+    /// Spawns a node with the spawner's `spawn_function` ([`ServerCore::spawn_custom`]).
+    pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
+        &mut self,
+        to: To,
+        spawner: &str,
+        name: &str,
+        data: &D,
+        synchronizers: usize,
+        state: &[A],
+    ) -> Result<super::Spawned, ServerError> {
+        let r = self
+            .core
+            .spawn_custom(to, spawner, name, data, synchronizers, state);
+        self.flush();
+        r
+    }
+
+    /// Sends the state of a synchronizer outside spawned nodes ([`ServerCore::sync_path`]).
+    pub fn sync_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        values: &[A],
+    ) -> Result<u32, ServerError> {
+        let r = self.core.sync_path(to, path, values);
+        self.flush();
+        r
+    }
+
+    /// Sends the changes of a synchronizer outside spawned nodes ([`ServerCore::delta_path`]).
+    pub fn delta_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        mask: u64,
+        values: &[A],
+    ) -> Result<u32, ServerError> {
+        let r = self.core.delta_path(to, path, mask, values);
+        self.flush();
+        r
+    }
+
     /// Despawns a node ([`ServerCore::despawn`]).
     pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
         let r = self.core.despawn(net_id);

@@ -28,6 +28,8 @@ mod server_live;
 mod server_putvar;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_queue;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_scene;
 #[cfg(all(feature = "server-wss", feature = "server-enet"))]
 mod server_wss;
 #[cfg(feature = "websocket")]

@@ -171,8 +171,8 @@ where
 pub(crate) struct TestServer {
     pub(crate) ws: u16,
     pub(crate) enet: u16,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<Vec<String>>>,
+    pub(crate) stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub(crate) thread: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 impl TestServer {
