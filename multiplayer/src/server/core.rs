@@ -160,8 +160,8 @@ pub struct ServerCore {
     pub(crate) actions: VecDeque<Action>,
     /// Spawned nodes by net id.
     pub(crate) nodes: HashMap<u32, super::types::Node>,
-    /// The server's synchronizers outside spawned nodes, by our cache id of their paths.
-    pub(crate) statics: HashMap<u32, super::types::StaticSync>,
+    /// The server's synchronizers outside spawned nodes, by path.
+    pub(crate) statics: HashMap<Arc<str>, super::types::StaticSync>,
     pub(crate) net_ids: u32,
     pub(crate) sync_time: u16,
 }

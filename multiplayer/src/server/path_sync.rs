@@ -10,39 +10,49 @@ use alloc::vec::Vec;
 
 use super::core::ServerCore;
 use super::replication::{encode_all, Encoded};
-use super::types::{Event, PeerId, ServerError, StaticSync, SyncUpdate, To, TransferMode};
+use super::types::{
+    Event, PeerId, ServerError, StaticSync, SyncState, SyncUpdate, To, TransferMode,
+};
 use crate::{delta_properties, sync_properties, Arg, DeltaBuilder, Packet, SyncBuilder};
 
 /// Bit 31 of a net id: the rest is a path cache id.
 const PATH_BIT: u32 = 0x8000_0000;
 
 impl ServerCore {
-    /// Our cache id of a synchronizer's path, the synchronizer known as the server's from now.
-    fn static_sync(&mut self, path: &str) -> u32 {
-        let (id, _) = self.path_id(super::schema::relative(path));
-        self.statics.entry(id).or_default();
-        id
+    /// The synchronizer at `path` is the server's from now on; its path relative to the root.
+    fn static_sync(&mut self, path: &str) -> Arc<str> {
+        let path = super::schema::relative(path);
+        if let Some((k, _)) = self.statics.get_key_value(path) {
+            return k.clone();
+        }
+        let order = self.statics.len();
+        let path: Arc<str> = path.into();
+        self.statics.insert(
+            path.clone(),
+            StaticSync {
+                order,
+                state: SyncState::default(),
+            },
+        );
+        path
     }
 
-    /// Whether `peer` confirmed our path `id`; if it was never offered, offers it
-    /// (`SIMPLIFY_PATH`, the checksum of a node without RPCs, as a synchronizer is).
-    fn static_ready(&mut self, peer: PeerId, id: u32) -> Result<bool, ServerError> {
-        if self
+    /// Our cache id of `path` if `peer` confirmed it; if it was never offered, offers it
+    /// (`SIMPLIFY_PATH`, the checksum of a node without RPCs, as a synchronizer is). The id is
+    /// made at the first offer, as the engine makes it at the first peer it syncs with.
+    fn static_ready(&mut self, peer: PeerId, path: &str) -> Result<Option<u32>, ServerError> {
+        let id = self.offer_plain(peer, path)?;
+        Ok(self
             .peers
             .get(&peer)
             .is_some_and(|p| p.confirmed.contains(&id))
-        {
-            return Ok(true);
-        }
-        let path = self.id_paths[id as usize - 1].clone();
-        self.offer_plain(peer, &path)?;
-        Ok(false)
+            .then_some(id))
     }
 
     /// Sends the "always" properties (`SYNC`, unreliable) of the server's synchronizer at `path`
     /// (relative to the root; a `MultiplayerSynchronizer` of the clients' scenes, not under a
-    /// spawned node, whose authority is the server) to the peers among `to`; returns its net
-    /// id (bit 31 and the server's cache id of the path).
+    /// spawned node, whose authority is the server) to the peers among `to`, under its net id:
+    /// bit 31 and the server's cache id of the path.
     ///
     /// As in the engine, such a synchronizer is public: a peer first gets its path
     /// (`SIMPLIFY_PATH`), and its state once it confirmed the path: then the last `SYNC` and
@@ -52,25 +62,24 @@ impl ServerCore {
         to: To,
         path: &str,
         values: &[A],
-    ) -> Result<u32, ServerError> {
+    ) -> Result<(), ServerError> {
         let targets = self.targets(to)?;
         let always = encode_all(values)?;
-        let id = self.static_sync(path);
-        let net_id = PATH_BIT | id;
+        let path = self.static_sync(path);
         self.sync_time = self.sync_time.wrapping_add(1);
-        let b: Arc<[u8]> = SyncBuilder::new(self.sync_time)
-            .entry(net_id, &[Encoded(&always)])?
-            .finish()?
-            .into();
-        if let Some(s) = self.statics.get_mut(&id) {
-            s.state.always = Some(always);
-        }
+        let time = self.sync_time;
         for p in targets {
-            if self.static_ready(p, id)? {
-                self.send(p, 0, TransferMode::Unreliable, b.clone());
+            if let Some(id) = self.static_ready(p, &path)? {
+                let b = SyncBuilder::new(time)
+                    .entry(PATH_BIT | id, &[Encoded(&always)])?
+                    .finish()?;
+                self.send(p, 0, TransferMode::Unreliable, b.into());
             }
         }
-        Ok(net_id)
+        if let Some(s) = self.statics.get_mut(&path) {
+            s.state.always = Some(always);
+        }
+        Ok(())
     }
 
     /// Sends the changed "on change" properties (`DELTA`, reliable) of the server's
@@ -82,7 +91,7 @@ impl ServerCore {
         path: &str,
         mask: u64,
         values: &[A],
-    ) -> Result<u32, ServerError> {
+    ) -> Result<(), ServerError> {
         let targets = self.targets(to)?;
         let bits = (0..64u32).filter(|b| mask & 1 << b != 0);
         let encoded: Vec<(u32, Vec<u8>)> = bits
@@ -90,38 +99,44 @@ impl ServerCore {
             .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
             .collect::<Result<_, ServerError>>()?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
-        let id = self.static_sync(path);
-        let net_id = PATH_BIT | id;
-        let b: Arc<[u8]> = DeltaBuilder::new()
-            .entry(net_id, mask, &views)?
-            .finish()?
-            .into();
-        if let Some(s) = self.statics.get_mut(&id) {
-            s.state.on_change.extend(encoded);
-        }
+        let path = self.static_sync(path);
         for p in targets {
-            if self.static_ready(p, id)? {
-                self.send(p, 0, TransferMode::Reliable, b.clone());
+            if let Some(id) = self.static_ready(p, &path)? {
+                let b = DeltaBuilder::new()
+                    .entry(PATH_BIT | id, mask, &views)?
+                    .finish()?;
+                self.send(p, 0, TransferMode::Reliable, b.into());
             }
         }
-        Ok(net_id)
+        if let Some(s) = self.statics.get_mut(&path) {
+            s.state.on_change.extend(encoded);
+        }
+        Ok(())
     }
 
     /// A peer joined: it gets the paths of the server's synchronizers, as the engine's
     /// `on_peer_change` makes them visible to it (their state follows the confirmations).
     pub(crate) fn offer_static_syncs(&mut self, peer: PeerId) {
-        let mut ids: Vec<u32> = self.statics.keys().copied().collect();
-        ids.sort_unstable();
-        for id in ids {
+        let mut paths: Vec<(usize, Arc<str>)> = self
+            .statics
+            .iter()
+            .map(|(p, s)| (s.order, p.clone()))
+            .collect();
+        paths.sort_unstable();
+        for (_, path) in paths {
             // Only a path too long to encode fails here, and it failed at the first update.
-            let _ = self.static_ready(peer, id);
+            let _ = self.static_ready(peer, &path);
         }
     }
 
     /// `peer` confirmed our path `id`: if it is one of the server's synchronizers, the peer
     /// gets its last state (the engine sends it at its next network frame).
     pub(crate) fn static_confirmed(&mut self, peer: PeerId, id: u32) {
-        let Some(StaticSync { state }) = self.statics.get(&id) else {
+        let Some(StaticSync { state, .. }) = self
+            .id_paths
+            .get(id as usize - 1)
+            .and_then(|p| self.statics.get(p))
+        else {
             return;
         };
         let net_id = PATH_BIT | id;
@@ -196,11 +211,7 @@ impl ServerCore {
             .and_then(|p| p.paths.get(&id))
             .cloned()
             .ok_or_else(|| format!("{kind} on unknown path id {id}"))?;
-        if self
-            .path_ids
-            .get(&path)
-            .is_some_and(|i| self.statics.contains_key(i))
-        {
+        if self.statics.contains_key(&path) {
             return Err(format!(
                 "{kind} for {path:?} from {from}: the server is its authority"
             ));

@@ -396,7 +396,7 @@ impl Server {
         to: To,
         path: &str,
         values: &[A],
-    ) -> Result<u32, ServerError> {
+    ) -> Result<(), ServerError> {
         let r = self.core.sync_path(to, path, values);
         self.flush();
         r
@@ -409,7 +409,7 @@ impl Server {
         path: &str,
         mask: u64,
         values: &[A],
-    ) -> Result<u32, ServerError> {
+    ) -> Result<(), ServerError> {
         let r = self.core.delta_path(to, path, mask, values);
         self.flush();
         r

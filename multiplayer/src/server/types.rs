@@ -431,9 +431,10 @@ pub(crate) struct Node {
 
 /// A synchronizer outside spawned nodes that the server drives, named by its path (its net id:
 /// bit 31 and the server's cache id of the path): its last state, for the peers that confirm
-/// its path later.
-#[derive(Debug, Default)]
+/// its path later, and its place in the order they were first driven.
+#[derive(Debug)]
 pub(crate) struct StaticSync {
+    pub(crate) order: usize,
     pub(crate) state: SyncState,
 }
 
