@@ -24,6 +24,8 @@ mod server_core;
 mod server_hostile;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_live;
+#[cfg(feature = "server")]
+mod server_path_sync;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_putvar;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
