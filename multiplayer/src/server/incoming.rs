@@ -449,11 +449,78 @@ impl ServerCore {
                 channel,
                 mode,
             }),
-            godot3::Packet::RemoteSet(_) => self.reject(
-                peer,
-                "REMOTE_SET (rset) is not handled by this server".to_string(),
-                false,
-            ),
+            godot3::Packet::RemoteSet(set) => {
+                let path: Arc<str> = match set.node() {
+                    NodeTarget::Id(id) => {
+                        match self.peers.get(&peer).and_then(|p| p.paths.get(&id)) {
+                            Some(p) => p.clone(),
+                            None => {
+                                return self.reject(
+                                    peer,
+                                    format!("rset on unknown path id {id}"),
+                                    false,
+                                )
+                            }
+                        }
+                    }
+                    NodeTarget::Path(p) => match path_str(p) {
+                        Some(p) => relative(p).into(),
+                        None => {
+                            return self.reject(
+                                peer,
+                                "rset with a bad inline path".to_string(),
+                                false,
+                            )
+                        }
+                    },
+                };
+                let Some(property) = set.property().as_str() else {
+                    return self.reject(peer, "rset with a bad property name".to_string(), false);
+                };
+                let resolved = self
+                    .schema
+                    .find(&path)
+                    .map(|n| n.by_property(property).map(|s| s.mode()));
+                let rmode = match resolved {
+                    None => {
+                        return self.reject(peer, format!("rset on unknown node {path:?}"), false)
+                    }
+                    Some(None) => {
+                        return self.reject(
+                            peer,
+                            format!("rset of property {property:?} unknown on {path:?}"),
+                            false,
+                        )
+                    }
+                    Some(Some(m)) => m,
+                };
+                if rmode == RpcMode::Authority {
+                    return self.reject(
+                        peer,
+                        format!(
+                            "rset {path}.{property} is the server's (puppet); refused from {peer}"
+                        ),
+                        false,
+                    );
+                }
+                if let Err(e) = packet.validate() {
+                    return self.reject(
+                        peer,
+                        format!("rset {path}.{property}: bad value: {e}"),
+                        false,
+                    );
+                }
+                self.event(Event::Rset(RpcCall {
+                    from: peer,
+                    path,
+                    method: property.into(),
+                    method_id: 0,
+                    flavor: self.cfg.flavor,
+                    channel,
+                    mode,
+                    packet: bytes.to_vec(),
+                }));
+            }
         }
     }
 }

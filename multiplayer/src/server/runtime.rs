@@ -298,6 +298,19 @@ impl Server {
         r
     }
 
+    /// Sets a property on the clients' node (Godot 3 `rset_id`, [`ServerCore::rset`]).
+    pub fn rset<A: Arg + ?Sized>(
+        &mut self,
+        to: To,
+        path: &str,
+        property: &str,
+        value: &A,
+    ) -> Result<(), ServerError> {
+        let r = self.core.rset(to, path, property, value);
+        self.flush();
+        r
+    }
+
     /// Sends raw bytes ([`ServerCore::send_bytes`]).
     pub fn send_bytes(
         &mut self,

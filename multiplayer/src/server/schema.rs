@@ -31,6 +31,7 @@ pub struct RpcSpec {
     transfer: TransferMode,
     channel: u8,
     native: bool,
+    property: bool,
 }
 
 impl RpcSpec {
@@ -42,6 +43,7 @@ impl RpcSpec {
             transfer: TransferMode::Reliable,
             channel: 0,
             native: false,
+            property: false,
         }
     }
 
@@ -74,6 +76,20 @@ impl RpcSpec {
     pub fn native(mut self) -> RpcSpec {
         self.native = true;
         self
+    }
+
+    /// Not a method but a Godot 3 property set with `rset` (`remote var`, `master var`:
+    /// [`any_peer`](Self::any_peer); `puppet var`: [`authority`](Self::authority), set by the
+    /// server only). Properties are apart from the methods (Godot 4 has no `rset`).
+    #[must_use]
+    pub fn property(mut self) -> RpcSpec {
+        self.property = true;
+        self
+    }
+
+    /// Whether it is a Godot 3 `rset` property.
+    pub fn is_property(&self) -> bool {
+        self.property
     }
 
     /// Whether it is configured with `Node.rpc_config`.
@@ -131,13 +147,21 @@ impl NodeSpec {
     /// The method with this id.
     pub fn by_id(&self, id: u16) -> Option<&RpcSpec> {
         let name = self.methods.name(id)?;
-        self.specs.iter().find(|s| s.name == name)
+        self.specs.iter().find(|s| !s.property && s.name == name)
     }
 
     /// The method with this name and its id.
     pub fn by_name(&self, name: &str) -> Option<(u16, &RpcSpec)> {
         let id = self.methods.id(name)?;
-        Some((id, self.specs.iter().find(|s| s.name == name)?))
+        Some((
+            id,
+            self.specs.iter().find(|s| !s.property && s.name == name)?,
+        ))
+    }
+
+    /// The Godot 3 `rset` property with this name ([`RpcSpec::property`]).
+    pub fn by_property(&self, name: &str) -> Option<&RpcSpec> {
+        self.specs.iter().find(|s| s.property && s.name == name)
     }
 }
 
@@ -173,9 +197,10 @@ impl ServerSchema {
     #[must_use]
     pub fn node(mut self, pattern: &str, methods: impl IntoIterator<Item = RpcSpec>) -> Self {
         let mut specs: Vec<RpcSpec> = methods.into_iter().collect();
-        specs.sort_by(|a, b| a.name.cmp(&b.name));
-        specs.dedup_by(|a, b| a.name == b.name);
-        let (native, script): (Vec<&RpcSpec>, Vec<&RpcSpec>) = specs.iter().partition(|s| s.native);
+        specs.sort_by(|a, b| (a.property, &a.name).cmp(&(b.property, &b.name)));
+        specs.dedup_by(|a, b| a.property == b.property && a.name == b.name);
+        let (native, script): (Vec<&RpcSpec>, Vec<&RpcSpec>) =
+            specs.iter().filter(|s| !s.property).partition(|s| s.native);
         let methods = RpcMethods::new(script.iter().map(|s| s.name.as_str()))
             .with_node_methods(native.iter().map(|s| s.name.as_str()));
         let checksum = methods.checksum();

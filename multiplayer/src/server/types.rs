@@ -107,6 +107,9 @@ pub enum Event {
     },
     /// An RPC for one of the served nodes.
     Rpc(RpcCall),
+    /// Godot 3: a peer set a property of one of the served nodes (`rset`): the call's
+    /// [`method`](RpcCall::method) is the property's name, its one argument the value.
+    Rset(RpcCall),
     /// A client's `MultiplayerSynchronizer` sent its state (one `SYNC` or `DELTA` entry): a
     /// synchronizer of the schema ([`ServerSchema::synchronizer`](super::ServerSchema::synchronizer))
     /// whose multiplayer authority is that client.
@@ -158,7 +161,7 @@ impl RpcCall {
         &self.path
     }
 
-    /// The method's name.
+    /// The method's name (for an [`Event::Rset`], the property's).
     pub fn method(&self) -> &str {
         &self.method
     }
@@ -196,6 +199,7 @@ impl RpcCall {
             },
             Flavor::Godot3 => match godot3::parse(&self.packet) {
                 Ok(godot3::Packet::RemoteCall(c)) => Some(c.args()),
+                Ok(godot3::Packet::RemoteSet(s)) => Some(s.values()),
                 _ => None,
             },
         };
@@ -369,6 +373,8 @@ pub enum ServerError {
     NotAuthenticating(PeerId),
     /// A transport's I/O failed.
     Io(std::io::Error),
+    /// The clients' engine has no such thing (`rset` is Godot 3's).
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for ServerError {
@@ -383,6 +389,7 @@ impl fmt::Display for ServerError {
             ServerError::Encode(e) => write!(f, "cannot encode the packet: {e}"),
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
             ServerError::Io(e) => write!(f, "transport I/O: {e}"),
+            ServerError::Unsupported(what) => write!(f, "not in the clients' engine: {what}"),
         }
     }
 }
