@@ -169,7 +169,7 @@ impl ServerCore {
                         );
                     }
                 };
-                let valid = s.checksum() == &checksum;
+                let valid = *s.checksum() == checksum;
                 let id = s.id();
                 let max = self.cfg.max_cached_paths;
                 let Some(p) = self.peers.get_mut(&from) else {
