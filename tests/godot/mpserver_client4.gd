@@ -25,8 +25,9 @@ extends SceneTree
 #     custom=1 (a MultiplayerSpawner /root/Main/CustomSpawner with a spawn_function: expect the
 #       server's custom spawn "Custom1" with data {"pos": Vector2(1, 2), "hp": 77})
 #     client_sync=1 (client authority: a node /root/Main/P<id> per peer, this client's own with a
-#       synchronizer whose authority it is, position (id % 100, 1) always, hp 50 on change; the
-#       others' copies must get their owners' state through the server's relay)
+#       synchronizer whose authority it is, position (id % 100, 1) always, hp 50 on change (set
+#       at creation: the default is 100); the others' copies must get their owners' state
+#       through the server's relay)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -150,6 +151,7 @@ var joined := []
 var left := []
 var auth_rounds := 0
 var spawn_seen := {}  # what the spawn test saw: spawned, synced, despawned
+var players_seen := {}  # client_sync=1: the peers whose state reached this client's copies
 
 func fail(what: String) -> void:
 	failures += 1
@@ -322,6 +324,7 @@ func add_player(id: int) -> void:
 		var p := synced_thing("P%d" % id, id)
 		if id == me:
 			p.position = Vector2(id % 100, 1)
+			p.hp = 50
 		main.add_child(p)
 
 func scene_done() -> bool:
@@ -333,14 +336,14 @@ func scene_done() -> bool:
 	if cfg.get("custom", "0") == "1" and not spawn_seen.has("custom"):
 		return false
 	if cfg.get("client_sync", "0") == "1":
-		var mine := main.get_node("P%d" % me)
-		if mine.hp != 50:
-			mine.hp = 50
+		# Each other peer's state, seen once (a peer may leave once it saw ours).
 		for o in others:
 			var p := main.get_node_or_null("P%d" % o)
-			if p == null or p.position != Vector2(o % 100, 1) or p.hp != 50:
-				return false
-		spawn_seen["players"] = others.size()
+			if p != null and p.position == Vector2(o % 100, 1) and p.hp == 50:
+				players_seen[o] = true
+		spawn_seen["players"] = players_seen.size()
+		if players_seen.size() < int(cfg.get("peers", "1")) - 1:
+			return false
 	return true
 
 func setup_spawner() -> void:
