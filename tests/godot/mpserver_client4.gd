@@ -151,6 +151,7 @@ var joined := []
 var left := []
 var auth_rounds := 0
 var spawn_seen := {}  # what the spawn test saw: spawned, synced, despawned
+var leaving_at := 0
 var players_seen := {}  # client_sync=1: the peers whose state reached this client's copies
 
 func fail(what: String) -> void:
@@ -501,7 +502,12 @@ func _process(_delta: float) -> bool:
 			var want := int(cfg.get("peers", "1")) - 1
 			if from.size() >= want and spawn_done() and native_done() and scene_done():
 				state = "leaving"
+				leaving_at = Time.get_ticks_msec()
 		"leaving":
+			# client_sync=1: this client saw the others' state, they may not have seen its own
+			# yet (its path confirmed a round trip later): it stays a second longer.
+			if cfg.get("client_sync", "0") == "1" and Time.get_ticks_msec() < leaving_at + 1000:
+				return false
 			if lowest():
 				finish()
 				return true

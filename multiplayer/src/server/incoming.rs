@@ -210,29 +210,8 @@ impl ServerCore {
                 );
             }
             Packet::RemoteCall(call) => {
-                let path: Arc<str> = match call.node() {
-                    NodeTarget::Id(id) => {
-                        match self.peers.get(&from).and_then(|p| p.paths.get(&id)) {
-                            Some(p) => p.clone(),
-                            None => {
-                                return self.reject(
-                                    peer,
-                                    format!("RPC on unknown path id {id}"),
-                                    false,
-                                )
-                            }
-                        }
-                    }
-                    NodeTarget::Path(p) => match path_str(p) {
-                        Some(p) => relative(p).into(),
-                        None => {
-                            return self.reject(
-                                peer,
-                                "RPC with a bad inline path".to_string(),
-                                false,
-                            )
-                        }
-                    },
+                let Some(path) = self.node_path(peer, from, call.node(), "RPC") else {
+                    return;
                 };
                 let id = call.method();
                 let resolved = self
@@ -394,29 +373,8 @@ impl ServerCore {
                 }
             }
             godot3::Packet::RemoteCall(call) => {
-                let path: Arc<str> = match call.node() {
-                    NodeTarget::Id(id) => {
-                        match self.peers.get(&peer).and_then(|p| p.paths.get(&id)) {
-                            Some(p) => p.clone(),
-                            None => {
-                                return self.reject(
-                                    peer,
-                                    format!("RPC on unknown path id {id}"),
-                                    false,
-                                )
-                            }
-                        }
-                    }
-                    NodeTarget::Path(p) => match path_str(p) {
-                        Some(p) => relative(p).into(),
-                        None => {
-                            return self.reject(
-                                peer,
-                                "RPC with a bad inline path".to_string(),
-                                false,
-                            )
-                        }
-                    },
+                let Some(path) = self.node_path(peer, peer, call.node(), "RPC") else {
+                    return;
                 };
                 let Some(method) = call.method().as_str() else {
                     return self.reject(peer, "RPC with a bad method name".to_string(), false);
@@ -450,29 +408,8 @@ impl ServerCore {
                 mode,
             }),
             godot3::Packet::RemoteSet(set) => {
-                let path: Arc<str> = match set.node() {
-                    NodeTarget::Id(id) => {
-                        match self.peers.get(&peer).and_then(|p| p.paths.get(&id)) {
-                            Some(p) => p.clone(),
-                            None => {
-                                return self.reject(
-                                    peer,
-                                    format!("rset on unknown path id {id}"),
-                                    false,
-                                )
-                            }
-                        }
-                    }
-                    NodeTarget::Path(p) => match path_str(p) {
-                        Some(p) => relative(p).into(),
-                        None => {
-                            return self.reject(
-                                peer,
-                                "rset with a bad inline path".to_string(),
-                                false,
-                            )
-                        }
-                    },
+                let Some(path) = self.node_path(peer, peer, set.node(), "rset") else {
+                    return;
                 };
                 let Some(property) = set.property().as_str() else {
                     return self.reject(peer, "rset with a bad property name".to_string(), false);
@@ -520,6 +457,37 @@ impl ServerCore {
                     mode,
                     packet: bytes.to_vec(),
                 }));
+            }
+        }
+    }
+}
+
+impl ServerCore {
+    /// The node a call or an rset names, by `from`'s path cache id or inline; `None` (the packet
+    /// refused) when it names none.
+    fn node_path(
+        &mut self,
+        peer: PeerId,
+        from: PeerId,
+        node: NodeTarget<'_>,
+        what: &str,
+    ) -> Option<Arc<str>> {
+        let path = match node {
+            NodeTarget::Id(id) => self
+                .peers
+                .get(&from)
+                .and_then(|p| p.paths.get(&id))
+                .cloned()
+                .ok_or_else(|| format!("{what} on unknown path id {id}")),
+            NodeTarget::Path(p) => path_str(p)
+                .map(|p| relative(p).into())
+                .ok_or_else(|| format!("{what} with a bad inline path")),
+        };
+        match path {
+            Ok(p) => Some(p),
+            Err(why) => {
+                self.reject(peer, why, false);
+                None
             }
         }
     }

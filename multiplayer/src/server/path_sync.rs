@@ -9,7 +9,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::core::ServerCore;
-use super::replication::{encode_all, Encoded};
+use super::replication::{encode_all, encode_changes, Encoded};
 use super::types::{
     Event, PeerId, ServerError, StaticSync, SyncState, SyncUpdate, To, TransferMode,
 };
@@ -93,11 +93,7 @@ impl ServerCore {
         values: &[A],
     ) -> Result<(), ServerError> {
         let targets = self.targets(to)?;
-        let bits = (0..64u32).filter(|b| mask & 1 << b != 0);
-        let encoded: Vec<(u32, Vec<u8>)> = bits
-            .zip(values)
-            .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
-            .collect::<Result<_, ServerError>>()?;
+        let encoded = encode_changes(mask, values)?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
         let path = self.static_sync(path);
         for p in targets {

@@ -41,6 +41,19 @@ pub(crate) fn encode_all<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
     Ok(out)
 }
 
+/// Each value encoded on its own, with the index of the "on change" property it is for: the
+/// set bits of `mask` in order.
+pub(crate) fn encode_changes<A: Arg>(
+    mask: u64,
+    values: &[A],
+) -> Result<Vec<(u32, Vec<u8>)>, ServerError> {
+    (0..64u32)
+        .filter(|b| mask & 1 << b != 0)
+        .zip(values)
+        .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
+        .collect()
+}
+
 /// A node the server spawned: its net id and its synchronizers' net ids (one counter for both,
 /// from 1, as the engine numbers them).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -311,11 +324,7 @@ impl ServerCore {
     ) -> Result<(), ServerError> {
         let (net_id, i) = self.sync_node(sync_id)?;
         let peers = self.seeing(to, net_id)?;
-        let bits = (0..64u32).filter(|b| mask & 1 << b != 0);
-        let encoded: Vec<(u32, Vec<u8>)> = bits
-            .zip(values)
-            .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
-            .collect::<Result<_, ServerError>>()?;
+        let encoded = encode_changes(mask, values)?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
         let b: Arc<[u8]> = DeltaBuilder::new()
             .entry(sync_id, mask, &views)?

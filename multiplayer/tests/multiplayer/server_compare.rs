@@ -181,6 +181,23 @@ fn echo_server_sends_what_a_godot_server_sends() {
     }
 }
 
+/// The packets in order but for two kinds: the answers to the client's packets (`CONFIRM_PATH`),
+/// in their order, and the state packets (`state`: sent every frame by the engine, at times
+/// that vary), as a set. Calls named by inline path count as by id.
+fn split_state(
+    v: &[String],
+    state: impl Fn(&String) -> bool,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut states, others): (Vec<String>, Vec<String>) = v
+        .iter()
+        .map(|s| s.replace("node inline path Main", "node id"))
+        .partition(|s| state(s));
+    states.sort();
+    states.dedup();
+    let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
+    (others, answers, states)
+}
+
 /// The crate's server with the node the Godot server's `shared=1` spawns: "Shared", spawned and
 /// synchronized before any peer joined, its state as the Godot server's.
 fn start_shared_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
@@ -240,16 +257,7 @@ fn a_late_peer_gets_what_a_godot_server_sends() {
         let _ = godot.wait();
         let ours = record_with(transport, if transport == "ws" { ws } else { enet }, client);
         // In order, SYNC and CONFIRM_PATH aside; the answers in order, the SYNCs as a set.
-        let split = |v: &[String]| -> (Vec<String>, Vec<String>, Vec<String>) {
-            let (mut syncs, others): (Vec<String>, Vec<String>) = v
-                .iter()
-                .map(|s| s.replace("node inline path Main", "node id"))
-                .partition(|s| s.starts_with("SYNC"));
-            syncs.sort();
-            syncs.dedup();
-            let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
-            (others, answers, syncs)
-        };
+        let split = |v: &[String]| split_state(v, |s| s.starts_with("SYNC"));
         let (godot_order, godot_answers, godot_syncs) = split(&from_godot);
         let (our_order, our_answers, our_syncs) = split(&ours);
         eprintln!(
@@ -351,16 +359,7 @@ fn scene_synchronizers_and_custom_spawns_as_a_godot_server_sends_them() {
         // to the client's packets apart, the rest in order. The DELTA follows the client's
         // CONFIRM_PATH of the synchronizer, at a time that varies between the echoes: it goes
         // with the SYNCs.
-        let split = |v: &[String]| -> (Vec<String>, Vec<String>, Vec<String>) {
-            let (mut syncs, others): (Vec<String>, Vec<String>) = v
-                .iter()
-                .map(|s| s.replace("node inline path Main", "node id"))
-                .partition(|s| s.starts_with("SYNC") || s.starts_with("16"));
-            syncs.sort();
-            syncs.dedup();
-            let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
-            (others, answers, syncs)
-        };
+        let split = |v: &[String]| split_state(v, |s| s.starts_with("SYNC") || s.starts_with("16"));
         let (godot_order, godot_answers, godot_syncs) = split(&from_godot);
         let (our_order, our_answers, our_syncs) = split(&ours);
         eprintln!(
