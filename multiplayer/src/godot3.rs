@@ -253,6 +253,7 @@ impl<'a> RemoteSet<'a> {
     }
 
     /// The value, as a list of one (what the server hands on as an `rset`'s arguments).
+    #[cfg(feature = "server")]
     pub(crate) fn values(&self) -> Values<'a> {
         self.0.values(1)
     }

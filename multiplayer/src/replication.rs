@@ -222,6 +222,7 @@ impl<'a> SyncEntry<'a> {
     }
 
     /// The values' bytes.
+    #[cfg(feature = "server")]
     pub(crate) fn value_bytes(&self) -> &'a [u8] {
         self.values.data
     }
@@ -351,6 +352,7 @@ impl<'a> DeltaEntry<'a> {
     }
 
     /// The values' bytes.
+    #[cfg(feature = "server")]
     pub(crate) fn value_bytes(&self) -> &'a [u8] {
         self.values.data
     }
