@@ -1,7 +1,8 @@
 //! The server's sans-IO core (`ServerCore`, Godot 4 and Godot 3 flavors, with and without
 //! authentication) driven by arbitrary bytes: peers from a small id set connect, disconnect and
 //! send arbitrary packets on arbitrary channels with arbitrary relay targets, time moves, and the
-//! application sends RPCs, raw bytes, spawns and kicks. Never a panic; every action names a peer
+//! application sends RPCs, rsets, raw bytes, spawns (custom ones too), synchronizer state (of
+//! spawned nodes and by path) and kicks. Never a panic; every action names a peer
 //! the core knew; the joined peers are always a subset of the connected ones.
 #![no_main]
 
@@ -11,6 +12,7 @@ use gdvariant::Variant;
 use gdvariant_multiplayer::server::{
     Action, AuthStep, Flavor, RpcSpec, ServerConfig, ServerCore, ServerSchema, To, TransferMode,
 };
+use gdvariant_multiplayer::{Property, ReplicationMode};
 use libfuzzer_sys::fuzz_target;
 
 const PEERS: [i32; 5] = [2, 3, 77, 1_000_000, i32::MAX];
@@ -31,7 +33,18 @@ fuzz_target!(|data: &[u8]| {
         )
         .node(
             "Players/*",
-            [RpcSpec::any_peer("a"), RpcSpec::any_peer("b")],
+            [
+                RpcSpec::any_peer("a"),
+                RpcSpec::any_peer("b"),
+                RpcSpec::any_peer("hp").property(),
+            ],
+        )
+        .synchronizer(
+            "Players/*/Sync",
+            [
+                Property::new(".:position", ReplicationMode::Always, false),
+                Property::new(".:hp", ReplicationMode::OnChange, false),
+            ],
         );
     let cfg = ServerConfig {
         flavor,
@@ -96,6 +109,7 @@ fuzz_target!(|data: &[u8]| {
                     &[Variant::Int(i64::from(op))],
                 );
                 let _ = core.rpc(To::AllBut(peer), "Players/7", "a", &[Variant::from("x")]);
+                let _ = core.rset(To::All, "Players/7", "hp", &Variant::Int(3));
             }
             13 => {
                 let _ = core.send_bytes(To::All, &[op], 0, TransferMode::Reliable);
@@ -104,6 +118,11 @@ fuzz_target!(|data: &[u8]| {
                     let _ = core.set_visible(s.net_id, peer, op & 1 == 0);
                     let _ = core.despawn(s.net_id);
                 }
+                let data = Variant::from("custom");
+                let none: &[Variant] = &[];
+                let _ = core.spawn_custom(To::AllBut(peer), "Main/Spawner", "C", &data, 0, none);
+                let _ = core.sync_path(To::All, "Players/7/Sync", &[Variant::Int(4)]);
+                let _ = core.delta_path(To::Peer(peer), "Main/Board/Sync", 1, &[Variant::Int(5)]);
             }
             14 => core.kick(peer, "fuzz"),
             _ => {

@@ -252,6 +252,12 @@ impl<'a> RemoteSet<'a> {
         self.0.name()
     }
 
+    /// The value, as a list of one (what the server hands on as an `rset`'s arguments).
+    #[cfg(feature = "server")]
+    pub(crate) fn values(&self) -> Values<'a> {
+        self.0.values(1)
+    }
+
     /// The value (a Godot 3 Variant).
     pub fn value(&self) -> Result<crate::value::ValueRef<'a>> {
         match self.0.values(1).next() {

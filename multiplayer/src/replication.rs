@@ -221,6 +221,12 @@ impl<'a> SyncEntry<'a> {
         self.values.data.len()
     }
 
+    /// The values' bytes.
+    #[cfg(feature = "server")]
+    pub(crate) fn value_bytes(&self) -> &'a [u8] {
+        self.values.data
+    }
+
     /// The values of the synchronizer's "always" properties, in its configuration's order, to
     /// the end of the entry (the receiver reads as many as it has properties and ignores the
     /// rest).
@@ -343,6 +349,12 @@ impl<'a> DeltaEntry<'a> {
     /// The byte size of the values.
     pub fn size(&self) -> usize {
         self.values.data.len()
+    }
+
+    /// The values' bytes.
+    #[cfg(feature = "server")]
+    pub(crate) fn value_bytes(&self) -> &'a [u8] {
+        self.values.data
     }
 
     /// The values of the changed properties, in order; they fill the entry exactly (the engine

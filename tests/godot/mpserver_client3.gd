@@ -6,6 +6,8 @@ extends SceneTree
 #
 # Usage: tests/godot/godot3 DIR mpserver_client3.gd
 #   reads DIR/mpserver.cfg, lines key=value: transport=enet|ws  port=N  peers=N  welcome=0|1
+#     rset=0|1 (rset_id(1, "color", "red") on /root/Main's `remote var color`, and expect the
+#       server to answer with an rset of its `puppet var score` to 42)
 #   /root/Main has `remote func echo(value)` and `remote func echoed(value)`. The client calls
 #   echo(v) on the server for values of every type and checks that echoed(v) brings back the same
 #   value (the same bytes, but for NodePaths, whose padding Godot 3 leaves uninitialised); waits
@@ -19,6 +21,8 @@ remote func echo(value):
 	relayed.append([get_tree().get_rpc_sender_id(), value])
 remote func echoed(value):
 	got.append(value)
+remote var color = "none"
+puppet var score = 0
 """
 
 const TIMEOUT_MS = 30000
@@ -124,7 +128,9 @@ func lowest():
 
 func finish():
 	var n = int(cfg.get("peers", "1"))
-	print("CLIENT-RESULT me=%d echoes=%d/%d relays=%d joined=%d left=%d" % [me, main.got.size(), values.size(), main.relayed.size(), joined.size(), left.size()])
+	print("CLIENT-RESULT me=%d echoes=%d/%d relays=%d joined=%d left=%d score=%d" % [me, main.got.size(), values.size(), main.relayed.size(), joined.size(), left.size(), main.score])
+	if cfg.get("rset", "0") == "1" and main.score != 42:
+		fail("rset score: %d, want 42" % main.score)
 	if n > 1 and joined.size() < n - 1:
 		fail("saw %d peers join, want %d" % [joined.size(), n - 1])
 	print("CLIENT-DONE %d" % failures)
@@ -150,6 +156,8 @@ func _idle(_delta):
 				me = get_network_unique_id()
 				for v in values:
 					main.rpc_id(1, "echo", v)
+				if cfg.get("rset", "0") == "1":
+					main.rset_id(1, "color", "red")
 				state = "echo"
 			elif st == NetworkedMultiplayerPeer.CONNECTION_DISCONNECTED:
 				fail("could not connect")
@@ -175,7 +183,8 @@ func _idle(_delta):
 				from[r[0]] = true
 				if str(r[1]) != "relay %d->%d" % [r[0], me]:
 					fail("relayed %s from %d" % [str(r[1]), r[0]])
-			if from.size() >= int(cfg.get("peers", "1")) - 1:
+			var rset_done = cfg.get("rset", "0") != "1" or main.score == 42
+			if from.size() >= int(cfg.get("peers", "1")) - 1 and rset_done:
 				state = "leaving"
 		"leaving":
 			if lowest():

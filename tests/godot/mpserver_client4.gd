@@ -20,6 +20,14 @@ extends SceneTree
 #       expects pong("hi") back)
 #     shared_state=late (shared=1 against a node spawned and changed before this client joined:
 #       expect it spawned with position (7, 8), hp 41, label "renamed"; no despawn awaited)
+#     scene_sync=1 (a MultiplayerSynchronizer outside spawned nodes, /root/Main/Board/Sync, the
+#       server its authority: expect Board at position (3, 4) with hp 9, by SYNC and DELTA)
+#     custom=1 (a MultiplayerSpawner /root/Main/CustomSpawner with a spawn_function: expect the
+#       server's custom spawn "Custom1" with data {"pos": Vector2(1, 2), "hp": 77})
+#     client_sync=1 (client authority: a node /root/Main/P<id> per peer, this client's own with a
+#       synchronizer whose authority it is, position (id % 100, 1) always, hp 50 on change (set
+#       at creation: the default is 100); the others' copies must get their owners' state
+#       through the server's relay)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -143,6 +151,8 @@ var joined := []
 var left := []
 var auth_rounds := 0
 var spawn_seen := {}  # what the spawn test saw: spawned, synced, despawned
+var leaving_at := 0
+var players_seen := {}  # client_sync=1: the peers whose state reached this client's copies
 
 func fail(what: String) -> void:
 	failures += 1
@@ -217,6 +227,7 @@ func setup() -> void:
 	root.add_child(main)
 	if cfg.get("spawn", "0") == "1" or cfg.get("shared", "0") == "1":
 		setup_spawner()
+	setup_scene()
 	if cfg.get("native", "0") == "1":
 		var n := Node.new()
 		n.name = "Native"
@@ -236,7 +247,8 @@ func setup() -> void:
 	mp.peer_connected.connect(func(id: int):
 		if id != 1:
 			others[id] = true
-			joined.append(id))
+			joined.append(id)
+			add_player(id))
 	mp.peer_disconnected.connect(func(id: int):
 		if id != 1:
 			others.erase(id)
@@ -266,6 +278,74 @@ func setup() -> void:
 		mp.multiplayer_peer = proxy
 	else:
 		mp.multiplayer_peer = peer
+
+# A Node2D with the thing's script and a synchronizer "Sync" of position (always) and hp (on
+# change), its authority `authority`.
+func synced_thing(node_name: String, authority: int) -> Node2D:
+	var thing := Node2D.new()
+	thing.name = node_name
+	thing.set_script(load("res://mps_thing.gd"))
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	var c := SceneReplicationConfig.new()
+	c.add_property(NodePath(".:position"))
+	c.property_set_spawn(NodePath(".:position"), false)
+	c.property_set_replication_mode(NodePath(".:position"), SceneReplicationConfig.REPLICATION_MODE_ALWAYS)
+	c.add_property(NodePath(".:hp"))
+	c.property_set_spawn(NodePath(".:hp"), false)
+	c.property_set_replication_mode(NodePath(".:hp"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
+	s.replication_config = c
+	s.set_multiplayer_authority(authority)
+	thing.add_child(s)
+	return thing
+
+func setup_scene() -> void:
+	if cfg.get("scene_sync", "0") == "1":
+		main.add_child(synced_thing("Board", 1))
+	if cfg.get("custom", "0") == "1":
+		var holder := Node.new()
+		holder.name = "Customs"
+		main.add_child(holder)
+		var sp := MultiplayerSpawner.new()
+		sp.name = "CustomSpawner"
+		sp.spawn_path = NodePath("../Customs")
+		sp.spawn_function = func(data):
+			var n := Node2D.new()
+			n.set_script(load("res://mps_thing.gd"))
+			n.position = data["pos"]
+			n.hp = data["hp"]
+			return n
+		main.add_child(sp)
+		sp.spawned.connect(func(n: Node):
+			spawn_seen["custom"] = [str(n.name), n.position, n.hp])
+
+# client_sync=1: the node of peer `id` (this client's own, or a copy of another's).
+func add_player(id: int) -> void:
+	if cfg.get("client_sync", "0") == "1" and main.get_node_or_null("P%d" % id) == null:
+		var p := synced_thing("P%d" % id, id)
+		if id == me:
+			p.position = Vector2(id % 100, 1)
+			p.hp = 50
+		main.add_child(p)
+
+func scene_done() -> bool:
+	if cfg.get("scene_sync", "0") == "1":
+		var b := main.get_node("Board")
+		if b.position != Vector2(3, 4) or b.hp != 9:
+			return false
+		spawn_seen["board"] = [b.position, b.hp]
+	if cfg.get("custom", "0") == "1" and not spawn_seen.has("custom"):
+		return false
+	if cfg.get("client_sync", "0") == "1":
+		# Each other peer's state, seen once (a peer may leave once it saw ours).
+		for o in others:
+			var p := main.get_node_or_null("P%d" % o)
+			if p != null and p.position == Vector2(o % 100, 1) and p.hp == 50:
+				players_seen[o] = true
+		spawn_seen["players"] = players_seen.size()
+		if players_seen.size() < int(cfg.get("peers", "1")) - 1:
+			return false
+	return true
 
 func setup_spawner() -> void:
 	var thing := Node2D.new()
@@ -351,6 +431,12 @@ func finish() -> void:
 			fail("synced %s" % str(spawn_seen.get("synced")))
 		if spawn_seen.get("despawned") != ["Thing1", Vector2(7, 8), 41]:
 			fail("despawned %s" % str(spawn_seen.get("despawned")))
+	if cfg.get("scene_sync", "0") == "1" and spawn_seen.get("board") != [Vector2(3, 4), 9]:
+		fail("board %s" % str(spawn_seen.get("board")))
+	if cfg.get("custom", "0") == "1" and spawn_seen.get("custom") != ["Custom1", Vector2(1, 2), 77]:
+		fail("custom spawn %s" % str(spawn_seen.get("custom")))
+	if cfg.get("client_sync", "0") == "1" and spawn_seen.get("players") != int(cfg.get("peers", "1")) - 1:
+		fail("players' state seen from %s peers" % str(spawn_seen.get("players")))
 	if cfg.get("native", "0") == "1" and main.get_node("Native").got != ["hi"]:
 		fail("native pong: got %s" % str(main.get_node("Native").got))
 	if n > 1 and joined.size() < n - 1:
@@ -383,6 +469,7 @@ func _process(_delta: float) -> bool:
 			var st := mp.multiplayer_peer.get_connection_status()
 			if st == MultiplayerPeer.CONNECTION_CONNECTED and mp.get_peers().has(1):
 				me = mp.get_unique_id()
+				add_player(me)
 				for v in values:
 					main.echo.rpc_id(1, v)
 				if cfg.get("native", "0") == "1":
@@ -413,9 +500,14 @@ func _process(_delta: float) -> bool:
 				if r[1] != "relay %d->%d" % [r[0], me]:
 					fail("relayed %s from %d" % [str(r[1]), r[0]])
 			var want := int(cfg.get("peers", "1")) - 1
-			if from.size() >= want and spawn_done() and native_done():
+			if from.size() >= want and spawn_done() and native_done() and scene_done():
 				state = "leaving"
+				leaving_at = Time.get_ticks_msec()
 		"leaving":
+			# client_sync=1: this client saw the others' state, they may not have seen its own
+			# yet (its path confirmed a round trip later): it stays a second longer.
+			if cfg.get("client_sync", "0") == "1" and Time.get_ticks_msec() < leaving_at + 1000:
+				return false
 			if lowest():
 				finish()
 				return true

@@ -9,6 +9,10 @@ extends SceneTree
 #     shared=1: before any peer joins, spawns "Shared" on /root/Main/Spawner (the scene of
 #     mpserver_client4.gd's spawn test: position always, hp on change, label never, all spawn
 #     properties) with position (7, 8), hp 41, label "renamed": what a late peer is sent
+#     scene=1: the scenes of mpserver_client4.gd's scene_sync=1 and custom=1: /root/Main/Board
+#     (hp 9, position (3, 4)) with its synchronizer /root/Main/Board/Sync (the server its
+#     authority), and "Custom1" spawned with /root/Main/CustomSpawner's spawn_function from
+#     {"pos": Vector2(1, 2), "hp": 77}
 #   prints "SERVER-READY <port>", one "peer <id> joined|left" line per peer, and at the end
 #   "SERVER-DONE echoes=<n>"; stops after `seconds` or when DIR/stop exists.
 
@@ -63,6 +67,8 @@ func setup() -> void:
 		var w := WebSocketMultiplayerPeer.new()
 		err = w.create_server(port)
 		mp.multiplayer_peer = w
+	if cfg.get("scene", "0") == "1":
+		scene()
 	if err != OK:
 		print("SERVER-FAILED %d" % err)
 		quit(1)
@@ -105,6 +111,44 @@ func spawn_shared() -> void:
 	n.hp = 41
 	n.label = "renamed"
 	spawned.add_child(n, true)
+
+# scene=1 (mpserver_client4.gd's synced_thing and setup_scene).
+func scene() -> void:
+	var f := FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
+	f.store_string(THING_GD)
+	f.close()
+	var board := Node2D.new()
+	board.name = "Board"
+	board.set_script(load("res://mps_thing.gd"))
+	board.position = Vector2(3, 4)
+	board.hp = 9
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	var c := SceneReplicationConfig.new()
+	c.add_property(NodePath(".:position"))
+	c.property_set_spawn(NodePath(".:position"), false)
+	c.property_set_replication_mode(NodePath(".:position"), SceneReplicationConfig.REPLICATION_MODE_ALWAYS)
+	c.add_property(NodePath(".:hp"))
+	c.property_set_spawn(NodePath(".:hp"), false)
+	c.property_set_replication_mode(NodePath(".:hp"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
+	s.replication_config = c
+	board.add_child(s)
+	main.add_child(board)
+	var holder := Node.new()
+	holder.name = "Customs"
+	main.add_child(holder)
+	var sp := MultiplayerSpawner.new()
+	sp.name = "CustomSpawner"
+	sp.spawn_path = NodePath("../Customs")
+	sp.spawn_function = func(data):
+		var n := Node2D.new()
+		n.name = "Custom1"
+		n.set_script(load("res://mps_thing.gd"))
+		n.position = data["pos"]
+		n.hp = data["hp"]
+		return n
+	main.add_child(sp)
+	sp.spawn({"pos": Vector2(1, 2), "hp": 77})
 
 func _process(_delta: float) -> bool:
 	if not started:

@@ -160,6 +160,8 @@ pub struct ServerCore {
     pub(crate) actions: VecDeque<Action>,
     /// Spawned nodes by net id.
     pub(crate) nodes: HashMap<u32, super::types::Node>,
+    /// The server's synchronizers outside spawned nodes, by path.
+    pub(crate) statics: HashMap<Arc<str>, super::types::StaticSync>,
     pub(crate) net_ids: u32,
     pub(crate) sync_time: u16,
 }
@@ -186,6 +188,7 @@ impl ServerCore {
             id_paths: Vec::new(),
             actions: VecDeque::new(),
             nodes: HashMap::new(),
+            statics: HashMap::new(),
             net_ids: 0,
             sync_time: 0,
         }
@@ -437,6 +440,7 @@ impl ServerCore {
         }
         if self.cfg.flavor == Flavor::Godot4 {
             self.spawn_for_new_peer(peer);
+            self.offer_static_syncs(peer);
         }
         self.event(Event::PeerJoined(peer));
     }
@@ -554,6 +558,62 @@ impl ServerCore {
             spec.transfer_mode(),
             *node.checksum(),
         );
+        let flavor = self.cfg.flavor;
+        self.remote(to, path, &checksum, channel, mode, |target| {
+            Ok(match flavor {
+                Flavor::Godot4 => RemoteCallBuilder::new(target, method_id)
+                    .args(args)?
+                    .finish()?,
+                Flavor::Godot3 => godot3::remote_call(target, method, args)?,
+            })
+        })
+    }
+
+    /// Sets `property` of the clients' node at `path` (Godot 3 `rset_id`; a property of the
+    /// schema, [`RpcSpec::property`](super::RpcSpec::property)), with its transfer mode; the
+    /// path cached as for [`rpc`](Self::rpc).
+    pub fn rset<A: Arg + ?Sized>(
+        &mut self,
+        to: To,
+        path: &str,
+        property: &str,
+        value: &A,
+    ) -> Result<(), ServerError> {
+        if self.cfg.flavor != Flavor::Godot3 {
+            return Err(ServerError::Unsupported("rset (Godot 3)"));
+        }
+        let path = relative(path);
+        let node = self
+            .schema
+            .find(path)
+            .ok_or_else(|| ServerError::UnknownNode(path.to_string()))?;
+        let Some(spec) = node.by_property(property) else {
+            return Err(ServerError::UnknownMethod {
+                path: path.to_string(),
+                method: property.to_string(),
+            });
+        };
+        let (channel, mode, checksum) = (
+            spec.transfer_channel(),
+            spec.transfer_mode(),
+            *node.checksum(),
+        );
+        self.remote(to, path, &checksum, channel, mode, |target| {
+            godot3::remote_set(target, property, value)
+        })
+    }
+
+    /// Sends what `build` makes for the node at `path` to `to`: the path offered to the peers
+    /// that do not have it (`SIMPLIFY_PATH`), named inline until they confirm it, then by id.
+    fn remote(
+        &mut self,
+        to: To,
+        path: &str,
+        checksum: &[u8; 32],
+        channel: u8,
+        mode: TransferMode,
+        build: impl Fn(Target<'_>) -> Result<Vec<u8>, Error>,
+    ) -> Result<(), ServerError> {
         let targets = self.targets(to)?;
         if targets.is_empty() {
             return Ok(());
@@ -568,21 +628,13 @@ impl ServerCore {
             all_confirmed &= p.confirmed.contains(&id);
             if p.offered.insert(id) {
                 let simplify = match flavor {
-                    Flavor::Godot4 => crate::simplify_path(&checksum, id, &path)?,
+                    Flavor::Godot4 => crate::simplify_path(checksum, id, &path)?,
                     Flavor::Godot3 => godot3::simplify_path(id, &path)?,
                 };
                 self.send(t, 0, TransferMode::Reliable, simplify.into());
             }
         }
-        let build = |target: Target<'_>| -> Result<Arc<[u8]>, Error> {
-            Ok(match flavor {
-                Flavor::Godot4 => RemoteCallBuilder::new(target, method_id)
-                    .args(args)?
-                    .finish()?
-                    .into(),
-                Flavor::Godot3 => godot3::remote_call(target, method, args)?.into(),
-            })
-        };
+        let build = |target: Target<'_>| -> Result<Arc<[u8]>, Error> { Ok(build(target)?.into()) };
         if all_confirmed {
             let bytes = build(Target::Id(id))?;
             for t in targets {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::core::{AuthStep, ServerCore, State};
 use super::schema::{relative, RpcMode};
 use super::types::{Action, Event, Flavor, Outgoing, PeerId, RpcCall, TransferMode, SERVER_ID};
-use crate::{godot3, NodeTarget, Packet, SysKind, WireStr};
+use crate::{godot3, NodeTarget, Packet, RpcMethods, SysKind, WireStr};
 
 /// The most bytes of a path kept from a packet.
 const MAX_PATH: usize = 4096;
@@ -154,15 +154,22 @@ impl ServerCore {
                 let Some(path) = path_str(s.path()) else {
                     return self.reject(peer, "SIMPLIFY_PATH with a bad path".to_string(), false);
                 };
-                let Some(node) = self.schema.find(path) else {
-                    // The engine answers nothing for a node it does not have.
-                    return self.reject(
-                        peer,
-                        format!("SIMPLIFY_PATH for unknown node {path:?}"),
-                        false,
-                    );
+                let checksum = match self.schema.find(path) {
+                    Some(node) => *node.checksum(),
+                    // A synchronizer has no RPCs.
+                    None if self.schema.find_synchronizer(path).is_some() => {
+                        RpcMethods::new(core::iter::empty::<&str>()).checksum()
+                    }
+                    None => {
+                        // The engine answers nothing for a node it does not have.
+                        return self.reject(
+                            peer,
+                            format!("SIMPLIFY_PATH for unknown node {path:?}"),
+                            false,
+                        );
+                    }
                 };
-                let valid = s.checksum() == node.checksum();
+                let valid = *s.checksum() == checksum;
                 let id = s.id();
                 let max = self.cfg.max_cached_paths;
                 let Some(p) = self.peers.get_mut(&from) else {
@@ -193,7 +200,7 @@ impl ServerCore {
                 if let Some(p) = self.peers.get_mut(&from) {
                     if p.offered.contains(&id) {
                         p.confirmed.insert(id);
-                        return;
+                        return self.static_confirmed(from, id);
                     }
                 }
                 self.reject(
@@ -203,29 +210,8 @@ impl ServerCore {
                 );
             }
             Packet::RemoteCall(call) => {
-                let path: Arc<str> = match call.node() {
-                    NodeTarget::Id(id) => {
-                        match self.peers.get(&from).and_then(|p| p.paths.get(&id)) {
-                            Some(p) => p.clone(),
-                            None => {
-                                return self.reject(
-                                    peer,
-                                    format!("RPC on unknown path id {id}"),
-                                    false,
-                                )
-                            }
-                        }
-                    }
-                    NodeTarget::Path(p) => match path_str(p) {
-                        Some(p) => relative(p).into(),
-                        None => {
-                            return self.reject(
-                                peer,
-                                "RPC with a bad inline path".to_string(),
-                                false,
-                            )
-                        }
-                    },
+                let Some(path) = self.node_path(peer, from, call.node(), "RPC") else {
+                    return;
                 };
                 let id = call.method();
                 let resolved = self
@@ -249,6 +235,7 @@ impl ServerCore {
                     peer, from, path, name, id, rmode, channel, mode, &packet, bytes,
                 );
             }
+            Packet::Sync(_) | Packet::Delta(_) => self.client_sync(peer, from, &packet),
             Packet::Raw(r) => self.event(Event::Bytes {
                 from,
                 data: r.payload().to_vec(),
@@ -386,29 +373,8 @@ impl ServerCore {
                 }
             }
             godot3::Packet::RemoteCall(call) => {
-                let path: Arc<str> = match call.node() {
-                    NodeTarget::Id(id) => {
-                        match self.peers.get(&peer).and_then(|p| p.paths.get(&id)) {
-                            Some(p) => p.clone(),
-                            None => {
-                                return self.reject(
-                                    peer,
-                                    format!("RPC on unknown path id {id}"),
-                                    false,
-                                )
-                            }
-                        }
-                    }
-                    NodeTarget::Path(p) => match path_str(p) {
-                        Some(p) => relative(p).into(),
-                        None => {
-                            return self.reject(
-                                peer,
-                                "RPC with a bad inline path".to_string(),
-                                false,
-                            )
-                        }
-                    },
+                let Some(path) = self.node_path(peer, peer, call.node(), "RPC") else {
+                    return;
                 };
                 let Some(method) = call.method().as_str() else {
                     return self.reject(peer, "RPC with a bad method name".to_string(), false);
@@ -441,11 +407,88 @@ impl ServerCore {
                 channel,
                 mode,
             }),
-            godot3::Packet::RemoteSet(_) => self.reject(
-                peer,
-                "REMOTE_SET (rset) is not handled by this server".to_string(),
-                false,
-            ),
+            godot3::Packet::RemoteSet(set) => {
+                let Some(path) = self.node_path(peer, peer, set.node(), "rset") else {
+                    return;
+                };
+                let Some(property) = set.property().as_str() else {
+                    return self.reject(peer, "rset with a bad property name".to_string(), false);
+                };
+                let resolved = self
+                    .schema
+                    .find(&path)
+                    .map(|n| n.by_property(property).map(|s| s.mode()));
+                let rmode = match resolved {
+                    None => {
+                        return self.reject(peer, format!("rset on unknown node {path:?}"), false)
+                    }
+                    Some(None) => {
+                        return self.reject(
+                            peer,
+                            format!("rset of property {property:?} unknown on {path:?}"),
+                            false,
+                        )
+                    }
+                    Some(Some(m)) => m,
+                };
+                if rmode == RpcMode::Authority {
+                    return self.reject(
+                        peer,
+                        format!(
+                            "rset {path}.{property} is the server's (puppet); refused from {peer}"
+                        ),
+                        false,
+                    );
+                }
+                if let Err(e) = packet.validate() {
+                    return self.reject(
+                        peer,
+                        format!("rset {path}.{property}: bad value: {e}"),
+                        false,
+                    );
+                }
+                self.event(Event::Rset(RpcCall {
+                    from: peer,
+                    path,
+                    method: property.into(),
+                    method_id: 0,
+                    flavor: self.cfg.flavor,
+                    channel,
+                    mode,
+                    packet: bytes.to_vec(),
+                }));
+            }
+        }
+    }
+}
+
+impl ServerCore {
+    /// The node a call or an rset names, by `from`'s path cache id or inline; `None` (the packet
+    /// refused) when it names none.
+    fn node_path(
+        &mut self,
+        peer: PeerId,
+        from: PeerId,
+        node: NodeTarget<'_>,
+        what: &str,
+    ) -> Option<Arc<str>> {
+        let path = match node {
+            NodeTarget::Id(id) => self
+                .peers
+                .get(&from)
+                .and_then(|p| p.paths.get(&id))
+                .cloned()
+                .ok_or_else(|| format!("{what} on unknown path id {id}")),
+            NodeTarget::Path(p) => path_str(p)
+                .map(|p| relative(p).into())
+                .ok_or_else(|| format!("{what} with a bad inline path")),
+        };
+        match path {
+            Ok(p) => Some(p),
+            Err(why) => {
+                self.reject(peer, why, false);
+                None
+            }
         }
     }
 }

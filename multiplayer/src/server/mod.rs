@@ -36,6 +36,7 @@ mod core;
 #[cfg(feature = "server-enet")]
 mod enet;
 mod incoming;
+mod path_sync;
 mod replication;
 mod runtime;
 mod schema;
@@ -48,7 +49,8 @@ pub use replication::Spawned;
 pub use runtime::Server;
 pub use schema::{NodeSpec, RpcMode, RpcSpec, ServerSchema};
 pub use types::{
-    Action, Event, Flavor, Outgoing, PeerId, RpcCall, ServerError, To, TransferMode, SERVER_ID,
+    Action, Event, Flavor, Outgoing, PeerId, RpcCall, ServerError, SyncUpdate, To, TransferMode,
+    SERVER_ID,
 };
 #[cfg(feature = "server-ws")]
 pub use ws::{quickack, tune_tcp};

@@ -13,7 +13,7 @@ use crate::{despawn, Arg, DeltaBuilder, RpcMethods, SpawnBuilder, SyncBuilder};
 
 /// Values already encoded (compressed, as the Godot 4 packets carry them), written as they are:
 /// what the server keeps of a node's state to send to peers that see it later.
-struct Encoded<'a>(&'a [u8]);
+pub(crate) struct Encoded<'a>(pub(crate) &'a [u8]);
 
 impl Arg for Encoded<'_> {
     fn write_compressed(&self, out: &mut Vec<u8>, _: &EncodeOptions) -> gdvariant::Result<()> {
@@ -33,12 +33,25 @@ impl Arg for Encoded<'_> {
 }
 
 /// `values` encoded one after the other, as the replication packets carry them.
-fn encode_all<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
+pub(crate) fn encode_all<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
     let mut out = Vec::new();
     for v in values {
         v.write_compressed(&mut out, &EncodeOptions::new())?;
     }
     Ok(out)
+}
+
+/// Each value encoded on its own, with the index of the "on change" property it is for: the
+/// set bits of `mask` in order.
+pub(crate) fn encode_changes<A: Arg>(
+    mask: u64,
+    values: &[A],
+) -> Result<Vec<(u32, Vec<u8>)>, ServerError> {
+    (0..64u32)
+        .filter(|b| mask & 1 << b != 0)
+        .zip(values)
+        .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
+        .collect()
 }
 
 /// A node the server spawned: its net id and its synchronizers' net ids (one counter for both,
@@ -55,7 +68,7 @@ pub struct Spawned {
 impl ServerCore {
     /// Offers `path` to `peer` (`SIMPLIFY_PATH`, once) with the checksum of a node without RPCs;
     /// its cache id.
-    fn offer_plain(&mut self, peer: PeerId, path: &str) -> Result<u32, ServerError> {
+    pub(crate) fn offer_plain(&mut self, peer: PeerId, path: &str) -> Result<u32, ServerError> {
         let (id, path) = self.path_id(path);
         if let Some(p) = self.peers.get_mut(&peer) {
             if p.offered.insert(id) {
@@ -152,14 +165,43 @@ impl ServerCore {
         synchronizers: usize,
         state: &[A],
     ) -> Result<Spawned, ServerError> {
+        self.spawn_with(to, spawner, name, synchronizers, state, |b| b.scene(scene))
+    }
+
+    /// Spawns a node on the clients' `MultiplayerSpawner` at `spawner` with its
+    /// `spawn_function` (a custom spawn: the `SPAWN` carries `data`, the argument the engine's
+    /// `MultiplayerSpawner.spawn(data)` takes, instead of a scene index; the client's
+    /// `spawn_function` makes the node from it, and names it `name`). The rest is as
+    /// [`spawn`](Self::spawn): its `synchronizers` synchronizers, their spawn `state`, who sees
+    /// it.
+    pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
+        &mut self,
+        to: To,
+        spawner: &str,
+        name: &str,
+        data: &D,
+        synchronizers: usize,
+        state: &[A],
+    ) -> Result<Spawned, ServerError> {
+        self.spawn_with(to, spawner, name, synchronizers, state, |b| b.custom(data))
+    }
+
+    fn spawn_with<A: Arg>(
+        &mut self,
+        to: To,
+        spawner: &str,
+        name: &str,
+        synchronizers: usize,
+        state: &[A],
+        how: impl FnOnce(SpawnBuilder<'_>) -> gdvariant::Result<SpawnBuilder<'_>>,
+    ) -> Result<Spawned, ServerError> {
         let targets = self.targets(to)?;
         let net_id = self.next_net_id();
         let sync_ids: Vec<u32> = (0..synchronizers.min(1024))
             .map(|_| self.next_net_id())
             .collect();
         let state = encode_all(state)?;
-        let packet = SpawnBuilder::new(0, net_id, name)
-            .scene(scene)?
+        let packet = how(SpawnBuilder::new(0, net_id, name))?
             .sync_ids(&sync_ids)
             .state(&Encoded(&state))?
             .finish()?;
@@ -282,11 +324,7 @@ impl ServerCore {
     ) -> Result<(), ServerError> {
         let (net_id, i) = self.sync_node(sync_id)?;
         let peers = self.seeing(to, net_id)?;
-        let bits = (0..64u32).filter(|b| mask & 1 << b != 0);
-        let encoded: Vec<(u32, Vec<u8>)> = bits
-            .zip(values)
-            .map(|(b, v)| Ok((b, encode_all(core::slice::from_ref(v))?)))
-            .collect::<Result<_, ServerError>>()?;
+        let encoded = encode_changes(mask, values)?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
         let b: Arc<[u8]> = DeltaBuilder::new()
             .entry(sync_id, mask, &views)?

@@ -318,6 +318,19 @@ impl Server {
         r
     }
 
+    /// Sets a property on the clients' node (Godot 3 `rset_id`, [`ServerCore::rset`]).
+    pub fn rset<A: Arg + ?Sized>(
+        &mut self,
+        to: To,
+        path: &str,
+        property: &str,
+        value: &A,
+    ) -> Result<(), ServerError> {
+        let r = self.core.rset(to, path, property, value);
+        self.flush();
+        r
+    }
+
     /// Sends raw bytes ([`ServerCore::send_bytes`]).
     pub fn send_bytes(
         &mut self,
@@ -389,6 +402,48 @@ impl Server {
         visible: bool,
     ) -> Result<(), ServerError> {
         let r = self.core.set_visible(net_id, peer, visible);
+        self.flush();
+        r
+    }
+
+    /// Spawns a node with the spawner's `spawn_function` ([`ServerCore::spawn_custom`]).
+    pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
+        &mut self,
+        to: To,
+        spawner: &str,
+        name: &str,
+        data: &D,
+        synchronizers: usize,
+        state: &[A],
+    ) -> Result<super::Spawned, ServerError> {
+        let r = self
+            .core
+            .spawn_custom(to, spawner, name, data, synchronizers, state);
+        self.flush();
+        r
+    }
+
+    /// Sends the state of a synchronizer outside spawned nodes ([`ServerCore::sync_path`]).
+    pub fn sync_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        values: &[A],
+    ) -> Result<(), ServerError> {
+        let r = self.core.sync_path(to, path, values);
+        self.flush();
+        r
+    }
+
+    /// Sends the changes of a synchronizer outside spawned nodes ([`ServerCore::delta_path`]).
+    pub fn delta_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        mask: u64,
+        values: &[A],
+    ) -> Result<(), ServerError> {
+        let r = self.core.delta_path(to, path, mask, values);
         self.flush();
         r
     }

@@ -1,5 +1,6 @@
 //! What the server knows of the game: the nodes it serves, by path pattern, with their `@rpc`
-//! methods (name, who may call them, transfer mode and channel).
+//! methods (name, who may call them, transfer mode and channel), and the synchronizers outside
+//! spawned nodes whose state clients send it, with their properties.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -7,7 +8,7 @@ use core::str::FromStr;
 
 use crate::schema_file::{entries, Entry, Method, SchemaError, Transfer};
 use crate::session::glob;
-use crate::RpcMethods;
+use crate::{Property, RpcMethods};
 
 use super::TransferMode;
 
@@ -30,6 +31,7 @@ pub struct RpcSpec {
     transfer: TransferMode,
     channel: u8,
     native: bool,
+    property: bool,
 }
 
 impl RpcSpec {
@@ -41,6 +43,7 @@ impl RpcSpec {
             transfer: TransferMode::Reliable,
             channel: 0,
             native: false,
+            property: false,
         }
     }
 
@@ -73,6 +76,20 @@ impl RpcSpec {
     pub fn native(mut self) -> RpcSpec {
         self.native = true;
         self
+    }
+
+    /// Not a method but a Godot 3 property set with `rset` (`remote var`, `master var`:
+    /// [`any_peer`](Self::any_peer); `puppet var`: [`authority`](Self::authority), set by the
+    /// server only). Properties are apart from the methods (Godot 4 has no `rset`).
+    #[must_use]
+    pub fn property(mut self) -> RpcSpec {
+        self.property = true;
+        self
+    }
+
+    /// Whether it is a Godot 3 `rset` property.
+    pub fn is_property(&self) -> bool {
+        self.property
     }
 
     /// Whether it is configured with `Node.rpc_config`.
@@ -130,13 +147,21 @@ impl NodeSpec {
     /// The method with this id.
     pub fn by_id(&self, id: u16) -> Option<&RpcSpec> {
         let name = self.methods.name(id)?;
-        self.specs.iter().find(|s| s.name == name)
+        self.specs.iter().find(|s| !s.property && s.name == name)
     }
 
     /// The method with this name and its id.
     pub fn by_name(&self, name: &str) -> Option<(u16, &RpcSpec)> {
         let id = self.methods.id(name)?;
-        Some((id, self.specs.iter().find(|s| s.name == name)?))
+        Some((
+            id,
+            self.specs.iter().find(|s| !s.property && s.name == name)?,
+        ))
+    }
+
+    /// The Godot 3 `rset` property with this name ([`RpcSpec::property`]).
+    pub fn by_property(&self, name: &str) -> Option<&RpcSpec> {
+        self.specs.iter().find(|s| s.property && s.name == name)
     }
 }
 
@@ -158,6 +183,7 @@ impl NodeSpec {
 #[derive(Clone, Debug, Default)]
 pub struct ServerSchema {
     nodes: Vec<NodeSpec>,
+    synchronizers: Vec<(String, Vec<Property>)>,
 }
 
 impl ServerSchema {
@@ -171,9 +197,10 @@ impl ServerSchema {
     #[must_use]
     pub fn node(mut self, pattern: &str, methods: impl IntoIterator<Item = RpcSpec>) -> Self {
         let mut specs: Vec<RpcSpec> = methods.into_iter().collect();
-        specs.sort_by(|a, b| a.name.cmp(&b.name));
-        specs.dedup_by(|a, b| a.name == b.name);
-        let (native, script): (Vec<&RpcSpec>, Vec<&RpcSpec>) = specs.iter().partition(|s| s.native);
+        specs.sort_by(|a, b| (a.property, &a.name).cmp(&(b.property, &b.name)));
+        specs.dedup_by(|a, b| a.property == b.property && a.name == b.name);
+        let (native, script): (Vec<&RpcSpec>, Vec<&RpcSpec>) =
+            specs.iter().filter(|s| !s.property).partition(|s| s.native);
         let methods = RpcMethods::new(script.iter().map(|s| s.name.as_str()))
             .with_node_methods(native.iter().map(|s| s.name.as_str()));
         let checksum = methods.checksum();
@@ -198,6 +225,33 @@ impl ServerSchema {
     pub fn nodes(&self) -> impl Iterator<Item = &NodeSpec> {
         self.nodes.iter()
     }
+
+    /// Takes the state of the `MultiplayerSynchronizer`s matching `pattern` (their own paths,
+    /// not their root nodes'; outside spawned nodes) from the clients that are their authority:
+    /// the server confirms their paths and delivers their `SYNC` and `DELTA` entries as
+    /// [`Event::Sync`](super::Event::Sync), the values named by `properties`, the synchronizer's
+    /// replication config in order.
+    #[must_use]
+    pub fn synchronizer(
+        mut self,
+        pattern: &str,
+        properties: impl IntoIterator<Item = Property>,
+    ) -> Self {
+        self.synchronizers.push((
+            String::from(relative(pattern)),
+            properties.into_iter().collect(),
+        ));
+        self
+    }
+
+    /// The properties of the synchronizer whose pattern matches `path`.
+    pub fn find_synchronizer(&self, path: &str) -> Option<&[Property]> {
+        let path = relative(path);
+        self.synchronizers
+            .iter()
+            .find(|(p, _)| glob(p.as_bytes(), path.as_bytes()))
+            .map(|(_, props)| &props[..])
+    }
 }
 
 impl ServerSchema {
@@ -205,8 +259,9 @@ impl ServerSchema {
     /// `--schema` reads: each `rpc` line is a node pattern and its `@rpc` methods, each with its
     /// options after `@` (`echo@any_peer`, `hit@unreliable_ordered,2`; `@rpc`'s defaults:
     /// `authority`, `call_remote`, `reliable`, channel 0); those after `native` are configured
-    /// with `Node.rpc_config` ([`RpcSpec::native`]). `sync` and `spawned` lines are for decoding
-    /// and are skipped.
+    /// with `Node.rpc_config` ([`RpcSpec::native`]). Each `sync` line is a
+    /// [`synchronizer`](Self::synchronizer) whose state clients may send; `spawned` lines are
+    /// for decoding and are skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
@@ -219,14 +274,17 @@ impl ServerSchema {
     pub fn parse(text: &str) -> Result<ServerSchema, SchemaError> {
         let mut schema = ServerSchema::new();
         for e in entries(text)? {
-            let Entry::Rpc {
-                pattern,
-                methods,
-                native,
-                ..
-            } = e
-            else {
-                continue;
+            let (pattern, methods, native) = match e {
+                Entry::Rpc {
+                    pattern,
+                    methods,
+                    native,
+                } => (pattern, methods, native),
+                Entry::Sync { pattern, props } => {
+                    schema = schema.synchronizer(pattern, props);
+                    continue;
+                }
+                Entry::Spawned { .. } => continue,
             };
             let spec = |m: &Method<'_>| {
                 let spec = if m.any_peer {

@@ -107,6 +107,13 @@ pub enum Event {
     },
     /// An RPC for one of the served nodes.
     Rpc(RpcCall),
+    /// Godot 3: a peer set a property of one of the served nodes (`rset`): the call's
+    /// [`method`](RpcCall::method) is the property's name, its one argument the value.
+    Rset(RpcCall),
+    /// A client's `MultiplayerSynchronizer` sent its state (one `SYNC` or `DELTA` entry): a
+    /// synchronizer of the schema ([`ServerSchema::synchronizer`](super::ServerSchema::synchronizer))
+    /// whose multiplayer authority is that client.
+    Sync(SyncUpdate),
     /// `send_bytes` from a peer.
     Bytes {
         /// The sender.
@@ -154,7 +161,7 @@ impl RpcCall {
         &self.path
     }
 
-    /// The method's name.
+    /// The method's name (for an [`Event::Rset`], the property's).
     pub fn method(&self) -> &str {
         &self.method
     }
@@ -192,6 +199,7 @@ impl RpcCall {
             },
             Flavor::Godot3 => match godot3::parse(&self.packet) {
                 Ok(godot3::Packet::RemoteCall(c)) => Some(c.args()),
+                Ok(godot3::Packet::RemoteSet(s)) => Some(s.values()),
                 _ => None,
             },
         };
@@ -236,6 +244,83 @@ impl RpcCall {
             Some(r) => gdvariant::from_variant_ref(r),
             None => gdvariant::from_slice(&gdvariant::encode(&v.to_owned()?)?),
         }
+    }
+}
+
+/// One entry of a `SYNC` or `DELTA` packet a client sent for a synchronizer outside spawned
+/// nodes (named by its path), with its properties named from the schema; the values are read
+/// lazily (the core checked them on arrival).
+#[derive(Clone, PartialEq)]
+pub struct SyncUpdate {
+    pub(crate) from: PeerId,
+    pub(crate) path: Arc<str>,
+    pub(crate) net_id: u32,
+    pub(crate) time: u16,
+    pub(crate) mask: Option<u64>,
+    pub(crate) properties: Vec<String>,
+    pub(crate) values: Vec<u8>,
+}
+
+impl SyncUpdate {
+    /// The sender (the synchronizer's authority, as far as the client says).
+    pub fn from(&self) -> PeerId {
+        self.from
+    }
+
+    /// The synchronizer's path relative to the multiplayer root.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The entry's net id: bit 31 and the sender's path cache id of the synchronizer.
+    pub fn net_id(&self) -> u32 {
+        self.net_id
+    }
+
+    /// `SYNC`: the packet's sync time (the engine drops states older than the last one it
+    /// applied); 0 for a `DELTA`.
+    pub fn time(&self) -> u16 {
+        self.time
+    }
+
+    /// `DELTA`: which "on change" properties changed (bit i for the i-th); `None` for a `SYNC`
+    /// (every "always" property).
+    pub fn mask(&self) -> Option<u64> {
+        self.mask
+    }
+
+    /// The names of the properties whose values [`values`](Self::values) gives, in order (from
+    /// the schema's replication config: the "always" ones for a `SYNC`, the changed "on
+    /// change" ones for a `DELTA`).
+    pub fn properties(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.properties.iter().map(String::as_str)
+    }
+
+    /// The values, as lazy views, in the order of [`properties`](Self::properties).
+    pub fn values(&self) -> Values<'_> {
+        Values::compressed(
+            &self.values,
+            0,
+            None,
+            crate::PacketOptions::default().values_g4(),
+        )
+    }
+}
+
+impl fmt::Debug for SyncUpdate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.mask.is_some() { "DELTA" } else { "SYNC" };
+        write!(f, "{kind} {} {{", self.path)?;
+        for (i, (p, v)) in self.properties().zip(self.values()).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match v {
+                Ok(v) => write!(f, "{p}: {v}")?,
+                Err(e) => write!(f, "{p}: <{e}>")?,
+            }
+        }
+        write!(f, "}} from {}", self.from)
     }
 }
 
@@ -288,6 +373,8 @@ pub enum ServerError {
     NotAuthenticating(PeerId),
     /// A transport's I/O failed.
     Io(std::io::Error),
+    /// The clients' engine has no such thing (`rset` is Godot 3's).
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for ServerError {
@@ -302,6 +389,7 @@ impl fmt::Display for ServerError {
             ServerError::Encode(e) => write!(f, "cannot encode the packet: {e}"),
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
             ServerError::Io(e) => write!(f, "transport I/O: {e}"),
+            ServerError::Unsupported(what) => write!(f, "not in the clients' engine: {what}"),
         }
     }
 }
@@ -346,6 +434,15 @@ pub(crate) struct Node {
     /// Per synchronizer (by position in `sync_ids`): the state last sent, for the peers that
     /// come to see the node later.
     pub(crate) state: Vec<SyncState>,
+}
+
+/// A synchronizer outside spawned nodes that the server drives, named by its path (its net id:
+/// bit 31 and the server's cache id of the path): its last state, for the peers that confirm
+/// its path later, and its place in the order they were first driven.
+#[derive(Debug)]
+pub(crate) struct StaticSync {
+    pub(crate) order: usize,
+    pub(crate) state: SyncState,
 }
 
 /// What a synchronizer last sent, each value encoded (compressed, as in the packets): its

@@ -24,10 +24,14 @@ mod server_core;
 mod server_hostile;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_live;
+#[cfg(feature = "server")]
+mod server_path_sync;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_putvar;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_queue;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_scene;
 #[cfg(all(feature = "server-wss", feature = "server-enet"))]
 mod server_wss;
 #[cfg(feature = "websocket")]

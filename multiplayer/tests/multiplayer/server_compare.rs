@@ -181,6 +181,23 @@ fn echo_server_sends_what_a_godot_server_sends() {
     }
 }
 
+/// The packets in order but for two kinds: the answers to the client's packets (`CONFIRM_PATH`),
+/// in their order, and the state packets (`state`: sent every frame by the engine, at times
+/// that vary), as a set. Calls named by inline path count as by id.
+fn split_state(
+    v: &[String],
+    state: impl Fn(&String) -> bool,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut states, others): (Vec<String>, Vec<String>) = v
+        .iter()
+        .map(|s| s.replace("node inline path Main", "node id"))
+        .partition(|s| state(s));
+    states.sort();
+    states.dedup();
+    let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
+    (others, answers, states)
+}
+
 /// The crate's server with the node the Godot server's `shared=1` spawns: "Shared", spawned and
 /// synchronized before any peer joined, its state as the Godot server's.
 fn start_shared_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
@@ -240,16 +257,7 @@ fn a_late_peer_gets_what_a_godot_server_sends() {
         let _ = godot.wait();
         let ours = record_with(transport, if transport == "ws" { ws } else { enet }, client);
         // In order, SYNC and CONFIRM_PATH aside; the answers in order, the SYNCs as a set.
-        let split = |v: &[String]| -> (Vec<String>, Vec<String>, Vec<String>) {
-            let (mut syncs, others): (Vec<String>, Vec<String>) = v
-                .iter()
-                .map(|s| s.replace("node inline path Main", "node id"))
-                .partition(|s| s.starts_with("SYNC"));
-            syncs.sort();
-            syncs.dedup();
-            let (answers, others) = others.into_iter().partition(|s| s.starts_with("02"));
-            (others, answers, syncs)
-        };
+        let split = |v: &[String]| split_state(v, |s| s.starts_with("SYNC"));
         let (godot_order, godot_answers, godot_syncs) = split(&from_godot);
         let (our_order, our_answers, our_syncs) = split(&ours);
         eprintln!(
@@ -271,4 +279,126 @@ fn a_late_peer_gets_what_a_godot_server_sends() {
         assert_eq!(our_syncs, godot_syncs, "{transport}: the SYNCs differ");
     }
     let _ = stop.send(());
+}
+
+/// The crate's server with what the Godot server's `scene=1` has: the state of the synchronizer
+/// `Main/Board/Sync` (outside spawned nodes) and "Custom1" spawned by `Main/CustomSpawner`'s
+/// `spawn_function`, both set before any peer joined.
+fn start_scene_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
+    use gdvariant::{math::Vector2, Dictionary, Variant};
+    use gdvariant_multiplayer::server::{Event, Flavor, Server, ServerConfig, ServerCore, To};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    crate::server_live::on_runtime(move || async move {
+        let schema = crate::server_live::schema(Flavor::Godot4);
+        let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
+        let ws = server
+            .listen_ws("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let enet = server
+            .listen_enet("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let pos = Variant::Vector2(Vector2::new(3.0, 4.0));
+        server
+            .sync_path(To::All, "Main/Board/Sync", &[pos])
+            .unwrap();
+        server
+            .delta_path(To::All, "Main/Board/Sync", 1, &[Variant::Int(9)])
+            .unwrap();
+        let mut data = Dictionary::new();
+        data.insert(
+            Variant::from("pos"),
+            Variant::Vector2(Vector2::new(1.0, 2.0)),
+        );
+        data.insert(Variant::from("hp"), Variant::Int(77));
+        let none: &[Variant] = &[];
+        server
+            .spawn_custom(
+                To::All,
+                "Main/CustomSpawner",
+                "Custom1",
+                &Variant::Dictionary(data),
+                0,
+                none,
+            )
+            .unwrap();
+        tx.send((ws.port(), enet.port())).unwrap();
+        loop {
+            let ev = tokio::select! {
+                ev = server.next_event() => ev,
+                _ = &mut stop_rx => break,
+            };
+            if let Event::Rpc(call) = ev {
+                let args: Vec<_> = call.args().collect::<Result<_, _>>().unwrap();
+                server
+                    .rpc(To::Peer(call.from()), "Main", "echoed", &args)
+                    .unwrap();
+            }
+        }
+    });
+    let (ws, enet) = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+    (ws, enet, stop_tx)
+}
+
+#[test]
+fn scene_synchronizers_and_custom_spawns_as_a_godot_server_sends_them() {
+    if !common::engine_ready(4, "the server compared with a Godot 4 server") {
+        return;
+    }
+    let (ws, enet, stop) = start_scene_rust_server();
+    let client = "scene_sync=1\ncustom=1\n";
+    for transport in ["ws", "enet"] {
+        let (mut godot, port, _dir) = start_godot_server(transport, 30, "scene=1\n");
+        let from_godot = record_with(transport, port, client);
+        let _ = godot.kill();
+        let _ = godot.wait();
+        let ours = record_with(transport, if transport == "ws" { ws } else { enet }, client);
+        // As for the late peer: the SYNCs (every frame from the engine) as a set, the answers
+        // to the client's packets apart, the rest in order. The DELTA follows the client's
+        // CONFIRM_PATH of the synchronizer, at a time that varies between the echoes: it goes
+        // with the SYNCs.
+        let split = |v: &[String]| split_state(v, |s| s.starts_with("SYNC") || s.starts_with("16"));
+        let (godot_order, godot_answers, godot_syncs) = split(&from_godot);
+        let (our_order, our_answers, our_syncs) = split(&ours);
+        eprintln!(
+            "scene {transport}: Godot server {} packets, ours {}; state packets {godot_syncs:?}",
+            from_godot.len(),
+            ours.len()
+        );
+        assert!(
+            godot_syncs.iter().any(|s| s.contains("02000080")),
+            "{transport}: the Godot server's SYNC names the synchronizer by path id 2: {godot_syncs:?}"
+        );
+        assert_eq!(our_order, godot_order, "{transport}: the packets differ");
+        assert_eq!(
+            our_answers, godot_answers,
+            "{transport}: the answers differ"
+        );
+        assert_eq!(our_syncs, godot_syncs, "{transport}: the SYNCs differ");
+    }
+    let _ = stop.send(());
+}
+
+/// What a Godot 4.6 server does with client-authority synchronizers it has no node for (the
+/// clients' `Main/P<id>`): it does not confirm their paths, so their SYNC and DELTA never reach
+/// it, and the clients still get each other's state through its relay, as from the crate's
+/// server (`server_scene.rs`).
+#[test]
+fn a_godot_server_relays_client_authority_state() {
+    if !common::engine_ready(4, "the server compared with a Godot 4 server") {
+        return;
+    }
+    for transport in ["ws", "enet"] {
+        let (mut godot, port, _dir) = start_godot_server(transport, 30, "");
+        let cfg = format!("transport={transport}\nport={port}\npeers=2\nclient_sync=1\n");
+        let outs = run_clients(4, "mpserver_client4.gd", &[cfg.clone(), cfg]);
+        let _ = godot.kill();
+        let _ = godot.wait();
+        crate::server_live::check_clients(
+            &format!("client sync, Godot server, {transport}"),
+            &outs,
+        );
+    }
 }

@@ -395,6 +395,71 @@ fn godot3_relays_by_header_and_calls_by_name() {
 }
 
 #[test]
+fn godot3_rset_both_ways() {
+    let now = Instant::now();
+    let schema = ServerSchema::new().node(
+        "Main",
+        [
+            RpcSpec::any_peer("echo"),
+            RpcSpec::any_peer("color").property(),
+            RpcSpec::authority("score").property(),
+        ],
+    );
+    let cfg = ServerConfig {
+        flavor: Flavor::Godot3,
+        ..ServerConfig::default()
+    };
+    let mut c = ServerCore::new(schema, cfg);
+    c.peer_connected(2, now).unwrap();
+    c.take_actions();
+    // In: a `remote var`, by inline path, then by the peer's cache id.
+    let set = godot3::remote_set(Target::Path("Main"), "color", &Variant::from("red")).unwrap();
+    c.receive(2, 0, R, 1, &set, now);
+    let Event::Rset(r) = events(c.take_actions()).remove(0) else {
+        panic!()
+    };
+    assert_eq!((r.from(), r.path(), r.method()), (2, "Main", "color"));
+    let v: Vec<Variant> = r.args().map(|v| v.unwrap().to_owned().unwrap()).collect();
+    assert_eq!(v, [Variant::from("red")]);
+    c.receive(2, 0, R, 1, &godot3::simplify_path(4, "Main").unwrap(), now);
+    c.take_actions();
+    let set = godot3::remote_set(Target::Id(4), "color", &Variant::Int(1)).unwrap();
+    c.receive(2, 0, R, 1, &set, now);
+    assert!(matches!(&events(c.take_actions())[..], [Event::Rset(r)] if r.method() == "color"));
+    // A `puppet var` is the server's; an unknown property; a method is no property.
+    for (name, why) in [
+        (
+            "score",
+            "rset Main.score is the server's (puppet); refused from 2",
+        ),
+        ("nope", "rset of property \"nope\" unknown on \"Main\""),
+        ("echo", "rset of property \"echo\" unknown on \"Main\""),
+    ] {
+        let set = godot3::remote_set(Target::Id(4), name, &Variant::Int(1)).unwrap();
+        c.receive(2, 0, R, 1, &set, now);
+        assert_eq!(rejected(&c.take_actions()), [why]);
+    }
+    // Out: SIMPLIFY_PATH, then the path inline until confirmed.
+    c.rset(To::Peer(2), "/root/Main", "score", &Variant::Int(42))
+        .unwrap();
+    let want_set = godot3::remote_set(Target::Path("Main"), "score", &Variant::Int(42)).unwrap();
+    assert_eq!(
+        sends(&c.take_actions()),
+        [
+            (2, godot3::simplify_path(1, "Main").unwrap()),
+            (2, want_set)
+        ]
+    );
+    assert!(c
+        .rset(To::Peer(2), "Main", "echo", &Variant::Int(1))
+        .is_err());
+    // Godot 4 has no rset.
+    let mut c4 = core(Flavor::Godot4);
+    c4.peer_connected(2, now).unwrap();
+    assert!(c4.rset(To::All, "Main", "score", &Variant::Int(1)).is_err());
+}
+
+#[test]
 fn spawns_follow_visibility() {
     let now = Instant::now();
     let mut c = core(Flavor::Godot4);

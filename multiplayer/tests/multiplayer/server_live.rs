@@ -171,8 +171,8 @@ where
 pub(crate) struct TestServer {
     pub(crate) ws: u16,
     pub(crate) enet: u16,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<Vec<String>>>,
+    pub(crate) stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub(crate) thread: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 impl TestServer {
@@ -192,9 +192,15 @@ pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
                 .expect("tests/godot/mpserver4.schema");
             ServerSchema::parse(&text).unwrap()
         }
+        // `remote var color` (any peer sets it), `puppet var score` (the server sets it).
         Flavor::Godot3 => ServerSchema::new().node(
             "Main",
-            [RpcSpec::any_peer("echo"), RpcSpec::any_peer("echoed")],
+            [
+                RpcSpec::any_peer("echo"),
+                RpcSpec::any_peer("echoed"),
+                RpcSpec::any_peer("color").property(),
+                RpcSpec::authority("score").property(),
+            ],
         ),
     }
 }
@@ -257,6 +263,15 @@ pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> Test
                             server.despawn(*net).unwrap();
                         }
                     }
+                }
+                // Godot 3: the client's rset of its `remote var color`, answered with an rset
+                // of its `puppet var score`.
+                Event::Rset(set) if set.method() == "color" => {
+                    let value = set.args().next().unwrap().unwrap().to_owned().unwrap();
+                    assert_eq!(value, Variant::from("red"));
+                    server
+                        .rset(To::Peer(set.from()), "Main", "score", &Variant::Int(42))
+                        .unwrap();
                 }
                 Event::PeerJoined(p) => {
                     // The server's own RPC, unasked, before the echoes.
@@ -480,8 +495,10 @@ fn godot4_late_joiner_gets_the_spawned_nodes_and_their_state() {
 }
 
 fn two_clients3(what: &str, transport: &str, port: u16, welcome: bool) {
+    // The test server (welcome) answers rset too.
     let cfg = format!(
-        "transport={transport}\nport={port}\npeers=2\nwelcome={}\n",
+        "transport={transport}\nport={port}\npeers=2\nwelcome={}\nrset={}\n",
+        u8::from(welcome),
         u8::from(welcome)
     );
     let outs = run_clients(3, "mpserver_client3.gd", &[cfg.clone(), cfg]);

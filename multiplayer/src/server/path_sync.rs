@@ -1,0 +1,236 @@
+//! `MultiplayerSynchronizer`s outside spawned nodes (Godot 4), named by their paths: the
+//! server's own, whose state it sends under bit 31 and its path cache id of the synchronizer
+//! once the peer confirmed the path (as the engine's `_verify_synchronizer` does), and the
+//! clients' (client authority), whose `SYNC` and `DELTA` entries reach the application.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use super::core::ServerCore;
+use super::replication::{encode_all, encode_changes, Encoded};
+use super::types::{
+    Event, PeerId, ServerError, StaticSync, SyncState, SyncUpdate, To, TransferMode,
+};
+use crate::{delta_properties, sync_properties, Arg, DeltaBuilder, Packet, SyncBuilder};
+
+/// Bit 31 of a net id: the rest is a path cache id.
+const PATH_BIT: u32 = 0x8000_0000;
+
+impl ServerCore {
+    /// The synchronizer at `path` is the server's from now on; its path relative to the root.
+    fn static_sync(&mut self, path: &str) -> Arc<str> {
+        let path = super::schema::relative(path);
+        if let Some((k, _)) = self.statics.get_key_value(path) {
+            return k.clone();
+        }
+        let order = self.statics.len();
+        let path: Arc<str> = path.into();
+        self.statics.insert(
+            path.clone(),
+            StaticSync {
+                order,
+                state: SyncState::default(),
+            },
+        );
+        path
+    }
+
+    /// Our cache id of `path` if `peer` confirmed it; if it was never offered, offers it
+    /// (`SIMPLIFY_PATH`, the checksum of a node without RPCs, as a synchronizer is). The id is
+    /// made at the first offer, as the engine makes it at the first peer it syncs with.
+    fn static_ready(&mut self, peer: PeerId, path: &str) -> Result<Option<u32>, ServerError> {
+        let id = self.offer_plain(peer, path)?;
+        Ok(self
+            .peers
+            .get(&peer)
+            .is_some_and(|p| p.confirmed.contains(&id))
+            .then_some(id))
+    }
+
+    /// Sends the "always" properties (`SYNC`, unreliable) of the server's synchronizer at `path`
+    /// (relative to the root; a `MultiplayerSynchronizer` of the clients' scenes, not under a
+    /// spawned node, whose authority is the server) to the peers among `to`, under its net id:
+    /// bit 31 and the server's cache id of the path.
+    ///
+    /// As in the engine, such a synchronizer is public: a peer first gets its path
+    /// (`SIMPLIFY_PATH`), and its state once it confirmed the path: then the last `SYNC` and
+    /// one `DELTA` with every "on change" value sent so far. Peers that join later get it too.
+    pub fn sync_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        values: &[A],
+    ) -> Result<(), ServerError> {
+        let targets = self.targets(to)?;
+        let always = encode_all(values)?;
+        let path = self.static_sync(path);
+        self.sync_time = self.sync_time.wrapping_add(1);
+        let time = self.sync_time;
+        for p in targets {
+            if let Some(id) = self.static_ready(p, &path)? {
+                let b = SyncBuilder::new(time)
+                    .entry(PATH_BIT | id, &[Encoded(&always)])?
+                    .finish()?;
+                self.send(p, 0, TransferMode::Unreliable, b.into());
+            }
+        }
+        if let Some(s) = self.statics.get_mut(&path) {
+            s.state.always = Some(always);
+        }
+        Ok(())
+    }
+
+    /// Sends the changed "on change" properties (`DELTA`, reliable) of the server's
+    /// synchronizer at `path`: bit i of `mask` for the i-th of them, `values` for the set bits
+    /// in order; as [`sync_path`](Self::sync_path) otherwise.
+    pub fn delta_path<A: Arg>(
+        &mut self,
+        to: To,
+        path: &str,
+        mask: u64,
+        values: &[A],
+    ) -> Result<(), ServerError> {
+        let targets = self.targets(to)?;
+        let encoded = encode_changes(mask, values)?;
+        let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
+        let path = self.static_sync(path);
+        for p in targets {
+            if let Some(id) = self.static_ready(p, &path)? {
+                let b = DeltaBuilder::new()
+                    .entry(PATH_BIT | id, mask, &views)?
+                    .finish()?;
+                self.send(p, 0, TransferMode::Reliable, b.into());
+            }
+        }
+        if let Some(s) = self.statics.get_mut(&path) {
+            s.state.on_change.extend(encoded);
+        }
+        Ok(())
+    }
+
+    /// A peer joined: it gets the paths of the server's synchronizers, as the engine's
+    /// `on_peer_change` makes them visible to it (their state follows the confirmations).
+    pub(crate) fn offer_static_syncs(&mut self, peer: PeerId) {
+        let mut paths: Vec<(usize, Arc<str>)> = self
+            .statics
+            .iter()
+            .map(|(p, s)| (s.order, p.clone()))
+            .collect();
+        paths.sort_unstable();
+        for (_, path) in paths {
+            // Only a path too long to encode fails here, and it failed at the first update.
+            let _ = self.static_ready(peer, &path);
+        }
+    }
+
+    /// `peer` confirmed our path `id`: if it is one of the server's synchronizers, the peer
+    /// gets its last state (the engine sends it at its next network frame).
+    pub(crate) fn static_confirmed(&mut self, peer: PeerId, id: u32) {
+        let Some(StaticSync { state, .. }) = self
+            .id_paths
+            .get(id as usize - 1)
+            .and_then(|p| self.statics.get(p))
+        else {
+            return;
+        };
+        let net_id = PATH_BIT | id;
+        let sync = state.always.as_ref().map(|always| {
+            SyncBuilder::new(0)
+                .entry(net_id, &[Encoded(always)])
+                .and_then(SyncBuilder::finish)
+        });
+        let delta = (!state.on_change.is_empty()).then(|| {
+            let mask = state.on_change.keys().fold(0u64, |m, &i| m | 1 << i);
+            let values: Vec<Encoded<'_>> = state.on_change.values().map(|v| Encoded(v)).collect();
+            DeltaBuilder::new()
+                .entry(net_id, mask, &values)
+                .and_then(DeltaBuilder::finish)
+        });
+        // Both were built from these values before.
+        if let Some(Ok(mut packet)) = sync {
+            self.sync_time = self.sync_time.wrapping_add(1);
+            packet[1..3].copy_from_slice(&self.sync_time.to_le_bytes());
+            self.send(peer, 0, TransferMode::Unreliable, packet.into());
+        }
+        if let Some(Ok(packet)) = delta {
+            self.send(peer, 0, TransferMode::Reliable, packet.into());
+        }
+    }
+
+    /// A `SYNC` or `DELTA` from a client (`from`; `peer` sent it): each entry for a synchronizer
+    /// of the schema that the client cached with us is delivered as [`Event::Sync`].
+    pub(crate) fn client_sync(&mut self, peer: PeerId, from: PeerId, packet: &Packet<'_>) {
+        if let Err(e) = packet.validate() {
+            return self.reject(peer, format!("malformed {}: {e}", packet.name()), false);
+        }
+        // (net id, time, mask, values)
+        let entries: Vec<(u32, u16, Option<u64>, &[u8])> = match packet {
+            Packet::Sync(s) => s
+                .entries()
+                .filter_map(Result::ok)
+                .map(|e| (e.net_id(), s.time(), None, e.value_bytes()))
+                .collect(),
+            Packet::Delta(d) => d
+                .entries()
+                .filter_map(Result::ok)
+                .map(|e| (e.net_id(), 0, Some(e.mask()), e.value_bytes()))
+                .collect(),
+            _ => return,
+        };
+        for (net_id, time, mask, values) in entries {
+            if let Err(why) = self.client_entry(from, net_id, time, mask, values) {
+                self.reject(peer, why, false);
+            }
+        }
+    }
+
+    fn client_entry(
+        &mut self,
+        from: PeerId,
+        net_id: u32,
+        time: u16,
+        mask: Option<u64>,
+        values: &[u8],
+    ) -> Result<(), String> {
+        let kind = if mask.is_some() { "DELTA" } else { "SYNC" };
+        if net_id & PATH_BIT == 0 {
+            return Err(format!(
+                "{kind} for net id {net_id}: the server spawned no such synchronizer for the client"
+            ));
+        }
+        let id = net_id & !PATH_BIT;
+        let path = self
+            .peers
+            .get(&from)
+            .and_then(|p| p.paths.get(&id))
+            .cloned()
+            .ok_or_else(|| format!("{kind} on unknown path id {id}"))?;
+        if self.statics.contains_key(&path) {
+            return Err(format!(
+                "{kind} for {path:?} from {from}: the server is its authority"
+            ));
+        }
+        let props = self
+            .schema
+            .find_synchronizer(&path)
+            .ok_or_else(|| format!("{kind} for {path:?}, not a synchronizer of the schema"))?;
+        let properties: Vec<String> = match mask {
+            None => sync_properties(props).map(|p| p.name.to_string()).collect(),
+            Some(m) => delta_properties(props, m)
+                .map(|p| p.name.to_string())
+                .collect(),
+        };
+        self.event(Event::Sync(SyncUpdate {
+            from,
+            path,
+            net_id,
+            time,
+            mask,
+            properties,
+            values: values.to_vec(),
+        }));
+        Ok(())
+    }
+}
