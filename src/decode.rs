@@ -11,13 +11,13 @@ const NIL_PAIR: (Variant, Variant) = (Variant::Nil, Variant::Nil);
 
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
-use crate::head::plain_string;
+use crate::leaf::{self, Leaf};
 use crate::math::*;
 use crate::object::ObjectRef;
 use crate::owned::*;
 use crate::reader::Reader;
 use crate::strings::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -470,16 +470,8 @@ impl<'a> StrCache<'a> {
         (h.wrapping_mul(0x9E37_79B1) >> 27) as usize
     }
 
-    /// The string of the raw string bytes `raw` (at `at`), from the cache or converted.
-    #[inline(always)]
-    fn get(&mut self, raw: &'a [u8], at: usize, dialect: Dialect) -> Result<GString> {
-        let mut s = GString::new();
-        self.get_into(raw, at, dialect, &mut s)?;
-        Ok(s)
-    }
-
-    /// [`get`](StrCache::get) into `out`, a text in its final position (its text is
-    /// replaced).
+    /// The string of the raw string bytes `raw` (at `at`), from the cache or converted, into
+    /// `out`, a text in its final position (its text is replaced).
     #[inline(always)]
     fn get_into(
         &mut self,
@@ -538,84 +530,22 @@ fn read_strings<'a>(
     Ok(out)
 }
 
-/// The most common leaf types, read straight from the head's bytes (which the walker has
-/// bounds-checked: a short read can only be a bug, and falls back to [`leaf`]); `None` for the
-/// others. A String at a dictionary key position (`key`) goes through the cache.
-#[inline(always)]
-fn quick_leaf<'a>(
-    v: &VariantRef<'a>,
-    key: bool,
-    cache: &mut StrCache<'a>,
-    narrow: bool,
-) -> Result<Option<Variant>> {
-    use VariantType as T;
-    // The head read the whole value: header, then the payload.
-    let d = v.h.data;
-    let flag = v.header() & FLAG_64 != 0;
-    // 64-bit math to narrow takes the slow path.
-    let wide = || {
-        let wide = flag && v.dialect() == Dialect::Godot4;
-        (!(wide && narrow)).then_some(wide)
-    };
-    Ok(Some(match v.ty() {
-        T::Nil => Variant::Nil,
-        T::Bool => match word(d, 4) {
-            Some(w) => Variant::Bool(w != 0),
-            None => return Ok(None),
-        },
-        T::Int => match (flag, d.get(4..12), word(d, 4)) {
-            (true, Some(b), _) => Variant::Int(i64::from_le_bytes(arr(b))),
-            (false, _, Some(w)) => Variant::Int(i64::from(w as i32)),
-            _ => return Ok(None),
-        },
-        T::Float => match (flag, d.get(4..12), word(d, 4)) {
-            (true, Some(b), _) => Variant::Float(f64::from_le_bytes(arr(b))),
-            (false, _, Some(w)) => Variant::Float(f64::from(f32::from_bits(w))),
-            _ => return Ok(None),
-        },
-        T::String | T::StringName => {
-            let Some(raw) = word(d, 4).and_then(|n| d.get(8..8 + n as usize)) else {
-                return Ok(None);
-            };
-            let at = v.offset() + 8;
-            let s = if key {
-                cache.get(raw, at, v.dialect())?
-            } else {
-                owned_text(raw, at, v.dialect())?
-            };
-            if v.ty() == T::String {
-                Variant::String(s)
-            } else {
-                Variant::StringName(s)
-            }
-        }
-        T::Vector2 => match wide().and_then(|wide| reals::<2>(d, wide)) {
-            Some(a) => Variant::Vector2(Vector2::from_array(a)),
-            None => return Ok(None),
-        },
-        T::Vector3 => match wide().and_then(|wide| reals::<3>(d, wide)) {
-            Some(a) => Variant::Vector3(Vector3::from_array(a)),
-            None => return Ok(None),
-        },
-        _ => return Ok(None),
-    }))
-}
-
 /// Sets `out`, which is Nil, without dropping it (no call, no check).
 #[inline(always)]
 fn put(out: &mut Variant, x: Variant) {
     core::mem::forget(core::mem::replace(out, x));
 }
 
-/// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
-/// `head` checks it into `out` (a Nil, in its final position: a short text is filled in place),
-/// and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is to be
-/// narrowed: `narrow`), and String or StringName whose bytes and padding are ASCII. `None` for
-/// anything else, short input included (`out` is then still Nil): the event path reads it.
-/// A String at a dictionary key position (`key`) goes through the cache.
+/// The plain value at the start of `b` (at absolute offset `at`), read by the one decoder of
+/// leaves ([`leaf::plain`]) into `out` (a Nil, in its final position: a short text is filled in
+/// place), and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is
+/// to be narrowed: `narrow`), String and StringName (whose bytes and padding are ASCII when
+/// `ASCII`: bytes the walker has not checked). `None` for anything else, short input included
+/// (`out` is then still Nil): the exact path reads it. A String at a dictionary key position
+/// (`key`) goes through the cache.
 #[inline(always)]
-fn plain_leaf_into<'a>(
-    rest: &'a [u8],
+fn plain_leaf_into<'a, const ASCII: bool>(
+    b: &'a [u8],
     at: usize,
     dialect: Dialect,
     key: bool,
@@ -623,149 +553,34 @@ fn plain_leaf_into<'a>(
     narrow: bool,
     out: &mut Variant,
 ) -> Result<Option<usize>> {
-    use VariantType as T;
-    let Some((h, after)) = rest.split_first_chunk::<4>() else {
+    const ALL: u8 = leaf::NIL | leaf::BOOL | leaf::INT | leaf::FLOAT | leaf::STR | leaf::VECTOR;
+    let Some((x, n)) = leaf::plain::<ALL, ASCII>(b, dialect.layouts(), !narrow) else {
         return Ok(None);
     };
-    let l = dialect.layout(u32::from_le_bytes(*h));
-    if l.shape == Shape::Str {
-        let Some((raw, tail)) = plain_string::<true>(after) else {
-            return Ok(None);
-        };
-        if l.ty == T::String {
-            put(out, Variant::String(GString::new()));
-        } else {
-            put(out, Variant::StringName(GString::new()));
-        }
-        if let Variant::String(s) | Variant::StringName(s) = out {
-            if key {
-                cache.get_into(raw, at + 8, dialect, s)?;
+    match x {
+        Leaf::Nil => {}
+        Leaf::Bool(x) => put(out, Variant::Bool(x)),
+        Leaf::Int(i) => put(out, Variant::Int(i)),
+        Leaf::Float(f) => put(out, Variant::Float(f)),
+        Leaf::Vector2(a) => put(out, Variant::Vector2(Vector2::from_array(a))),
+        Leaf::Vector3(a) => put(out, Variant::Vector3(Vector3::from_array(a))),
+        Leaf::String(raw) | Leaf::StringName(raw) => {
+            if matches!(x, Leaf::String(_)) {
+                put(out, Variant::String(GString::new()));
             } else {
-                owned_text_into(raw, at + 8, dialect, s)?;
+                put(out, Variant::StringName(GString::new()));
             }
-        }
-        return Ok(Some(rest.len() - tail.len()));
-    }
-    let d = after;
-    let n = match (l.ty, l.shape) {
-        (T::Nil, Shape::F0) => 0,
-        (T::Bool, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Bool(w != 0));
-                4
+            if let Variant::String(s) | Variant::StringName(s) = out {
+                // The text after the header and the length word.
+                if key {
+                    cache.get_into(raw, at + 8, dialect, s)?;
+                } else {
+                    owned_text_into(raw, at + 8, dialect, s)?;
+                }
             }
-            None => return Ok(None),
-        },
-        (T::Int, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Int(i64::from(w as i32)));
-                4
-            }
-            None => return Ok(None),
-        },
-        (T::Int, Shape::F8) => match d.get(..8) {
-            Some(b) => {
-                put(out, Variant::Int(i64::from_le_bytes(arr(b))));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Float, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Float(f64::from(f32::from_bits(w))));
-                4
-            }
-            None => return Ok(None),
-        },
-        (T::Float, Shape::F8) => match d.get(..8) {
-            Some(b) => {
-                put(out, Variant::Float(f64::from_le_bytes(arr(b))));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
-            Some(a) => {
-                put(out, Variant::Vector2(Vector2::from_array(a)));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
-            Some(a) => {
-                put(out, Variant::Vector2(Vector2::from_array(a)));
-                16
-            }
-            None => return Ok(None),
-        },
-        (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
-            Some(a) => {
-                put(out, Variant::Vector3(Vector3::from_array(a)));
-                12
-            }
-            None => return Ok(None),
-        },
-        (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
-            Some(a) => {
-                put(out, Variant::Vector3(Vector3::from_array(a)));
-                24
-            }
-            None => return Ok(None),
-        },
-        _ => return Ok(None),
-    };
-    Ok(Some(4 + n))
-}
-
-/// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
-#[inline(always)]
-fn reals_at<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
-    let mut out = [0.0; N];
-    if wide {
-        let b = d.get(..8 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(arr(c));
-        }
-    } else {
-        let b = d.get(..4 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
         }
     }
-    Some(out)
-}
-
-/// The little-endian word at `at` in `d`.
-#[inline(always)]
-fn word(d: &[u8], at: usize) -> Option<u32> {
-    d.get(at..at + 4).map(|b| u32::from_le_bytes(arr(b)))
-}
-
-/// The first `N` bytes of `b` (which has at least `N`) as an array.
-#[inline(always)]
-fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut out = [0; N];
-    out.copy_from_slice(&b[..N]);
-    out
-}
-
-/// `N` reals after the header (f64 when `wide`, else f32 widened exactly), in one bounds
-/// check.
-#[inline(always)]
-fn reals<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
-    let mut out = [0.0; N];
-    if wide {
-        let b = d.get(4..4 + 8 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(arr(c));
-        }
-    } else {
-        let b = d.get(4..4 + 4 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
-        }
-    }
-    Some(out)
+    Ok(Some(n))
 }
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
@@ -957,8 +772,9 @@ impl VariantRef<'_> {
                     if let (true, Some(rest)) = (d.pending, w.plain_bytes()) {
                         let mut x = Variant::Nil;
                         let at = w.offset();
-                        let read =
-                            plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, &mut x)?;
+                        let read = plain_leaf_into::<true>(
+                            rest, at, rule, false, &mut cache, narrowing, &mut x,
+                        )?;
                         if let Some(n) = read {
                             w.plain_consumed(n);
                             d.value(x, rule);
@@ -970,8 +786,9 @@ impl VariantRef<'_> {
                         let Some((k, v)) = d.entries.last_mut() else {
                             break;
                         };
-                        let Some(n) =
-                            plain_leaf_into(rest, at, rule, true, &mut cache, narrowing, k)?
+                        let Some(n) = plain_leaf_into::<true>(
+                            rest, at, rule, true, &mut cache, narrowing, k,
+                        )?
                         else {
                             // Nothing to drop: the pair is still Nil, Nil.
                             if let Some(pair) = d.entries.pop() {
@@ -980,8 +797,15 @@ impl VariantRef<'_> {
                             break;
                         };
                         let value = rest.get(n..).unwrap_or(&[]);
-                        match plain_leaf_into(value, at + n, rule, false, &mut cache, narrowing, v)?
-                        {
+                        match plain_leaf_into::<true>(
+                            value,
+                            at + n,
+                            rule,
+                            false,
+                            &mut cache,
+                            narrowing,
+                            v,
+                        )? {
                             Some(m) => {
                                 w.plain_pair_consumed(n + m);
                                 d.placed(rule);
@@ -1000,7 +824,9 @@ impl VariantRef<'_> {
                         let Some(x) = items.last_mut() else {
                             break;
                         };
-                        match plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, x)? {
+                        match plain_leaf_into::<true>(
+                            rest, at, rule, false, &mut cache, narrowing, x,
+                        )? {
                             Some(n) => w.plain_consumed(n),
                             None => {
                                 // Nothing to drop: the element is still Nil.
@@ -1054,10 +880,14 @@ fn convert<'a>(
     cache: &mut StrCache<'a>,
     narrow: Option<&ReadOptions>,
 ) -> Result<Variant> {
-    if let Some(x) = quick_leaf(v, key, cache, narrow.is_some())? {
-        return Ok(x);
-    }
     let mut out = Variant::Nil;
+    // The head read the whole value: its bytes are checked.
+    let (b, at) = (v.h.data, v.offset());
+    if plain_leaf_into::<false>(b, at, v.dialect(), key, cache, narrow.is_some(), &mut out)?
+        .is_some()
+    {
+        return Ok(out);
+    }
     leaf(v, &mut v.body_reader(), budget, cache, &mut out)?;
     match narrow {
         Some(opts) if v.is_wide() => Ok(crate::convert::narrowed(out, opts)),

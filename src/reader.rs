@@ -258,11 +258,6 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    pub(crate) fn read_i64(&mut self) -> Result<i64> {
-        self.read_array().map(i64::from_le_bytes)
-    }
-
-    #[inline]
     pub(crate) fn read_f32(&mut self) -> Result<f32> {
         self.read_array().map(f32::from_le_bytes)
     }

@@ -163,8 +163,8 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some(b) = self.leaf_bytes() else {
             return Err(visitor);
         };
-        let (ids, dialect) = (self.ids, self.dialect());
-        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
+        let dialect = self.dialect();
+        scalar_at::<V, MASK>(b, dialect, visitor, |n| {
             self.leaf_consumed(n);
             // The value's offset: `n` bytes before the cursor.
             self.w.offset() - n

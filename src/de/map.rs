@@ -311,7 +311,7 @@ impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
-        let (raw, after) = crate::head::plain_string::<false>(rest)?;
+        let (raw, after) = crate::leaf::plain_string::<false>(rest)?;
         // The field after the last one found, straight; else every field in turn.
         let fields = self.fields;
         let j = self.next_field;

@@ -6,8 +6,9 @@ use serde::de::{self, Visitor};
 use super::deserializer::{Deserializer, Source};
 use super::elements::{math_at, strings_at};
 use super::error::{Error, Result};
-use super::scalar::{scalar_at, scalar_methods, word, BOOL, FLOAT, INT, NIL, SCALARS, STR};
+use super::scalar::{scalar_at, scalar_methods, BOOL, FLOAT, INT, NIL, SCALARS, STR};
 use crate::head::skip_plain;
+use crate::leaf::word;
 use crate::reader::counted;
 use crate::serde_impl::Magic;
 use crate::types::VariantType;
@@ -106,9 +107,8 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let (ids, dialect) = (self.de.ids, self.de.dialect());
-        let b = self.b;
-        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| self.commit(n))
+        let (b, dialect) = (self.b, self.de.dialect());
+        scalar_at::<V, MASK>(b, dialect, visitor, |n| self.commit(n))
     }
 }
 

@@ -1,0 +1,299 @@
+//! The one decoder of leaves: a value's payload read from its bytes, for every reader of the
+//! crate — the lazy views' accessors ([`VariantRef`](crate::VariantRef)), `to_owned`, the serde
+//! deserializer and the walks' plain fast paths.
+//!
+//! Each rule of the format is here once: the 64-bit flag ([`wide`]: from the dialect's layout
+//! table), the width of ints, floats and real components, a bool's non-zero payload, the §5
+//! string's length, bytes and padding ([`plain_string`]), and the simple text that needs no
+//! check beyond one UTF-8 pass ([`simple_text`]). The engine's full string rules (BOM, NUL,
+//! each dialect's UTF-8) are `strings`'; [`plain`] is the fast form of "the next plain value"
+//! that the walker's fast path ([`Walker::plain`](crate::walker::Walker::plain)) hands out.
+//!
+//! Everything here reads a slice and returns `None` when the bytes are not all there (or not
+//! the simple case): callers that need an error read the value the exact way. Nothing here
+//! allocates, loops over more than a value's own bytes, or panics.
+
+use crate::reader::pad4;
+use crate::strings::{ascii_padded, has_nul, utf8};
+use crate::types::{layout_index, Layout, Shape, VariantType, FLAG_64};
+
+/// The little-endian `u32` at the start of `b`.
+#[inline(always)]
+pub(crate) fn word(b: &[u8]) -> Option<u32> {
+    b.first_chunk().map(|w| u32::from_le_bytes(*w))
+}
+
+/// Whether the 64-bit flag of `header`, whose layout is `l`, widens its payload: the flag is
+/// set and changes the type's size in the dialect (ints and floats in both dialects, real
+/// components and packed vectors in Godot 4 only).
+#[inline(always)]
+pub(crate) fn wide(header: u32, l: &Layout) -> bool {
+    header & FLAG_64 != 0 && l.flag_applies()
+}
+
+/// A bool's payload: any non-zero word is true, as in the engine.
+#[inline(always)]
+pub(crate) fn boolean(p: &[u8]) -> Option<bool> {
+    word(p).map(|w| w != 0)
+}
+
+/// An int's payload: 64-bit when `wide`, else 32-bit sign-extended.
+#[inline(always)]
+pub(crate) fn int(p: &[u8], wide: bool) -> Option<i64> {
+    if wide {
+        p.first_chunk().map(|b| i64::from_le_bytes(*b))
+    } else {
+        word(p).map(|w| i64::from(w as i32))
+    }
+}
+
+/// A float's payload: f64 when `wide`, else f32 converted as the engine converts it to its
+/// `double` (unlike a real component, see [`reals`]).
+#[inline(always)]
+pub(crate) fn float(p: &[u8], wide: bool) -> Option<f64> {
+    if wide {
+        p.first_chunk().map(|b| f64::from_le_bytes(*b))
+    } else {
+        word(p).map(|w| f64::from(f32::from_bits(w)))
+    }
+}
+
+/// `N` real components at the start of `p` (f64 when `wide`, else f32 widened exactly, NaN
+/// payloads included), in one bounds check.
+#[inline(always)]
+pub(crate) fn reals<const N: usize>(p: &[u8], wide: bool) -> Option<[f64; N]> {
+    let mut out = [0.0; N];
+    if wide {
+        let b = p.get(..8 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
+            *x = f64::from_le_bytes(c.try_into().ok()?);
+        }
+    } else {
+        let b = p.get(..4 * N)?;
+        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *x = crate::math::widen(f32::from_le_bytes(c.try_into().ok()?));
+        }
+    }
+    Some(out)
+}
+
+/// `N` `i32` components at the start of `p`.
+#[inline(always)]
+pub(crate) fn ints<const N: usize>(p: &[u8]) -> Option<[i32; N]> {
+    let mut out = [0; N];
+    let b = p.get(..4 * N)?;
+    for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+        *x = i32::from_le_bytes(c.try_into().ok()?);
+    }
+    Some(out)
+}
+
+/// `N` `f32` components at the start of `p` (a Color's, which are never 64-bit).
+#[inline(always)]
+pub(crate) fn singles<const N: usize>(p: &[u8]) -> Option<[f32; N]> {
+    let mut out = [0.0; N];
+    let b = p.get(..4 * N)?;
+    for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+        *x = f32::from_le_bytes(c.try_into().ok()?);
+    }
+    Some(out)
+}
+
+/// The §5 string at the start of `b` (its length word, bytes and padding): its raw bytes
+/// (before the engine's BOM strip and NUL cut) and what follows, or `None` (short input, a
+/// negative length, and when `ASCII`, bytes or padding that are not all ASCII). The padded size
+/// of a short string is a constant of the branch its length predicts.
+#[inline(always)]
+pub(crate) fn plain_string<const ASCII: bool>(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (l, after) = b.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*l) as usize;
+    let (padded, rest) = match len {
+        0 => after.split_at_checked(0)?,
+        1..=4 => after.split_at_checked(4)?,
+        5..=8 => after.split_at_checked(8)?,
+        9..=12 => after.split_at_checked(12)?,
+        13..=16 => after.split_at_checked(16)?,
+        _ if len <= i32::MAX as usize => after.split_at_checked(pad4(len))?,
+        _ => return None,
+    };
+    if ASCII && !ascii_padded(padded) {
+        return None;
+    }
+    Some((padded.get(..len)?, rest))
+}
+
+/// The engine text of the raw string bytes `raw` if it is simple: no BOM to strip, no NUL but
+/// perhaps one ending it (as the engine writes PackedStringArray elements). Its UTF-8 is not
+/// checked here (see [`simple_text`]).
+#[inline(always)]
+pub(crate) fn plain_text(raw: &[u8]) -> Option<&[u8]> {
+    let t = match raw.split_last() {
+        Some((0, t)) => t,
+        _ => raw,
+    };
+    (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
+}
+
+/// The engine text of `raw` as `&str` if it is simple ([`plain_text`]) and valid UTF-8 (so
+/// valid in both dialects): the text every reader takes without the dialect's exact check.
+#[inline(always)]
+pub(crate) fn simple_text(raw: &[u8]) -> Option<&str> {
+    utf8(plain_text(raw)?)
+}
+
+/// A plain leaf value, read by [`plain`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Leaf<'a> {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A String's raw bytes (before the engine's BOM strip and NUL cut).
+    String(&'a [u8]),
+    /// A StringName's raw bytes (a String's in Godot 3, which has none).
+    StringName(&'a [u8]),
+    Vector2([f64; 2]),
+    Vector3([f64; 3]),
+}
+
+impl Leaf<'_> {
+    /// Its type.
+    #[inline(always)]
+    pub(crate) fn ty(&self) -> VariantType {
+        use VariantType as T;
+        match self {
+            Leaf::Nil => T::Nil,
+            Leaf::Bool(_) => T::Bool,
+            Leaf::Int(_) => T::Int,
+            Leaf::Float(_) => T::Float,
+            Leaf::String(_) => T::String,
+            Leaf::StringName(_) => T::StringName,
+            Leaf::Vector2(_) => T::Vector2,
+            Leaf::Vector3(_) => T::Vector3,
+        }
+    }
+}
+
+/// Which types [`plain`] reads (a mask of these).
+pub(crate) const NIL: u8 = 1;
+pub(crate) const BOOL: u8 = 2;
+pub(crate) const INT: u8 = 4;
+pub(crate) const FLOAT: u8 = 8;
+/// String and StringName.
+pub(crate) const STR: u8 = 16;
+/// Vector2 and Vector3.
+pub(crate) const VECTOR: u8 = 32;
+
+/// The fast form of "the next plain value": the leaf at the start of `b` (headers read by the
+/// dialect's layout `table`) if its type is in `MASK`, all its bytes are there, a string's
+/// bytes and padding are ASCII when `ASCII`, and (vectors) its reals are not 64-bit unless
+/// `wide_reals`; with its size. `None` for anything else: the caller reads that value the exact
+/// way, which reports any error.
+#[inline(always)]
+pub(crate) fn plain<'a, const MASK: u8, const ASCII: bool>(
+    b: &'a [u8],
+    table: &[Layout; 512],
+    wide_reals: bool,
+) -> Option<(Leaf<'a>, usize)> {
+    use VariantType as T;
+    let (h, p) = b.split_first_chunk::<4>()?;
+    let l = table[layout_index(u32::from_le_bytes(*h))];
+    if MASK & STR != 0 && l.shape == Shape::Str {
+        let (raw, rest) = plain_string::<ASCII>(p)?;
+        let leaf = if l.ty == T::String {
+            Leaf::String(raw)
+        } else {
+            Leaf::StringName(raw)
+        };
+        return Some((leaf, b.len() - rest.len()));
+    }
+    let (leaf, n) = match (l.ty, l.shape) {
+        (T::Int, Shape::F4) if MASK & INT != 0 => (Leaf::Int(int(p, false)?), 4),
+        (T::Int, Shape::F8) if MASK & INT != 0 => (Leaf::Int(int(p, true)?), 8),
+        (T::Float, Shape::F4) if MASK & FLOAT != 0 => (Leaf::Float(float(p, false)?), 4),
+        (T::Float, Shape::F8) if MASK & FLOAT != 0 => (Leaf::Float(float(p, true)?), 8),
+        (T::Bool, Shape::F4) if MASK & BOOL != 0 => (Leaf::Bool(boolean(p)?), 4),
+        // (Not `Shape::Unknown`, whose layout says Nil too.)
+        (T::Nil, Shape::F0) if MASK & NIL != 0 => (Leaf::Nil, 0),
+        (T::Vector2, Shape::F8) if MASK & VECTOR != 0 => (Leaf::Vector2(reals(p, false)?), 8),
+        (T::Vector2, Shape::F16) if MASK & VECTOR != 0 && wide_reals => {
+            (Leaf::Vector2(reals(p, true)?), 16)
+        }
+        (T::Vector3, Shape::F12) if MASK & VECTOR != 0 => (Leaf::Vector3(reals(p, false)?), 12),
+        (T::Vector3, Shape::F24) if MASK & VECTOR != 0 && wide_reals => {
+            (Leaf::Vector3(reals(p, true)?), 24)
+        }
+        _ => return None,
+    };
+    Some((leaf, 4 + n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Dialect;
+
+    fn string(t: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut b = (t.len() as u32).to_le_bytes().to_vec();
+        b.extend_from_slice(t);
+        b.resize(4 + pad4(t.len()), 0);
+        b
+    }
+
+    #[test]
+    fn strings_are_simple_only_without_bom_nul_or_bad_utf8() {
+        let s = |t: &[u8]| {
+            let b = string(t);
+            let (raw, rest) = plain_string::<false>(&b).unwrap();
+            assert!(rest.is_empty());
+            simple_text(raw).map(str::to_owned)
+        };
+        assert_eq!(s(b"tags").as_deref(), Some("tags"));
+        assert_eq!(s("é".as_bytes()).as_deref(), Some("é"));
+        assert_eq!(s(b"ab\0").as_deref(), Some("ab"));
+        assert_eq!(s(b"a\0b"), None);
+        assert_eq!(s(b"\xef\xbb\xbfa"), None);
+        assert_eq!(s(b"caf\xe9"), None);
+        // ASCII only when asked; short input and negative lengths never.
+        assert!(plain_string::<true>(&string("é".as_bytes())).is_none());
+        assert!(plain_string::<false>(&string(b"abcde")[..8]).is_none());
+        assert!(plain_string::<false>(&[0xFF, 0xFF, 0xFF, 0xFF]).is_none());
+    }
+
+    #[test]
+    fn plain_reads_leaves_by_the_dialect_table() {
+        let g4 = Dialect::Godot4.layouts();
+        let g3 = Dialect::Godot3.layouts();
+        let mut b = (2u32 | FLAG_64).to_le_bytes().to_vec();
+        b.extend_from_slice(&(-5i64).to_le_bytes());
+        assert!(matches!(
+            plain::<INT, false>(&b, g4, true),
+            Some((Leaf::Int(-5), 12))
+        ));
+        assert!(plain::<FLOAT, false>(&b, g4, true).is_none());
+        assert!(plain::<INT, false>(&b[..11], g4, true).is_none());
+        // A 64-bit Vector2 in Godot 4 (declined unless wide reals are read); f32 in Godot 3.
+        let mut v = (5u32 | FLAG_64).to_le_bytes().to_vec();
+        v.extend_from_slice(&1.5f64.to_le_bytes());
+        v.extend_from_slice(&(-2.0f64).to_le_bytes());
+        assert!(
+            matches!(plain::<VECTOR, false>(&v, g4, true), Some((Leaf::Vector2(a), 20)) if a == [1.5, -2.0])
+        );
+        assert!(plain::<VECTOR, false>(&v, g4, false).is_none());
+        assert!(matches!(
+            plain::<VECTOR, false>(&v, g3, false),
+            Some((Leaf::Vector2(_), 12))
+        ));
+        // An unknown type id is not a Nil.
+        assert!(plain::<NIL, false>(&[0xFF, 0, 0, 0], g4, false).is_none());
+        assert!(matches!(
+            plain::<NIL, false>(&[0, 0, 0, 0], g4, false),
+            Some((Leaf::Nil, 4))
+        ));
+        // Any non-zero bool is true.
+        assert!(matches!(
+            plain::<BOOL, false>(&[1, 0, 0, 0, 0, 1, 0, 0], g4, false),
+            Some((Leaf::Bool(true), 8))
+        ));
+    }
+}
