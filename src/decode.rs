@@ -763,82 +763,79 @@ impl VariantRef<'_> {
             // bytes, without an event, in a loop per kind of container whose values are within
             // the depth limit; anything else (and any error) takes the event path.
             let narrowing = narrow.is_some();
-            let in_depth = w.depth() <= opts.max_depth();
-            match &mut top {
-                Building::Dict(d) if in_depth => {
-                    // A pending key's value first, then whole pairs, each read into its place
-                    // at the end of the entries: a key whose value is not plain is left there
-                    // pending (with a Nil value) for the event path.
-                    if let (true, Some(rest)) = (d.pending, w.plain_bytes()) {
-                        let mut x = Variant::Nil;
-                        let at = w.offset();
-                        let read = plain_leaf_into::<true>(
-                            rest, at, rule, false, &mut cache, narrowing, &mut x,
-                        )?;
-                        if let Some(n) = read {
-                            w.plain_consumed(n);
-                            d.value(x, rule);
-                        }
-                    }
-                    while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
-                        let at = w.offset();
-                        d.entries.push(NIL_PAIR);
-                        let Some((k, v)) = d.entries.last_mut() else {
-                            break;
-                        };
-                        let Some(n) = plain_leaf_into::<true>(
-                            rest, at, rule, true, &mut cache, narrowing, k,
-                        )?
-                        else {
-                            // Nothing to drop: the pair is still Nil, Nil.
-                            if let Some(pair) = d.entries.pop() {
-                                core::mem::forget(pair);
-                            }
-                            break;
-                        };
-                        let value = rest.get(n..).unwrap_or(&[]);
-                        match plain_leaf_into::<true>(
-                            value,
-                            at + n,
-                            rule,
-                            false,
-                            &mut cache,
-                            narrowing,
-                            v,
-                        )? {
-                            Some(m) => {
-                                w.plain_pair_consumed(n + m);
-                                d.placed(rule);
-                            }
-                            None => {
-                                w.plain_consumed(n);
-                                d.pending = true;
+            if let Some(mut p) = w.plain() {
+                match &mut top {
+                    Building::Dict(d) => {
+                        // A pending key's value first, then whole pairs, each read into its
+                        // place at the end of the entries: a key whose value is not plain is
+                        // left there pending (with a Nil value) for the event path.
+                        if let (true, Some(rest)) = (d.pending, p.bytes()) {
+                            let mut x = Variant::Nil;
+                            let at = p.offset();
+                            let read = plain_leaf_into::<true>(
+                                rest, at, rule, false, &mut cache, narrowing, &mut x,
+                            )?;
+                            if let Some(n) = read {
+                                p.take(n);
+                                d.value(x, rule);
                             }
                         }
-                    }
-                }
-                Building::Array { items, .. } if in_depth => {
-                    while let Some(rest) = w.plain_bytes() {
-                        let at = w.offset();
-                        items.push(Variant::Nil);
-                        let Some(x) = items.last_mut() else {
-                            break;
-                        };
-                        match plain_leaf_into::<true>(
-                            rest, at, rule, false, &mut cache, narrowing, x,
-                        )? {
-                            Some(n) => w.plain_consumed(n),
-                            None => {
-                                // Nothing to drop: the element is still Nil.
-                                if let Some(x) = items.pop() {
-                                    core::mem::forget(x);
+                        while let (false, Some(rest)) = (d.pending, p.bytes()) {
+                            let at = p.offset();
+                            d.entries.push(NIL_PAIR);
+                            let Some((k, v)) = d.entries.last_mut() else {
+                                break;
+                            };
+                            let Some(n) = plain_leaf_into::<true>(
+                                rest, at, rule, true, &mut cache, narrowing, k,
+                            )?
+                            else {
+                                // Nothing to drop: the pair is still Nil, Nil.
+                                if let Some(pair) = d.entries.pop() {
+                                    core::mem::forget(pair);
                                 }
                                 break;
+                            };
+                            let value = rest.get(n..).unwrap_or(&[]);
+                            let at = at + n;
+                            match plain_leaf_into::<true>(
+                                value, at, rule, false, &mut cache, narrowing, v,
+                            )? {
+                                Some(m) => {
+                                    p.take_pair(n + m);
+                                    d.placed(rule);
+                                }
+                                None => {
+                                    p.take(n);
+                                    d.pending = true;
+                                }
                             }
                         }
                     }
+                    Building::Array { items, .. } => {
+                        while let Some(rest) = p.bytes() {
+                            let at = p.offset();
+                            items.push(Variant::Nil);
+                            let Some(x) = items.last_mut() else {
+                                break;
+                            };
+                            match plain_leaf_into::<true>(
+                                rest, at, rule, false, &mut cache, narrowing, x,
+                            )? {
+                                Some(n) => p.take(n),
+                                None => {
+                                    // Nothing to drop: the element is still Nil.
+                                    if let Some(x) = items.pop() {
+                                        core::mem::forget(x);
+                                    }
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Building::Object { .. } => {}
                 }
-                _ => {}
+                w.resume(p);
             }
             let Some(event) = w.next_event_inline()? else {
                 break;

@@ -58,45 +58,42 @@ pub(crate) fn float(p: &[u8], wide: bool) -> Option<f64> {
     }
 }
 
-/// `N` real components at the start of `p` (f64 when `wide`, else f32 widened exactly, NaN
-/// payloads included), in one bounds check.
+/// `N` components of `W` bytes each at the start of `p`, each read by `read`, in one bounds
+/// check.
 #[inline(always)]
-pub(crate) fn reals<const N: usize>(p: &[u8], wide: bool) -> Option<[f64; N]> {
-    let mut out = [0.0; N];
-    if wide {
-        let b = p.get(..8 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(c.try_into().ok()?);
-        }
-    } else {
-        let b = p.get(..4 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = crate::math::widen(f32::from_le_bytes(c.try_into().ok()?));
-        }
+fn components<T: Copy + Default, const N: usize, const W: usize>(
+    p: &[u8],
+    read: impl Fn([u8; W]) -> T,
+) -> Option<[T; N]> {
+    let b = p.get(..W * N)?;
+    let mut out = [T::default(); N];
+    for (x, c) in out.iter_mut().zip(b.chunks_exact(W)) {
+        *x = read(c.try_into().ok()?);
     }
     Some(out)
+}
+
+/// `N` real components at the start of `p`: f64 when `wide`, else f32 widened exactly, NaN
+/// payloads included (the engine keeps them as its `real_t`, see `math::widen`).
+#[inline(always)]
+pub(crate) fn reals<const N: usize>(p: &[u8], wide: bool) -> Option<[f64; N]> {
+    if wide {
+        components::<f64, N, 8>(p, f64::from_le_bytes)
+    } else {
+        components::<f64, N, 4>(p, |b| crate::math::widen(f32::from_le_bytes(b)))
+    }
 }
 
 /// `N` `i32` components at the start of `p`.
 #[inline(always)]
 pub(crate) fn ints<const N: usize>(p: &[u8]) -> Option<[i32; N]> {
-    let mut out = [0; N];
-    let b = p.get(..4 * N)?;
-    for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-        *x = i32::from_le_bytes(c.try_into().ok()?);
-    }
-    Some(out)
+    components::<i32, N, 4>(p, i32::from_le_bytes)
 }
 
 /// `N` `f32` components at the start of `p` (a Color's, which are never 64-bit).
 #[inline(always)]
 pub(crate) fn singles<const N: usize>(p: &[u8]) -> Option<[f32; N]> {
-    let mut out = [0.0; N];
-    let b = p.get(..4 * N)?;
-    for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-        *x = f32::from_le_bytes(c.try_into().ok()?);
-    }
-    Some(out)
+    components::<f32, N, 4>(p, f32::from_le_bytes)
 }
 
 /// The §5 string at the start of `b` (its length word, bytes and padding): its raw bytes

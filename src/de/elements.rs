@@ -141,9 +141,13 @@ impl Component for Real {
     }
     #[inline(always)]
     fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
-        match b.first_chunk::<8>() {
-            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
-            _ => f64::from(f32::from_le_bytes(le(b))),
+        let wide = self.size == 8;
+        // (`b` is a whole component.)
+        let x = leaf::float(b, wide).unwrap_or(0.0);
+        if wide {
+            crate::convert::real(x, !self.narrow)
+        } else {
+            x
         }
         .into_deserializer()
     }
