@@ -16,7 +16,7 @@ use crate::math::*;
 use crate::object::ObjectRef;
 use crate::owned::*;
 use crate::reader::Reader;
-use crate::strings::{check as check_text, engine_text, Text};
+use crate::strings::Text;
 use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
@@ -92,14 +92,10 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
     Ok(())
 }
 
-/// [`owned_text`] the exact way: the engine text (BOM stripped, cut at a NUL), checked.
+/// [`owned_text`] the exact way ([`leaf::engine_str`]).
 #[inline]
 fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
-    let (t, skipped) = engine_text(raw);
-    match crate::strings::utf8(t) {
-        Some(s) => Ok(GString::from(s)),
-        None => not_utf8(t, at, skipped, dialect),
-    }
+    Ok(GString::from(leaf::engine_str(raw, at, dialect)?.as_ref()))
 }
 
 /// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
@@ -125,12 +121,6 @@ fn plain_short(raw: &[u8]) -> bool {
         }
         _ => false,
     }
-}
-
-#[cold]
-fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Result<GString> {
-    check_text(t, dialect, at + skipped)?;
-    Ok(GString::from(crate::strings::decode_godot3(t)))
 }
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.

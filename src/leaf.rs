@@ -13,9 +13,12 @@
 //! the simple case): callers that need an error read the value the exact way. Nothing here
 //! allocates, loops over more than a value's own bytes, or panics.
 
+use alloc::borrow::Cow;
+
+use crate::error::Result;
 use crate::reader::pad4;
-use crate::strings::{ascii_padded, has_nul, utf8};
-use crate::types::{layout_index, Layout, Shape, VariantType, FLAG_64};
+use crate::strings::{ascii_padded, check, decode_godot3, engine_text, has_nul, utf8};
+use crate::types::{layout_index, Dialect, Layout, Shape, VariantType, FLAG_64};
 
 /// The little-endian `u32` at the start of `b`.
 #[inline(always)]
@@ -138,6 +141,22 @@ pub(crate) fn simple_text(raw: &[u8]) -> Option<&str> {
     utf8(plain_text(raw)?)
 }
 
+/// The engine's text of the raw string bytes `raw` at absolute offset `at`, the exact way: a
+/// leading BOM stripped, cut at the first NUL, checked by the dialect's rules (the error
+/// `validate` gives); borrowed when it is UTF-8, else (text only Godot 3 accepts) decoded as
+/// Godot 3 reads it. The slow path of every reader whose [`simple_text`] declined.
+#[cold]
+pub(crate) fn engine_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<Cow<'_, str>> {
+    let (t, skipped) = engine_text(raw);
+    match utf8(t) {
+        Some(s) => Ok(Cow::Borrowed(s)),
+        None => {
+            check(t, dialect, at + skipped)?;
+            Ok(Cow::Owned(decode_godot3(t)))
+        }
+    }
+}
+
 /// A plain leaf value, read by [`plain`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Leaf<'a> {
@@ -225,10 +244,109 @@ pub(crate) fn plain<'a, const MASK: u8, const ASCII: bool>(
     Some((leaf, 4 + n))
 }
 
+/// [`plain`] for the scalars in `MASK` (Nil, bool, int, float, String, StringName), their
+/// headers recognised by comparing them with the dialect's exact headers `ids` (and the 64-bit
+/// flag of ints and floats), without the layout table: the form of the serde fast paths, which
+/// ask for one or two types at a time. Strings are not checked for ASCII.
+#[inline(always)]
+pub(crate) fn scalar<'a, const MASK: u8>(b: &'a [u8], ids: &Ids) -> Option<(Leaf<'a>, usize)> {
+    let (h, p) = b.split_first_chunk::<4>()?;
+    let header = u32::from_le_bytes(*h);
+    if MASK & INT != 0 {
+        if header == ids.int {
+            return Some((Leaf::Int(int(p, false)?), 8));
+        }
+        if header == ids.int | FLAG_64 {
+            return Some((Leaf::Int(int(p, true)?), 12));
+        }
+    }
+    if MASK & FLOAT != 0 {
+        if header == ids.float {
+            return Some((Leaf::Float(float(p, false)?), 8));
+        }
+        if header == ids.float | FLAG_64 {
+            return Some((Leaf::Float(float(p, true)?), 12));
+        }
+    }
+    if MASK & STR != 0 && (header == ids.string || header == ids.string_name) {
+        let (raw, rest) = plain_string::<false>(p)?;
+        let leaf = if header == ids.string {
+            Leaf::String(raw)
+        } else {
+            Leaf::StringName(raw)
+        };
+        return Some((leaf, b.len() - rest.len()));
+    }
+    if MASK & BOOL != 0 && header == ids.bool_ {
+        return Some((Leaf::Bool(boolean(p)?), 8));
+    }
+    if MASK & NIL != 0 && header == ids.nil {
+        return Some((Leaf::Nil, 4));
+    }
+    None
+}
+
+/// The exact headers of a dialect's commonest types (from `types.rs`' one table), for the
+/// fast paths that recognise a header by comparing it (see [`scalar`]). Any other header —
+/// other flags, container type info, other types — is left to the exact path, which reads it
+/// as `head` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub(crate) struct Ids {
+    pub(crate) nil: u32,
+    pub(crate) bool_: u32,
+    pub(crate) int: u32,
+    pub(crate) float: u32,
+    pub(crate) string: u32,
+    /// The String id again in Godot 3, which has no StringName.
+    pub(crate) string_name: u32,
+    pub(crate) array: u32,
+    pub(crate) dictionary: u32,
+    pub(crate) strings: u32,
+}
+
+impl Ids {
+    const GODOT4: Ids = Ids::of(Dialect::Godot4);
+    const GODOT3: Ids = Ids::of(Dialect::Godot3);
+
+    /// The exact headers of `dialect`.
+    #[inline(always)]
+    pub(crate) fn new(dialect: Dialect) -> Ids {
+        match dialect {
+            Dialect::Godot4 => Ids::GODOT4,
+            Dialect::Godot3 => Ids::GODOT3,
+        }
+    }
+
+    const fn of(dialect: Dialect) -> Ids {
+        use VariantType as T;
+        const fn id(dialect: Dialect, ty: VariantType) -> u32 {
+            match dialect.const_id_of(ty) {
+                Some(id) => id,
+                // Only StringName is missing (Godot 3): it reads as String there.
+                None => match dialect.const_id_of(T::String) {
+                    Some(id) => id,
+                    None => 0,
+                },
+            }
+        }
+        Ids {
+            nil: id(dialect, T::Nil),
+            bool_: id(dialect, T::Bool),
+            int: id(dialect, T::Int),
+            float: id(dialect, T::Float),
+            string: id(dialect, T::String),
+            string_name: id(dialect, T::StringName),
+            array: id(dialect, T::Array),
+            dictionary: id(dialect, T::Dictionary),
+            strings: id(dialect, T::PackedStringArray),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Dialect;
 
     fn string(t: &[u8]) -> alloc::vec::Vec<u8> {
         let mut b = (t.len() as u32).to_le_bytes().to_vec();
@@ -281,6 +399,17 @@ mod tests {
             plain::<VECTOR, false>(&v, g3, false),
             Some((Leaf::Vector2(_), 12))
         ));
+        // The same by exact headers (Godot 3's StringName is its String).
+        let ids = Ids::new(Dialect::Godot4);
+        assert!(matches!(scalar::<INT>(&b, &ids), Some((Leaf::Int(-5), 12))));
+        assert!(scalar::<FLOAT>(&b, &ids).is_none());
+        let mut s = 21u32.to_le_bytes().to_vec();
+        s.extend_from_slice(&string(b"hp"));
+        assert!(matches!(
+            scalar::<STR>(&s, &ids),
+            Some((Leaf::StringName(b"hp"), 12))
+        ));
+        assert!(scalar::<STR>(&s, &Ids::new(Dialect::Godot3)).is_none());
         // An unknown type id is not a Nil.
         assert!(plain::<NIL, false>(&[0xFF, 0, 0, 0], g4, false).is_none());
         assert!(matches!(

@@ -146,8 +146,8 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some((mut p, b)) = self.plain_value() else {
             return Err(visitor);
         };
-        let dialect = self.dialect();
-        scalar_at::<V, MASK>(b, dialect, visitor, |n| {
+        let (ids, dialect) = (self.ids, self.dialect());
+        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
             let at = p.offset();
             p.take(n);
             self.w.resume(p);

@@ -6,9 +6,9 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
 
 use super::error::{Error, Result};
-use super::scalar::{slow_str, str_seed, Ids};
+use super::scalar::{str_seed, Ids};
 use crate::head::skip_string;
-use crate::leaf::{self, simple_text};
+use crate::leaf::{self, engine_str, simple_text};
 use crate::math::*;
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, Shape, VariantType};
@@ -234,7 +234,7 @@ impl<'de> Strings<'de> {
         let (raw, at) = self.r.read_string_raw()?;
         match simple_text(raw) {
             Some(s) => Ok(s.into()),
-            _ => slow_str(raw, at, self.dialect),
+            _ => Ok(engine_str(raw, at, self.dialect)?),
         }
     }
 

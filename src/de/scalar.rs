@@ -25,70 +25,17 @@ enum Scalar<'de> {
     Str(&'de str),
 }
 
-/// The exact headers the fast paths read, in the walk's dialect (from `types.rs`' one table).
-/// Any other header — flags, container type info, other types — is left to the event path,
-/// which reads it as `head` does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Ids {
-    pub(super) nil: u32,
-    pub(super) bool_: u32,
-    pub(super) int: u32,
-    pub(super) float: u32,
-    pub(super) string: u32,
-    /// The String id again in Godot 3, which has no StringName.
-    pub(super) string_name: u32,
-    pub(super) array: u32,
-    pub(super) dictionary: u32,
-    pub(super) strings: u32,
-}
-
-impl Ids {
-    const GODOT4: Ids = Ids::of(Dialect::Godot4);
-    const GODOT3: Ids = Ids::of(Dialect::Godot3);
-
-    #[inline(always)]
-    pub(super) fn new(dialect: Dialect) -> Ids {
-        match dialect {
-            Dialect::Godot4 => Ids::GODOT4,
-            Dialect::Godot3 => Ids::GODOT3,
-        }
-    }
-
-    const fn of(dialect: Dialect) -> Ids {
-        use VariantType as T;
-        const fn id(dialect: Dialect, ty: VariantType) -> u32 {
-            match dialect.const_id_of(ty) {
-                Some(id) => id,
-                // Only StringName is missing (Godot 3): it reads as String there.
-                None => match dialect.const_id_of(T::String) {
-                    Some(id) => id,
-                    None => 0,
-                },
-            }
-        }
-        Ids {
-            nil: id(dialect, T::Nil),
-            bool_: id(dialect, T::Bool),
-            int: id(dialect, T::Int),
-            float: id(dialect, T::Float),
-            string: id(dialect, T::String),
-            string_name: id(dialect, T::StringName),
-            array: id(dialect, T::Array),
-            dictionary: id(dialect, T::Dictionary),
-            strings: id(dialect, T::PackedStringArray),
-        }
-    }
-}
+pub(super) use crate::leaf::Ids;
 
 /// Reads the scalar at the start of `b` if its type is in `MASK` and it is well-formed, by the
-/// one decoder of leaves ([`leaf::plain`], the dialect's layouts), a string's text simple
-/// ([`simple_text`]); returns it, its type and its size, or `None`.
+/// one decoder of leaves ([`leaf::scalar`], the dialect's exact headers `ids`), a string's text
+/// simple ([`simple_text`]); returns it, its type and its size, or `None`.
 #[inline(always)]
 fn read_scalar<'de, const MASK: u8>(
     b: &'de [u8],
-    dialect: Dialect,
+    ids: &Ids,
 ) -> Option<(Scalar<'de>, VariantType, usize)> {
-    let (x, n) = leaf::plain::<MASK, false>(b, dialect.layouts(), false)?;
+    let (x, n) = leaf::scalar::<MASK>(b, ids)?;
     let s = match x {
         Leaf::Nil => Scalar::Nil,
         Leaf::Bool(b) => Scalar::Bool(b),
@@ -111,6 +58,7 @@ fn read_scalar<'de, const MASK: u8>(
 #[cfg_attr(debug_assertions, inline(never))]
 pub(super) fn scalar_at<'de, V: Visitor<'de>, const MASK: u8>(
     b: &'de [u8],
+    ids: &Ids,
     dialect: Dialect,
     visitor: V,
     commit: impl FnOnce(usize) -> usize,
@@ -118,7 +66,7 @@ pub(super) fn scalar_at<'de, V: Visitor<'de>, const MASK: u8>(
     if MASK == 0 {
         return Err(visitor);
     }
-    match read_scalar::<MASK>(b, dialect) {
+    match read_scalar::<MASK>(b, ids) {
         Some((s, ty, n)) => {
             let at = commit(n);
             Ok(visit_scalar(s, visitor).map_err(|e| e.value_at(ty, dialect, at)))
@@ -170,25 +118,6 @@ pub(super) fn is_field(name: &[u8], raw: &[u8]) -> bool {
             _ => false,
         },
         _ => name == raw && !has_nul(raw),
-    }
-}
-
-/// A string's text when [`simple_text`] declined: the engine text, checked by the dialect's rules
-/// (the error `validate` gives); borrowed when it is UTF-8, else (text only Godot 3 accepts)
-/// decoded as Godot 3 reads it.
-#[cold]
-pub(super) fn slow_str(
-    raw: &[u8],
-    at: usize,
-    dialect: Dialect,
-) -> Result<alloc::borrow::Cow<'_, str>> {
-    let (t, skipped) = crate::strings::engine_text(raw);
-    match core::str::from_utf8(t) {
-        Ok(s) => Ok(s.into()),
-        Err(_) => {
-            crate::strings::check(t, dialect, at + skipped)?;
-            Ok(crate::strings::decode_godot3(t).into())
-        }
     }
 }
 

@@ -106,8 +106,9 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let (b, dialect) = (self.p.rest, self.de.dialect());
-        scalar_at::<V, MASK>(b, dialect, visitor, |n| self.commit(n))
+        let (ids, dialect) = (self.de.ids, self.de.dialect());
+        let b = self.p.rest;
+        scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| self.commit(n))
     }
 }
 
