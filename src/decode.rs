@@ -761,7 +761,7 @@ impl VariantRef<'_> {
                         // left there pending (with a Nil value) for the event path.
                         if let (true, Some(rest)) = (d.pending, p.bytes()) {
                             let mut x = Variant::Nil;
-                            let at = p.offset();
+                            let at = w.offset_of(&p);
                             let read = plain_leaf_into::<true>(
                                 rest, at, rule, false, &mut cache, narrowing, &mut x,
                             )?;
@@ -771,7 +771,7 @@ impl VariantRef<'_> {
                             }
                         }
                         while let (false, Some(rest)) = (d.pending, p.bytes()) {
-                            let at = p.offset();
+                            let at = w.offset_of(&p);
                             d.entries.push(NIL_PAIR);
                             let Some((k, v)) = d.entries.last_mut() else {
                                 break;
@@ -804,7 +804,7 @@ impl VariantRef<'_> {
                     }
                     Building::Array { items, .. } => {
                         while let Some(rest) = p.bytes() {
-                            let at = p.offset();
+                            let at = w.offset_of(&p);
                             items.push(Variant::Nil);
                             let Some(x) = items.last_mut() else {
                                 break;

@@ -78,36 +78,26 @@ pub enum Event<'a> {
 
 /// The cursor of the walker's fast path ([`Walker::plain`]): the input from the next value on
 /// and how many values are due on it. A reader takes values on it (each read whole, with the
-/// one decoder of leaves) and hands it back to the walker ([`Walker::resume`]).
+/// one decoder of leaves) and hands it back to the walker ([`Walker::resume`]); the walker
+/// tells its offsets ([`Walker::offset_of`]). (Two words and a count: a reader keeps it in
+/// registers.)
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plain<'a> {
     /// The input from the next value on.
     pub(crate) rest: &'a [u8],
     /// How many values are due on the cursor.
     pub(crate) left: u32,
-    /// The absolute offset just past the end of `rest`.
-    end: usize,
 }
 
 impl<'a> Plain<'a> {
     /// A cursor with nothing on it.
     #[cfg(feature = "serde")]
-    pub(crate) const NONE: Plain<'static> = Plain {
-        rest: &[],
-        left: 0,
-        end: 0,
-    };
+    pub(crate) const NONE: Plain<'static> = Plain { rest: &[], left: 0 };
 
     /// The input from the next value on, if a value is due.
     #[inline(always)]
     pub(crate) fn bytes(&self) -> Option<&'a [u8]> {
         (self.left > 0).then_some(self.rest)
-    }
-
-    /// The absolute offset of the next value.
-    #[inline(always)]
-    pub(crate) fn offset(&self) -> usize {
-        self.end - self.rest.len()
     }
 
     /// Takes a value of `n` bytes read whole from [`bytes`](Plain::bytes).
@@ -134,13 +124,6 @@ impl<'a> Plain<'a> {
     pub(crate) fn take_to(&mut self, rest: &'a [u8]) {
         self.rest = rest;
         self.left -= 1;
-    }
-
-    /// A reading cursor at the next value, with its absolute offsets.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn reader(&self) -> Reader<'a> {
-        Reader::new(self.rest, self.offset())
     }
 }
 
@@ -556,7 +539,34 @@ impl<'a> Walker<'a> {
         Plain {
             rest: self.r.rest(),
             left,
-            end: self.r.end(),
+        }
+    }
+
+    /// The absolute offset of the next value on `p`, a cursor this walker handed out.
+    #[inline(always)]
+    pub(crate) fn offset_of(&self, p: &Plain<'a>) -> usize {
+        self.r.end() - p.rest.len()
+    }
+
+    /// A reading cursor at the next value on `p`, a cursor this walker handed out (its bytes
+    /// before that counted by whoever read them).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn reader_of(&self, p: &Plain<'a>) -> Reader<'a> {
+        self.r.with_rest_len(p.rest.len())
+    }
+
+    /// Closes the innermost container if all its values have been read: its
+    /// [`End`](Event::End) without building the event (for the fast path's readers, whose
+    /// containers end on the cursor); `false` otherwise.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn close(&mut self) -> bool {
+        if self.state == State::Running && self.top.remaining == 0 {
+            self.pop();
+            true
+        } else {
+            false
         }
     }
 

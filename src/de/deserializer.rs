@@ -148,7 +148,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
         };
         let (ids, dialect) = (self.ids, self.dialect());
         scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
-            let at = p.offset();
+            let at = self.w.offset_of(&p);
             p.take(n);
             self.w.resume(p);
             at
@@ -178,7 +178,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
         };
         // Bit 31 of the count is the historical "shared" flag.
         let count = (word >> 32) as u32 & 0x7FFF_FFFF;
-        let at = p.offset();
+        let at = self.w.offset_of(&p);
         p.take(8);
         self.w.resume_open(p, count, body);
         Some((ty, count as usize, at))
@@ -195,7 +195,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some((mut p, b)) = self.plain_value() else {
             return Err(visitor);
         };
-        let (res, size) = math_at(b, p.offset(), ty, n, self.w.options(), visitor)?;
+        let (res, size) = math_at(b, self.w.offset_of(&p), ty, n, self.w.options(), visitor)?;
         p.take(size);
         self.w.resume(p);
         Ok(res)
@@ -212,7 +212,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
         let Some((mut p, _)) = self.plain_value() else {
             return Err(visitor);
         };
-        let (res, r) = strings_at(p.reader(), &self.ids, self.dialect(), visitor)?;
+        let (res, r) = strings_at(self.w.reader_of(&p), &self.ids, self.dialect(), visitor)?;
         match res {
             Ok(v) => {
                 p.take_to(r.rest());

@@ -10,7 +10,7 @@ use super::deserializer::{Deserializer, Source};
 use super::error::{Error, Result};
 use super::scalar::{is_field, str_seed};
 use super::slot::{Slot, NOT_FAST};
-use crate::reader::{pad4, suffix};
+use crate::reader::{counted, pad4, suffix};
 use crate::walker::{Event, Plain};
 
 /// The elements of an Array.
@@ -162,7 +162,8 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     /// Commits a key or value read from [`bytes`](Map::bytes): `rest` is after it.
     #[inline(always)]
     fn took(&mut self, rest: &'de [u8]) {
-        self.p.take(self.p.rest.len() - rest.len());
+        counted(self.p.rest.len() - rest.len());
+        self.p.take_to(rest);
     }
 }
 
@@ -368,7 +369,7 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
                     Ok(k) => Ok(Some(k)),
                     Err(e) => {
                         // At the key, which ends at the map's cursor and whose text is the name.
-                        let at = self.p.offset() - (8 + pad4(name.len()));
+                        let at = self.de.w.offset_of(&self.p) - (8 + pad4(name.len()));
                         Err(self.in_entry(e.0.at(at)))
                     }
                 };
@@ -381,7 +382,7 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
             return Ok(Some(v));
         }
         let at = if self.fast {
-            self.p.offset()
+            self.de.w.offset_of(&self.p)
         } else {
             self.de.w.offset()
         };

@@ -216,6 +216,9 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 return Err(e.value_at(ty, self.dialect(), offset));
             }
         };
+        if self.w.close() {
+            return Ok(value);
+        }
         // Everything the visitor left unread is an error, as a length mismatch.
         match self.next()? {
             Event::End => Ok(value),

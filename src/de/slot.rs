@@ -70,7 +70,7 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
     fn commit(&mut self, n: usize) -> usize {
         counted(n);
         self.de.after = self.p.rest.len() - n;
-        self.p.offset()
+        self.de.w.offset_of(&self.p)
     }
 
     /// `f` on the deserializer, the walker moved to the value first (it is behind the map's
@@ -146,7 +146,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
         let visitor = match crate::serde_impl::magic(name) {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
             Some(Magic::Math(ty, n)) => {
-                let (b, at) = (self.p.rest, self.p.offset());
+                let (b, at) = (self.p.rest, self.de.w.offset_of(&self.p));
                 return match math_at(b, at, ty, n, self.de.w.options(), visitor) {
                     Ok((res, size)) => {
                         self.commit(size);
@@ -179,7 +179,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let de = &mut *self.de;
-        match strings_at(self.p.reader(), &de.ids, de.dialect(), visitor) {
+        match strings_at(de.w.reader_of(&self.p), &de.ids, de.dialect(), visitor) {
             Ok((Ok(v), r)) => {
                 // (The cursor counted what it read.)
                 de.after = r.rest().len();
