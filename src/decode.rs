@@ -544,33 +544,54 @@ fn plain_leaf_into<'a, const ASCII: bool>(
     out: &mut Variant,
 ) -> Result<Option<usize>> {
     const ALL: u8 = leaf::NIL | leaf::BOOL | leaf::INT | leaf::FLOAT | leaf::STR | leaf::VECTOR;
-    let Some((x, n)) = leaf::plain::<ALL, ASCII>(b, dialect.layouts(), !narrow) else {
-        return Ok(None);
+    let sink = Put {
+        out,
+        cache,
+        at,
+        dialect,
+        key,
     };
-    match x {
-        Leaf::Nil => {}
-        Leaf::Bool(x) => put(out, Variant::Bool(x)),
-        Leaf::Int(i) => put(out, Variant::Int(i)),
-        Leaf::Float(f) => put(out, Variant::Float(f)),
-        Leaf::Vector2(a) => put(out, Variant::Vector2(Vector2::from_array(a))),
-        Leaf::Vector3(a) => put(out, Variant::Vector3(Vector3::from_array(a))),
-        Leaf::String(raw) | Leaf::StringName(raw) => {
-            if matches!(x, Leaf::String(_)) {
-                put(out, Variant::String(GString::new()));
+    match leaf::plain::<_, ALL, ASCII>(b, dialect.layouts(), !narrow, sink) {
+        Some((res, n)) => res.map(|()| Some(n)),
+        None => Ok(None),
+    }
+}
+
+/// [`plain_leaf_into`]'s sink: the leaf into `out`, its text (after the header and the length
+/// word, at `at + 8`) through the `cache` at a dictionary key position (`key`).
+struct Put<'c, 'a> {
+    out: &'c mut Variant,
+    cache: &'c mut StrCache<'a>,
+    at: usize,
+    dialect: Dialect,
+    key: bool,
+}
+
+impl<'a> leaf::Sink<'a> for Put<'_, 'a> {
+    type Out = Result<()>;
+
+    #[inline(always)]
+    fn leaf(self, x: Leaf<'a>) -> Result<()> {
+        let (x, raw) = match x {
+            Leaf::Nil => return Ok(()),
+            Leaf::Bool(x) => (Variant::Bool(x), None),
+            Leaf::Int(i) => (Variant::Int(i), None),
+            Leaf::Float(f) => (Variant::Float(f), None),
+            Leaf::Vector2(a) => (Variant::Vector2(Vector2::from_array(a)), None),
+            Leaf::Vector3(a) => (Variant::Vector3(Vector3::from_array(a)), None),
+            Leaf::String(raw) => (Variant::String(GString::new()), Some(raw)),
+            Leaf::StringName(raw) => (Variant::StringName(GString::new()), Some(raw)),
+        };
+        put(self.out, x);
+        if let (Some(raw), Variant::String(s) | Variant::StringName(s)) = (raw, self.out) {
+            if self.key {
+                self.cache.get_into(raw, self.at + 8, self.dialect, s)?;
             } else {
-                put(out, Variant::StringName(GString::new()));
-            }
-            if let Variant::String(s) | Variant::StringName(s) = out {
-                // The text after the header and the length word.
-                if key {
-                    cache.get_into(raw, at + 8, dialect, s)?;
-                } else {
-                    owned_text_into(raw, at + 8, dialect, s)?;
-                }
+                owned_text_into(raw, self.at + 8, self.dialect, s)?;
             }
         }
+        Ok(())
     }
-    Ok(Some(n))
 }
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a

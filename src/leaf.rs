@@ -200,48 +200,63 @@ pub(crate) const STR: u8 = 16;
 /// Vector2 and Vector3.
 pub(crate) const VECTOR: u8 = 32;
 
+/// Where [`plain`] and [`scalar`] put the leaf they read. `leaf` is inlined into the branch
+/// that read the leaf, with that leaf's kind known there: the reader builds its own value (a
+/// `Variant`, a serde visit) without a second dispatch on the kind.
+pub(crate) trait Sink<'a> {
+    /// What the sink makes of a leaf.
+    type Out;
+    /// Takes the leaf just read.
+    fn leaf(self, x: Leaf<'a>) -> Self::Out;
+}
+
 /// The fast form of "the next plain value": the leaf at the start of `b` (headers read by the
 /// dialect's layout `table`) if its type is in `MASK`, all its bytes are there, a string's
 /// bytes and padding are ASCII when `ASCII`, and (vectors) its reals are not 64-bit unless
-/// `wide_reals`; with its size. `None` for anything else: the caller reads that value the exact
-/// way, which reports any error.
+/// `wide_reals`: what `sink` makes of it, and its size. `None` for anything else: the caller
+/// reads that value the exact way, which reports any error.
 #[inline(always)]
-pub(crate) fn plain<'a, const MASK: u8, const ASCII: bool>(
+pub(crate) fn plain<'a, S: Sink<'a>, const MASK: u8, const ASCII: bool>(
     b: &'a [u8],
     table: &[Layout; 512],
     wide_reals: bool,
-) -> Option<(Leaf<'a>, usize)> {
+    sink: S,
+) -> Option<(S::Out, usize)> {
     use VariantType as T;
     let (h, p) = b.split_first_chunk::<4>()?;
     let l = table[layout_index(u32::from_le_bytes(*h))];
     if MASK & STR != 0 && l.shape == Shape::Str {
         let (raw, rest) = plain_string::<ASCII>(p)?;
-        let leaf = if l.ty == T::String {
-            Leaf::String(raw)
+        let out = if l.ty == T::String {
+            sink.leaf(Leaf::String(raw))
         } else {
-            Leaf::StringName(raw)
+            sink.leaf(Leaf::StringName(raw))
         };
-        return Some((leaf, b.len() - rest.len()));
+        return Some((out, b.len() - rest.len()));
     }
-    let (leaf, n) = match (l.ty, l.shape) {
-        (T::Int, Shape::F4) if MASK & INT != 0 => (Leaf::Int(int(p, false)?), 4),
-        (T::Int, Shape::F8) if MASK & INT != 0 => (Leaf::Int(int(p, true)?), 8),
-        (T::Float, Shape::F4) if MASK & FLOAT != 0 => (Leaf::Float(float(p, false)?), 4),
-        (T::Float, Shape::F8) if MASK & FLOAT != 0 => (Leaf::Float(float(p, true)?), 8),
-        (T::Bool, Shape::F4) if MASK & BOOL != 0 => (Leaf::Bool(boolean(p)?), 4),
+    let (out, n) = match (l.ty, l.shape) {
+        (T::Int, Shape::F4) if MASK & INT != 0 => (sink.leaf(Leaf::Int(int(p, false)?)), 4),
+        (T::Int, Shape::F8) if MASK & INT != 0 => (sink.leaf(Leaf::Int(int(p, true)?)), 8),
+        (T::Float, Shape::F4) if MASK & FLOAT != 0 => (sink.leaf(Leaf::Float(float(p, false)?)), 4),
+        (T::Float, Shape::F8) if MASK & FLOAT != 0 => (sink.leaf(Leaf::Float(float(p, true)?)), 8),
+        (T::Bool, Shape::F4) if MASK & BOOL != 0 => (sink.leaf(Leaf::Bool(boolean(p)?)), 4),
         // (Not `Shape::Unknown`, whose layout says Nil too.)
-        (T::Nil, Shape::F0) if MASK & NIL != 0 => (Leaf::Nil, 0),
-        (T::Vector2, Shape::F8) if MASK & VECTOR != 0 => (Leaf::Vector2(reals(p, false)?), 8),
-        (T::Vector2, Shape::F16) if MASK & VECTOR != 0 && wide_reals => {
-            (Leaf::Vector2(reals(p, true)?), 16)
+        (T::Nil, Shape::F0) if MASK & NIL != 0 => (sink.leaf(Leaf::Nil), 0),
+        (T::Vector2, Shape::F8) if MASK & VECTOR != 0 => {
+            (sink.leaf(Leaf::Vector2(reals(p, false)?)), 8)
         }
-        (T::Vector3, Shape::F12) if MASK & VECTOR != 0 => (Leaf::Vector3(reals(p, false)?), 12),
+        (T::Vector2, Shape::F16) if MASK & VECTOR != 0 && wide_reals => {
+            (sink.leaf(Leaf::Vector2(reals(p, true)?)), 16)
+        }
+        (T::Vector3, Shape::F12) if MASK & VECTOR != 0 => {
+            (sink.leaf(Leaf::Vector3(reals(p, false)?)), 12)
+        }
         (T::Vector3, Shape::F24) if MASK & VECTOR != 0 && wide_reals => {
-            (Leaf::Vector3(reals(p, true)?), 24)
+            (sink.leaf(Leaf::Vector3(reals(p, true)?)), 24)
         }
         _ => return None,
     };
-    Some((leaf, 4 + n))
+    Some((out, 4 + n))
 }
 
 /// [`plain`] for the scalars in `MASK` (Nil, bool, int, float, String, StringName), their
@@ -249,39 +264,43 @@ pub(crate) fn plain<'a, const MASK: u8, const ASCII: bool>(
 /// flag of ints and floats), without the layout table: the form of the serde fast paths, which
 /// ask for one or two types at a time. Strings are not checked for ASCII.
 #[inline(always)]
-pub(crate) fn scalar<'a, const MASK: u8>(b: &'a [u8], ids: &Ids) -> Option<(Leaf<'a>, usize)> {
+pub(crate) fn scalar<'a, S: Sink<'a>, const MASK: u8>(
+    b: &'a [u8],
+    ids: &Ids,
+    sink: S,
+) -> Option<(S::Out, usize)> {
     let (h, p) = b.split_first_chunk::<4>()?;
     let header = u32::from_le_bytes(*h);
     if MASK & INT != 0 {
         if header == ids.int {
-            return Some((Leaf::Int(int(p, false)?), 8));
+            return Some((sink.leaf(Leaf::Int(int(p, false)?)), 8));
         }
         if header == ids.int | FLAG_64 {
-            return Some((Leaf::Int(int(p, true)?), 12));
+            return Some((sink.leaf(Leaf::Int(int(p, true)?)), 12));
         }
     }
     if MASK & FLOAT != 0 {
         if header == ids.float {
-            return Some((Leaf::Float(float(p, false)?), 8));
+            return Some((sink.leaf(Leaf::Float(float(p, false)?)), 8));
         }
         if header == ids.float | FLAG_64 {
-            return Some((Leaf::Float(float(p, true)?), 12));
+            return Some((sink.leaf(Leaf::Float(float(p, true)?)), 12));
         }
     }
     if MASK & STR != 0 && (header == ids.string || header == ids.string_name) {
         let (raw, rest) = plain_string::<false>(p)?;
-        let leaf = if header == ids.string {
-            Leaf::String(raw)
+        let out = if header == ids.string {
+            sink.leaf(Leaf::String(raw))
         } else {
-            Leaf::StringName(raw)
+            sink.leaf(Leaf::StringName(raw))
         };
-        return Some((leaf, b.len() - rest.len()));
+        return Some((out, b.len() - rest.len()));
     }
     if MASK & BOOL != 0 && header == ids.bool_ {
-        return Some((Leaf::Bool(boolean(p)?), 8));
+        return Some((sink.leaf(Leaf::Bool(boolean(p)?)), 8));
     }
     if MASK & NIL != 0 && header == ids.nil {
-        return Some((Leaf::Nil, 4));
+        return Some((sink.leaf(Leaf::Nil), 4));
     }
     None
 }
@@ -348,6 +367,15 @@ impl Ids {
 mod tests {
     use super::*;
 
+    /// The leaf itself.
+    struct AsLeaf;
+    impl<'a> Sink<'a> for AsLeaf {
+        type Out = Leaf<'a>;
+        fn leaf(self, x: Leaf<'a>) -> Leaf<'a> {
+            x
+        }
+    }
+
     fn string(t: &[u8]) -> alloc::vec::Vec<u8> {
         let mut b = (t.len() as u32).to_le_bytes().to_vec();
         b.extend_from_slice(t);
@@ -382,43 +410,46 @@ mod tests {
         let mut b = (2u32 | FLAG_64).to_le_bytes().to_vec();
         b.extend_from_slice(&(-5i64).to_le_bytes());
         assert!(matches!(
-            plain::<INT, false>(&b, g4, true),
+            plain::<_, INT, false>(&b, g4, true, AsLeaf),
             Some((Leaf::Int(-5), 12))
         ));
-        assert!(plain::<FLOAT, false>(&b, g4, true).is_none());
-        assert!(plain::<INT, false>(&b[..11], g4, true).is_none());
+        assert!(plain::<_, FLOAT, false>(&b, g4, true, AsLeaf).is_none());
+        assert!(plain::<_, INT, false>(&b[..11], g4, true, AsLeaf).is_none());
         // A 64-bit Vector2 in Godot 4 (declined unless wide reals are read); f32 in Godot 3.
         let mut v = (5u32 | FLAG_64).to_le_bytes().to_vec();
         v.extend_from_slice(&1.5f64.to_le_bytes());
         v.extend_from_slice(&(-2.0f64).to_le_bytes());
         assert!(
-            matches!(plain::<VECTOR, false>(&v, g4, true), Some((Leaf::Vector2(a), 20)) if a == [1.5, -2.0])
+            matches!(plain::<_, VECTOR, false>(&v, g4, true, AsLeaf), Some((Leaf::Vector2(a), 20)) if a == [1.5, -2.0])
         );
-        assert!(plain::<VECTOR, false>(&v, g4, false).is_none());
+        assert!(plain::<_, VECTOR, false>(&v, g4, false, AsLeaf).is_none());
         assert!(matches!(
-            plain::<VECTOR, false>(&v, g3, false),
+            plain::<_, VECTOR, false>(&v, g3, false, AsLeaf),
             Some((Leaf::Vector2(_), 12))
         ));
         // The same by exact headers (Godot 3's StringName is its String).
         let ids = Ids::new(Dialect::Godot4);
-        assert!(matches!(scalar::<INT>(&b, &ids), Some((Leaf::Int(-5), 12))));
-        assert!(scalar::<FLOAT>(&b, &ids).is_none());
+        assert!(matches!(
+            scalar::<_, INT>(&b, &ids, AsLeaf),
+            Some((Leaf::Int(-5), 12))
+        ));
+        assert!(scalar::<_, FLOAT>(&b, &ids, AsLeaf).is_none());
         let mut s = 21u32.to_le_bytes().to_vec();
         s.extend_from_slice(&string(b"hp"));
         assert!(matches!(
-            scalar::<STR>(&s, &ids),
+            scalar::<_, STR>(&s, &ids, AsLeaf),
             Some((Leaf::StringName(b"hp"), 12))
         ));
-        assert!(scalar::<STR>(&s, &Ids::new(Dialect::Godot3)).is_none());
+        assert!(scalar::<_, STR>(&s, &Ids::new(Dialect::Godot3), AsLeaf).is_none());
         // An unknown type id is not a Nil.
-        assert!(plain::<NIL, false>(&[0xFF, 0, 0, 0], g4, false).is_none());
+        assert!(plain::<_, NIL, false>(&[0xFF, 0, 0, 0], g4, false, AsLeaf).is_none());
         assert!(matches!(
-            plain::<NIL, false>(&[0, 0, 0, 0], g4, false),
+            plain::<_, NIL, false>(&[0, 0, 0, 0], g4, false, AsLeaf),
             Some((Leaf::Nil, 4))
         ));
         // Any non-zero bool is true.
         assert!(matches!(
-            plain::<BOOL, false>(&[1, 0, 0, 0, 0, 1, 0, 0], g4, false),
+            plain::<_, BOOL, false>(&[1, 0, 0, 0, 0, 1, 0, 0], g4, false, AsLeaf),
             Some((Leaf::Bool(true), 8))
         ));
     }

@@ -11,7 +11,7 @@ use crate::head::skip_string;
 use crate::leaf::{self, engine_str, simple_text};
 use crate::math::*;
 use crate::reader::Reader;
-use crate::types::{Dialect, ReadOptions, Shape, VariantType};
+use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 
 // ----- the fast paths: from the input bytes -----
@@ -35,7 +35,8 @@ pub(super) fn math_at<'de, V: Visitor<'de>>(
     };
     let header = u32::from_le_bytes(*h);
     let l = dialect.layout(header);
-    if l.ty != ty || l.shape == Shape::Unknown {
+    // (An unknown id's layout says Nil, never a math type.)
+    if l.ty != ty {
         return Err(visitor);
     }
     // 8-byte components where the 64-bit flag applies (reals, Godot 4), else 4.

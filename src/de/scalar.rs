@@ -35,17 +35,31 @@ fn read_scalar<'de, const MASK: u8>(
     b: &'de [u8],
     ids: &Ids,
 ) -> Option<(Scalar<'de>, VariantType, usize)> {
-    let (x, n) = leaf::scalar::<MASK>(b, ids)?;
-    let s = match x {
-        Leaf::Nil => Scalar::Nil,
-        Leaf::Bool(b) => Scalar::Bool(b),
-        Leaf::Int(i) => Scalar::Int(i),
-        Leaf::Float(f) => Scalar::Float(f),
-        Leaf::String(raw) | Leaf::StringName(raw) => Scalar::Str(simple_text(raw)?),
-        // (Not in any mask of a scalar.)
-        Leaf::Vector2(_) | Leaf::Vector3(_) => return None,
-    };
-    Some((s, x.ty(), n))
+    match leaf::scalar::<_, MASK>(b, ids, AsScalar)? {
+        (Some((s, ty)), n) => Some((s, ty, n)),
+        (None, _) => None,
+    }
+}
+
+/// [`read_scalar`]'s sink: a scalar and its type, or `None` (a string whose text is not simple).
+struct AsScalar;
+
+impl<'de> leaf::Sink<'de> for AsScalar {
+    type Out = Option<(Scalar<'de>, VariantType)>;
+
+    #[inline(always)]
+    fn leaf(self, x: Leaf<'de>) -> Self::Out {
+        let s = match x {
+            Leaf::Nil => Scalar::Nil,
+            Leaf::Bool(b) => Scalar::Bool(b),
+            Leaf::Int(i) => Scalar::Int(i),
+            Leaf::Float(f) => Scalar::Float(f),
+            Leaf::String(raw) | Leaf::StringName(raw) => Scalar::Str(simple_text(raw)?),
+            // (Not in any mask of a scalar.)
+            Leaf::Vector2(_) | Leaf::Vector3(_) => return None,
+        };
+        Some((s, x.ty()))
+    }
 }
 
 /// The fast path of a scalar of a type in `MASK` at the start of `b` (see [`read_scalar`]):
