@@ -17,7 +17,7 @@ use alloc::borrow::Cow;
 
 use crate::error::Result;
 use crate::reader::pad4;
-use crate::strings::{ascii_padded, check, decode_godot3, engine_text, has_nul, utf8};
+use crate::strings::{ascii_padded, check, decode_godot3, engine_text, utf8};
 use crate::types::{layout_index, Dialect, Layout, Shape, VariantType, FLAG_64};
 
 /// The little-endian `u32` at the start of `b`.
@@ -125,17 +125,19 @@ pub(crate) fn plain_string<const ASCII: bool>(b: &[u8]) -> Option<(&[u8], &[u8])
 /// The engine text of the raw string bytes `raw` if it is simple: no BOM to strip, no NUL but
 /// perhaps one ending it (as the engine writes PackedStringArray elements). Its UTF-8 is not
 /// checked here (see [`simple_text`]).
+#[cfg(feature = "serde")]
 #[inline(always)]
 pub(crate) fn plain_text(raw: &[u8]) -> Option<&[u8]> {
     let t = match raw.split_last() {
         Some((0, t)) => t,
         _ => raw,
     };
-    (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
+    (t.first() != Some(&0xEF) && !crate::strings::has_nul(t)).then_some(t)
 }
 
 /// The engine text of `raw` as `&str` if it is simple ([`plain_text`]) and valid UTF-8 (so
 /// valid in both dialects): the text every reader takes without the dialect's exact check.
+#[cfg(feature = "serde")]
 #[inline(always)]
 pub(crate) fn simple_text(raw: &[u8]) -> Option<&str> {
     utf8(plain_text(raw)?)
@@ -172,6 +174,7 @@ pub(crate) enum Leaf<'a> {
     Vector3([f64; 3]),
 }
 
+#[cfg(feature = "serde")]
 impl Leaf<'_> {
     /// Its type.
     #[inline(always)]
@@ -263,6 +266,7 @@ pub(crate) fn plain<'a, S: Sink<'a>, const MASK: u8, const ASCII: bool>(
 /// headers recognised by comparing them with the dialect's exact headers `ids` (and the 64-bit
 /// flag of ints and floats), without the layout table: the form of the serde fast paths, which
 /// ask for one or two types at a time. Strings are not checked for ASCII.
+#[cfg(feature = "serde")]
 #[inline(always)]
 pub(crate) fn scalar<'a, S: Sink<'a>, const MASK: u8>(
     b: &'a [u8],
@@ -309,6 +313,7 @@ pub(crate) fn scalar<'a, S: Sink<'a>, const MASK: u8>(
 /// fast paths that recognise a header by comparing it (see [`scalar`]). Any other header —
 /// other flags, container type info, other types — is left to the exact path, which reads it
 /// as `head` does.
+#[cfg(feature = "serde")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub(crate) struct Ids {
@@ -324,6 +329,7 @@ pub(crate) struct Ids {
     pub(crate) strings: u32,
 }
 
+#[cfg(feature = "serde")]
 impl Ids {
     const GODOT4: Ids = Ids::of(Dialect::Godot4);
     const GODOT3: Ids = Ids::of(Dialect::Godot3);
@@ -383,6 +389,7 @@ mod tests {
         b
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn strings_are_simple_only_without_bom_nul_or_bad_utf8() {
         let s = |t: &[u8]| {
@@ -428,19 +435,22 @@ mod tests {
             Some((Leaf::Vector2(_), 12))
         ));
         // The same by exact headers (Godot 3's StringName is its String).
-        let ids = Ids::new(Dialect::Godot4);
-        assert!(matches!(
-            scalar::<_, INT>(&b, &ids, AsLeaf),
-            Some((Leaf::Int(-5), 12))
-        ));
-        assert!(scalar::<_, FLOAT>(&b, &ids, AsLeaf).is_none());
-        let mut s = 21u32.to_le_bytes().to_vec();
-        s.extend_from_slice(&string(b"hp"));
-        assert!(matches!(
-            scalar::<_, STR>(&s, &ids, AsLeaf),
-            Some((Leaf::StringName(b"hp"), 12))
-        ));
-        assert!(scalar::<_, STR>(&s, &Ids::new(Dialect::Godot3), AsLeaf).is_none());
+        #[cfg(feature = "serde")]
+        {
+            let ids = Ids::new(Dialect::Godot4);
+            assert!(matches!(
+                scalar::<_, INT>(&b, &ids, AsLeaf),
+                Some((Leaf::Int(-5), 12))
+            ));
+            assert!(scalar::<_, FLOAT>(&b, &ids, AsLeaf).is_none());
+            let mut s = 21u32.to_le_bytes().to_vec();
+            s.extend_from_slice(&string(b"hp"));
+            assert!(matches!(
+                scalar::<_, STR>(&s, &ids, AsLeaf),
+                Some((Leaf::StringName(b"hp"), 12))
+            ));
+            assert!(scalar::<_, STR>(&s, &Ids::new(Dialect::Godot3), AsLeaf).is_none());
+        }
         // An unknown type id is not a Nil.
         assert!(plain::<_, NIL, false>(&[0xFF, 0, 0, 0], g4, false, AsLeaf).is_none());
         assert!(matches!(
