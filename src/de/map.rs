@@ -128,9 +128,14 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         // walker elsewhere, and the map must then leave it be. (Nothing read: `after` says so.)
         self.fast = false;
         self.de.after = b.len();
+        // (The cursor rebuilt from `b`, in registers: copying the map's own whole would load
+        // its slice, just stored as two halves, in one piece and stall the store forwarding.)
         let res = seed.deserialize(Slot {
             de: &mut *self.de,
-            p: self.p,
+            p: Plain {
+                rest: b,
+                left: self.p.left,
+            },
         });
         match self.de.after {
             NOT_FAST => self.p.left = 0,

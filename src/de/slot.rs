@@ -36,10 +36,11 @@ macro_rules! slot_scalar {
         fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
             match self.scalar::<V, { $mask }>(visitor) {
                 Ok(res) => res,
-                // (Out of line for integers: the derived visitors of `u32`, `u8`, … check the
-                // range, and with the event path out of line the fast path stays small enough
-                // to be inlined into a struct's loop.)
-                Err(visitor) if integers_only($mask) => {
+                // (Out of line for integers and bools: with the event path out of line the
+                // fast path stays small enough to be inlined into a struct's loop — the
+                // derived visitors of `u32`, `u8`, … check the range; `bool::deserialize` was
+                // a call per bool otherwise.)
+                Err(visitor) if falls_back_cold($mask) => {
                     self.cold_fallback(visitor, |de, v| de.$method(v))
                 }
                 Err(visitor) => self.fallback(|de| de.$method(visitor)),
@@ -48,9 +49,9 @@ macro_rules! slot_scalar {
     )*};
 }
 
-/// Whether the fast-path mask `mask` is that of the integer types.
-const fn integers_only(mask: u8) -> bool {
-    mask == INT
+/// Whether the fast path of the mask `mask` falls back out of line: integers' and bools'.
+const fn falls_back_cold(mask: u8) -> bool {
+    mask == INT || mask == BOOL
 }
 
 /// The `deserialize_*` methods of [`Slot`] that the deserializer reads.
