@@ -245,29 +245,6 @@ impl<'a> Reader<'a> {
         self.read_array().map(u64::from_le_bytes)
     }
 
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn read_f32(&mut self) -> Result<f32> {
-        self.read_array().map(f32::from_le_bytes)
-    }
-
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn read_f64(&mut self) -> Result<f64> {
-        self.read_array().map(f64::from_le_bytes)
-    }
-
-    /// Reads a real number: f64 when `wide`, else f32 widened.
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn read_real(&mut self, wide: bool) -> Result<f64> {
-        if wide {
-            self.read_f64()
-        } else {
-            self.read_f32().map(f64::from)
-        }
-    }
-
     /// Reads an `i32` length or count; negative is an error reported at the field's offset.
     #[inline(always)]
     pub(crate) fn read_len(&mut self) -> Result<usize> {
