@@ -74,7 +74,6 @@ mod head;
 mod interop;
 #[cfg(feature = "std")]
 pub mod json;
-mod leaf;
 #[cfg(feature = "std")]
 mod literal;
 pub mod math;
