@@ -24,6 +24,10 @@ extends SceneTree
 #       server its authority: expect Board at position (3, 4) with hp 9, by SYNC and DELTA)
 #     custom=1 (a MultiplayerSpawner /root/Main/CustomSpawner with a spawn_function: expect the
 #       server's custom spawn "Custom1" with data {"pos": Vector2(1, 2), "hp": 77})
+#     vis=1 (the Board of scene_sync=1 behind the server's visibility: the synchronizer not
+#       public, it must not reach this client until it calls echo("board show"), then Board at
+#       (3, 4) with hp 9; after echo("board hide") nothing for half a second; after
+#       echo("board show") again, Board at (5, 6) with hp 10)
 #     client_sync=1 (client authority: a node /root/Main/P<id> per peer, this client's own with a
 #       synchronizer whose authority it is, position (id % 100, 1) always, hp 50 on change (set
 #       at creation: the default is 100); the others' copies must get their owners' state
@@ -153,6 +157,8 @@ var auth_rounds := 0
 var spawn_seen := {}  # what the spawn test saw: spawned, synced, despawned
 var leaving_at := 0
 var players_seen := {}  # client_sync=1: the peers whose state reached this client's copies
+var vis_step := 0  # vis=1: where the visibility test is
+var vis_at := 0
 
 func fail(what: String) -> void:
 	failures += 1
@@ -300,7 +306,7 @@ func synced_thing(node_name: String, authority: int) -> Node2D:
 	return thing
 
 func setup_scene() -> void:
-	if cfg.get("scene_sync", "0") == "1":
+	if cfg.get("scene_sync", "0") == "1" or cfg.get("vis", "0") == "1":
 		main.add_child(synced_thing("Board", 1))
 	if cfg.get("custom", "0") == "1":
 		var holder := Node.new()
@@ -328,7 +334,38 @@ func add_player(id: int) -> void:
 			p.hp = 50
 		main.add_child(p)
 
+# vis=1: one step a frame; true once the board came back.
+func vis_done() -> bool:
+	var b := main.get_node("Board")
+	match vis_step:
+		0:
+			if b.position != Vector2.ZERO or b.hp != 100:
+				fail("the hidden board got state: %s hp %d" % [str(b.position), b.hp])
+			main.echo.rpc_id(1, "board show")
+			vis_step = 1
+		1:
+			if b.position == Vector2(3, 4) and b.hp == 9:
+				spawn_seen["shown"] = [b.position, b.hp]
+				main.echo.rpc_id(1, "board hide")
+				vis_step = 2
+		2:
+			if main.got.has("board hide"):
+				vis_at = Time.get_ticks_msec()
+				vis_step = 3
+		3:
+			if Time.get_ticks_msec() > vis_at + 500:
+				spawn_seen["hidden"] = [b.position, b.hp]
+				main.echo.rpc_id(1, "board show")
+				vis_step = 4
+		4:
+			if b.position == Vector2(5, 6) and b.hp == 10:
+				spawn_seen["shown again"] = [b.position, b.hp]
+				return true
+	return false
+
 func scene_done() -> bool:
+	if cfg.get("vis", "0") == "1" and not vis_done():
+		return false
 	if cfg.get("scene_sync", "0") == "1":
 		var b := main.get_node("Board")
 		if b.position != Vector2(3, 4) or b.hp != 9:
@@ -433,6 +470,10 @@ func finish() -> void:
 			fail("despawned %s" % str(spawn_seen.get("despawned")))
 	if cfg.get("scene_sync", "0") == "1" and spawn_seen.get("board") != [Vector2(3, 4), 9]:
 		fail("board %s" % str(spawn_seen.get("board")))
+	if cfg.get("vis", "0") == "1":
+		for k in [["shown", [Vector2(3, 4), 9]], ["hidden", [Vector2(3, 4), 9]], ["shown again", [Vector2(5, 6), 10]]]:
+			if spawn_seen.get(k[0]) != k[1]:
+				fail("board %s: %s, want %s" % [k[0], str(spawn_seen.get(k[0])), str(k[1])])
 	if cfg.get("custom", "0") == "1" and spawn_seen.get("custom") != ["Custom1", Vector2(1, 2), 77]:
 		fail("custom spawn %s" % str(spawn_seen.get("custom")))
 	if cfg.get("client_sync", "0") == "1" and spawn_seen.get("players") != int(cfg.get("peers", "1")) - 1:

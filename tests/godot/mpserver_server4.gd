@@ -13,6 +13,10 @@ extends SceneTree
 #     (hp 9, position (3, 4)) with its synchronizer /root/Main/Board/Sync (the server its
 #     authority), and "Custom1" spawned with /root/Main/CustomSpawner's spawn_function from
 #     {"pos": Vector2(1, 2), "hp": 77}
+#     vis=1: /root/Main/Board and its synchronizer as with scene=1 (no custom spawner), the
+#     synchronizer not public (public_visibility false): echo("board show") from a peer makes it
+#     visible to that peer (set_visibility_for), echo("board hide") hides it from that peer and
+#     then sets Board's position to (5, 6) and hp to 10 (each after the echoed answer)
 #   prints "SERVER-READY <port>", one "peer <id> joined|left" line per peer, and at the end
 #   "SERVER-DONE echoes=<n>"; stops after `seconds` or when DIR/stop exists.
 
@@ -21,7 +25,13 @@ var echoes := 0
 @rpc("any_peer", "call_remote", "reliable")
 func echo(value):
 	echoes += 1
-	echoed.rpc_id(multiplayer.get_remote_sender_id(), value)
+	var from := multiplayer.get_remote_sender_id()
+	echoed.rpc_id(from, value)
+	if typeof(value) == TYPE_STRING and value.begins_with("board ") and has_node("Board/Sync"):
+		get_node("Board/Sync").set_visibility_for(from, value == "board show")
+		if value == "board hide":
+			get_node("Board").position = Vector2(5, 6)
+			get_node("Board").hp = 10
 @rpc("authority", "call_remote", "reliable")
 func echoed(value):
 	pass
@@ -67,7 +77,7 @@ func setup() -> void:
 		var w := WebSocketMultiplayerPeer.new()
 		err = w.create_server(port)
 		mp.multiplayer_peer = w
-	if cfg.get("scene", "0") == "1":
+	if cfg.get("scene", "0") == "1" or cfg.get("vis", "0") == "1":
 		scene()
 	if err != OK:
 		print("SERVER-FAILED %d" % err)
@@ -112,7 +122,7 @@ func spawn_shared() -> void:
 	n.label = "renamed"
 	spawned.add_child(n, true)
 
-# scene=1 (mpserver_client4.gd's synced_thing and setup_scene).
+# scene=1 (mpserver_client4.gd's synced_thing and setup_scene); vis=1: the board alone, not public.
 func scene() -> void:
 	var f := FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
 	f.store_string(THING_GD)
@@ -132,8 +142,12 @@ func scene() -> void:
 	c.property_set_spawn(NodePath(".:hp"), false)
 	c.property_set_replication_mode(NodePath(".:hp"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
 	s.replication_config = c
+	if cfg.get("vis", "0") == "1":
+		s.public_visibility = false
 	board.add_child(s)
 	main.add_child(board)
+	if cfg.get("scene", "0") != "1":
+		return
 	var holder := Node.new()
 	holder.name = "Customs"
 	main.add_child(holder)

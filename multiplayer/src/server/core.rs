@@ -303,6 +303,7 @@ impl ServerCore {
             return;
         };
         self.forget_visibility(peer);
+        self.forget_path_visibility(peer);
         match p.state {
             State::Pending { .. } => self.event(Event::AuthFailed {
                 peer,

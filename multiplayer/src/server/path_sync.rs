@@ -1,12 +1,14 @@
 //! `MultiplayerSynchronizer`s outside spawned nodes (Godot 4), named by their paths: the
 //! server's own, whose state it sends under bit 31 and its path cache id of the synchronizer
-//! once the peer confirmed the path (as the engine's `_verify_synchronizer` does), and the
-//! clients' (client authority), whose `SYNC` and `DELTA` entries reach the application.
+//! once the peer confirmed the path (as the engine's `_verify_synchronizer` does), to the peers
+//! that see it (`public_visibility`, `set_visibility_for`), and the clients' (client
+//! authority), whose `SYNC` and `DELTA` entries reach the application.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use std::collections::HashSet;
 
 use super::core::ServerCore;
 use super::replication::{encode_all, encode_changes, Encoded};
@@ -32,6 +34,8 @@ impl ServerCore {
             StaticSync {
                 order,
                 state: SyncState::default(),
+                public: true,
+                shown: HashSet::new(),
             },
         );
         path
@@ -54,9 +58,11 @@ impl ServerCore {
     /// spawned node, whose authority is the server) to the peers among `to`, under its net id:
     /// bit 31 and the server's cache id of the path.
     ///
-    /// As in the engine, such a synchronizer is public: a peer first gets its path
-    /// (`SIMPLIFY_PATH`), and its state once it confirmed the path: then the last `SYNC` and
-    /// one `DELTA` with every "on change" value sent so far. Peers that join later get it too.
+    /// As in the engine, such a synchronizer is public unless made otherwise
+    /// ([`set_path_public`](Self::set_path_public)): a peer that sees it first gets its path
+    /// (`SIMPLIFY_PATH`), and its state once it confirmed the path: then the last `SYNC` and one
+    /// `DELTA` with every "on change" value sent so far. Peers that join later get it too; peers
+    /// among `to` that do not see it get nothing.
     pub fn sync_path<A: Arg>(
         &mut self,
         to: To,
@@ -66,6 +72,7 @@ impl ServerCore {
         let targets = self.targets(to)?;
         let always = encode_all(values)?;
         let path = self.static_sync(path);
+        let targets = self.seeing_path(targets, &path);
         self.sync_time = self.sync_time.wrapping_add(1);
         let time = self.sync_time;
         for p in targets {
@@ -96,6 +103,7 @@ impl ServerCore {
         let encoded = encode_changes(mask, values)?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
         let path = self.static_sync(path);
+        let targets = self.seeing_path(targets, &path);
         for p in targets {
             if let Some(id) = self.static_ready(p, &path)? {
                 let b = DeltaBuilder::new()
@@ -110,12 +118,104 @@ impl ServerCore {
         Ok(())
     }
 
-    /// A peer joined: it gets the paths of the server's synchronizers, as the engine's
-    /// `on_peer_change` makes them visible to it (their state follows the confirmations).
+    /// The peers among `targets` that see the server's synchronizer at `path`.
+    fn seeing_path(&self, mut targets: Vec<PeerId>, path: &str) -> Vec<PeerId> {
+        if let Some(s) = self.statics.get(path) {
+            targets.retain(|&p| s.visible_to(p));
+        }
+        targets
+    }
+
+    /// Makes the server's synchronizer at `path` visible to every peer or not
+    /// (`MultiplayerSynchronizer.public_visibility`, true unless set otherwise); the peers shown
+    /// it one by one ([`set_path_visible`](Self::set_path_visible)) keep seeing it. Can be set
+    /// before its first [`sync_path`](Self::sync_path), before any peer joins.
+    ///
+    /// As the engine does at its next network frame: a peer that comes to see it gets its path
+    /// (`SIMPLIFY_PATH`) if it never had it, and once the path is confirmed, its state as a
+    /// joining peer gets it (the last `SYNC`, and a `DELTA` with every "on change" value sent so
+    /// far, the engine's watch of that peer being reset); a peer that stops seeing it is sent
+    /// nothing (no despawn: the node stays on the client as it was), and nothing more of it.
+    pub fn set_path_public(&mut self, path: &str, public: bool) -> Result<(), ServerError> {
+        let path = self.static_sync(path);
+        let peers: Vec<PeerId> = self.peers().collect();
+        let before: Vec<bool> = peers.iter().map(|&p| self.sees(&path, p)).collect();
+        if let Some(s) = self.statics.get_mut(&path) {
+            s.public = public;
+        }
+        for (p, was) in peers.into_iter().zip(before) {
+            if !was && self.sees(&path, p) {
+                self.show_path(p, &path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Shows or hides the server's synchronizer at `path` to one peer
+    /// (`MultiplayerSynchronizer.set_visibility_for(peer, visible)`): a peer sees it while it is
+    /// public or shown to that peer, so hiding a public synchronizer from one peer takes
+    /// [`set_path_public`](Self::set_path_public)`(path, false)` and showing it to the others.
+    /// What the peer is sent is as [`set_path_public`](Self::set_path_public) says.
+    pub fn set_path_visible(
+        &mut self,
+        path: &str,
+        peer: PeerId,
+        visible: bool,
+    ) -> Result<(), ServerError> {
+        if !self.has_peer(peer) {
+            return Err(ServerError::UnknownPeer(peer));
+        }
+        let path = self.static_sync(path);
+        let was = self.sees(&path, peer);
+        if let Some(s) = self.statics.get_mut(&path) {
+            if visible {
+                s.shown.insert(peer);
+            } else {
+                s.shown.remove(&peer);
+            }
+        }
+        if !was && self.sees(&path, peer) {
+            self.show_path(peer, &path)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `peer` sees the server's synchronizer at `path` (a path relative to the root),
+    /// as [`set_path_public`](Self::set_path_public) and
+    /// [`set_path_visible`](Self::set_path_visible) made it: `true` for a path never driven
+    /// (public, as the engine's synchronizers are by default).
+    pub fn path_visible(&self, path: &str, peer: PeerId) -> bool {
+        self.sees(super::schema::relative(path), peer)
+    }
+
+    fn sees(&self, path: &str, peer: PeerId) -> bool {
+        self.statics.get(path).map_or(true, |s| s.visible_to(peer))
+    }
+
+    /// `peer` came to see the synchronizer at `path`: its path if it never had it, its state if
+    /// it confirmed the path.
+    fn show_path(&mut self, peer: PeerId, path: &Arc<str>) -> Result<(), ServerError> {
+        if let Some(id) = self.static_ready(peer, path)? {
+            self.catch_up_path(peer, id);
+        }
+        Ok(())
+    }
+
+    /// A peer left: it sees none of the server's synchronizers any more.
+    pub(crate) fn forget_path_visibility(&mut self, peer: PeerId) {
+        for s in self.statics.values_mut() {
+            s.shown.remove(&peer);
+        }
+    }
+
+    /// A peer joined: it gets the paths of the server's synchronizers that it sees, as the
+    /// engine's `on_peer_change` makes them visible to it (their state follows the
+    /// confirmations).
     pub(crate) fn offer_static_syncs(&mut self, peer: PeerId) {
         let mut paths: Vec<(usize, Arc<str>)> = self
             .statics
             .iter()
+            .filter(|(_, s)| s.visible_to(peer))
             .map(|(p, s)| (s.order, p.clone()))
             .collect();
         paths.sort_unstable();
@@ -125,13 +225,20 @@ impl ServerCore {
         }
     }
 
-    /// `peer` confirmed our path `id`: if it is one of the server's synchronizers, the peer
-    /// gets its last state (the engine sends it at its next network frame).
+    /// `peer` confirmed our path `id`: if it is one of the server's synchronizers and the peer
+    /// sees it, the peer gets its last state (the engine sends it at its next network frame).
     pub(crate) fn static_confirmed(&mut self, peer: PeerId, id: u32) {
+        self.catch_up_path(peer, id);
+    }
+
+    /// Sends `peer` the last state of the server's synchronizer whose path has our cache id
+    /// `id`, if the peer sees it: the last `SYNC`, and one `DELTA` with every "on change" value.
+    fn catch_up_path(&mut self, peer: PeerId, id: u32) {
         let Some(StaticSync { state, .. }) = self
             .id_paths
-            .get(id as usize - 1)
+            .get((id as usize).wrapping_sub(1))
             .and_then(|p| self.statics.get(p))
+            .filter(|s| s.visible_to(peer))
         else {
             return;
         };

@@ -438,11 +438,22 @@ pub(crate) struct Node {
 
 /// A synchronizer outside spawned nodes that the server drives, named by its path (its net id:
 /// bit 31 and the server's cache id of the path): its last state, for the peers that confirm
-/// its path later, and its place in the order they were first driven.
+/// its path or come to see it later, its place in the order they were first driven, and who
+/// sees it, as the engine's `MultiplayerSynchronizer` has it: every peer while `public`
+/// (`public_visibility`), and the peers in `shown` (`set_visibility_for`).
 #[derive(Debug)]
 pub(crate) struct StaticSync {
     pub(crate) order: usize,
     pub(crate) state: SyncState,
+    pub(crate) public: bool,
+    pub(crate) shown: std::collections::HashSet<PeerId>,
+}
+
+impl StaticSync {
+    /// Whether `peer` sees it (`MultiplayerSynchronizer.is_visible_to`, without filters).
+    pub(crate) fn visible_to(&self, peer: PeerId) -> bool {
+        self.public || self.shown.contains(&peer)
+    }
 }
 
 /// What a synchronizer last sent, each value encoded (compressed, as in the packets): its

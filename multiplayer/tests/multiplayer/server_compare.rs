@@ -283,8 +283,11 @@ fn a_late_peer_gets_what_a_godot_server_sends() {
 
 /// The crate's server with what the Godot server's `scene=1` has: the state of the synchronizer
 /// `Main/Board/Sync` (outside spawned nodes) and "Custom1" spawned by `Main/CustomSpawner`'s
-/// `spawn_function`, both set before any peer joined.
-fn start_scene_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
+/// `spawn_function`, both set before any peer joined. With `vis`, what its `vis=1` has: the
+/// board alone, not public, shown to a peer and hidden from it by its `echo("board show")` and
+/// `echo("board hide")` (after the answer, as the engine sends the state at its next frame),
+/// the board's state changed after hiding it.
+fn start_scene_rust_server(vis: bool) -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
     use gdvariant::{math::Vector2, Dictionary, Variant};
     use gdvariant_multiplayer::server::{Event, Flavor, Server, ServerConfig, ServerCore, To};
     let (tx, rx) = std::sync::mpsc::channel();
@@ -300,6 +303,10 @@ fn start_scene_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
             .listen_enet("127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();
+        let board = "Main/Board/Sync";
+        if vis {
+            server.core_mut().set_path_public(board, false).unwrap();
+        }
         let pos = Variant::Vector2(Vector2::new(3.0, 4.0));
         server
             .sync_path(To::All, "Main/Board/Sync", &[pos])
@@ -314,16 +321,18 @@ fn start_scene_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
         );
         data.insert(Variant::from("hp"), Variant::Int(77));
         let none: &[Variant] = &[];
-        server
-            .spawn_custom(
-                To::All,
-                "Main/CustomSpawner",
-                "Custom1",
-                &Variant::Dictionary(data),
-                0,
-                none,
-            )
-            .unwrap();
+        if !vis {
+            server
+                .spawn_custom(
+                    To::All,
+                    "Main/CustomSpawner",
+                    "Custom1",
+                    &Variant::Dictionary(data),
+                    0,
+                    none,
+                )
+                .unwrap();
+        }
         tx.send((ws.port(), enet.port())).unwrap();
         loop {
             let ev = tokio::select! {
@@ -335,6 +344,20 @@ fn start_scene_rust_server() -> (u16, u16, tokio::sync::oneshot::Sender<()>) {
                 server
                     .rpc(To::Peer(call.from()), "Main", "echoed", &args)
                     .unwrap();
+                let shown = match args.first().and_then(|a| a.to_owned().ok()) {
+                    Some(Variant::String(s)) if s == "board show" => true,
+                    Some(Variant::String(s)) if s == "board hide" => false,
+                    _ => continue,
+                };
+                let core = server.core_mut();
+                core.set_path_visible(board, call.from(), shown).unwrap();
+                if !shown {
+                    let pos = Variant::Vector2(Vector2::new(5.0, 6.0));
+                    core.sync_path(To::All, board, &[pos]).unwrap();
+                    core.delta_path(To::All, board, 1, &[Variant::Int(10)])
+                        .unwrap();
+                }
+                server.flush();
             }
         }
     });
@@ -347,7 +370,7 @@ fn scene_synchronizers_and_custom_spawns_as_a_godot_server_sends_them() {
     if !common::engine_ready(4, "the server compared with a Godot 4 server") {
         return;
     }
-    let (ws, enet, stop) = start_scene_rust_server();
+    let (ws, enet, stop) = start_scene_rust_server(false);
     let client = "scene_sync=1\ncustom=1\n";
     for transport in ["ws", "enet"] {
         let (mut godot, port, _dir) = start_godot_server(transport, 30, "scene=1\n");
@@ -399,6 +422,74 @@ fn a_godot_server_relays_client_authority_state() {
         crate::server_live::check_clients(
             &format!("client sync, Godot server, {transport}"),
             &outs,
+        );
+    }
+}
+
+/// The packets of a visibility run (`vis=1`), normalised as [`split_state`] does, each state
+/// packet (`SYNC`, `DELTA`) with its phase: how many of the server's answers to
+/// `echo("board …")` came before it (0: hidden at first; 1: shown; 2: hidden; 3: shown again).
+fn phased(v: &[String]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let board = f4(b"board ");
+    let mut phase = 0;
+    let v: Vec<String> = v
+        .iter()
+        .map(|s| {
+            if s.starts_with("rpc") && s.contains(&board) {
+                phase += 1;
+            }
+            if s.starts_with("SYNC") || s.starts_with("16") {
+                format!("phase {phase}: {s}")
+            } else {
+                s.clone()
+            }
+        })
+        .collect();
+    split_state(&v, |s| s.starts_with("phase"))
+}
+
+/// A synchronizer outside spawned nodes behind its visibility (`public_visibility` false,
+/// `set_visibility_for` on the client's request): the packets from the crate's server and from a
+/// Godot 4 server must be the same, the state packets (SYNC every frame from the engine) as a
+/// set by phase: nothing of the board while hidden (not even its path), its path then its state
+/// once shown, nothing while hidden again though its state changed, and the new state (SYNC, and
+/// a DELTA of every "on change" property) once shown again, without its path again.
+#[test]
+fn synchronizer_visibility_as_a_godot_server_has_it() {
+    if !common::engine_ready(4, "the server compared with a Godot 4 server") {
+        return;
+    }
+    let client = "vis=1\n";
+    for transport in ["ws", "enet"] {
+        let (mut godot, port, _dir) = start_godot_server(transport, 30, "vis=1\n");
+        let from_godot = record_with(transport, port, client);
+        let _ = godot.kill();
+        let _ = godot.wait();
+        // A fresh server, as the Godot one: the board's state changes in a run.
+        let (ws, enet, stop) = start_scene_rust_server(true);
+        let ours = record_with(transport, if transport == "ws" { ws } else { enet }, client);
+        let _ = stop.send(());
+        let (godot_order, godot_answers, godot_states) = phased(&from_godot);
+        let (our_order, our_answers, our_states) = phased(&ours);
+        eprintln!(
+            "visibility {transport}: Godot server {} packets, ours {}; state packets {godot_states:?}",
+            from_godot.len(),
+            ours.len()
+        );
+        let phases: Vec<&str> = godot_states.iter().map(|s| &s[..7]).collect();
+        assert_eq!(
+            phases,
+            ["phase 1", "phase 1", "phase 3", "phase 3"],
+            "{transport}: the Godot server's state packets: {godot_states:?}"
+        );
+        assert_eq!(our_order, godot_order, "{transport}: the packets differ");
+        assert_eq!(
+            our_answers, godot_answers,
+            "{transport}: the answers differ"
+        );
+        assert_eq!(
+            our_states, godot_states,
+            "{transport}: the state packets differ"
         );
     }
 }

@@ -269,3 +269,94 @@ fn client_synchronizers_are_checked() {
     assert_eq!(r.len(), 1);
     assert!(r[0].starts_with("malformed "), "{r:?}");
 }
+
+/// Per-peer visibility of the server's synchronizers, as the engine's `public_visibility` and
+/// `set_visibility_for` do for one outside spawned nodes: a peer that does not see it gets
+/// nothing of it (not even its path); one that comes to see it gets the path, then, once
+/// confirmed, the last SYNC and a DELTA of every "on change" value; hidden again, nothing is
+/// sent (no despawn), and shown again it gets the state at once, its path already confirmed.
+#[test]
+fn the_servers_synchronizers_follow_their_visibility() {
+    let mut core = ServerCore::new(schema(), ServerConfig::default());
+    let now = Instant::now();
+    let board = "Main/Board/Sync";
+    let u = TransferMode::Unreliable;
+    let timed = |core: &mut ServerCore| -> Vec<(i32, TransferMode, Vec<u8>)> {
+        sends(&core.take_actions())
+            .into_iter()
+            .map(|(to, m, b)| (to, m, untimed(b)))
+            .collect()
+    };
+    // Not public, before any peer: peers joining get nothing of it.
+    core.set_path_public(board, false).unwrap();
+    core.sync_path(To::All, board, &[pos(3.0, 4.0)]).unwrap();
+    core.delta_path(To::All, board, 1, &[Variant::Int(9)])
+        .unwrap();
+    for p in [2, 3] {
+        core.peer_connected(p, now).unwrap();
+    }
+    core.take_actions();
+    core.sync_path(To::All, board, &[pos(3.0, 4.0)]).unwrap();
+    assert_eq!(timed(&mut core), []);
+    assert!(!core.path_visible(board, 2));
+    assert!(
+        core.path_visible("Main/Other/Sync", 2),
+        "never driven: public"
+    );
+    // Shown to 2: its path; once confirmed, the state.
+    core.set_path_visible(board, 2, true).unwrap();
+    let offer = simplify_path(&plain(), 1, board).unwrap();
+    assert_eq!(timed(&mut core), [(2, R, offer.clone())]);
+    core.receive(2, 0, R, 1, &confirm_path(true, 1), now);
+    let id = 0x8000_0001;
+    assert_eq!(
+        timed(&mut core),
+        [
+            (2, u, sync(id, &pos(3.0, 4.0))),
+            (2, R, delta(id, 1, &Variant::Int(9)))
+        ]
+    );
+    core.sync_path(To::All, board, &[pos(5.0, 6.0)]).unwrap();
+    assert_eq!(timed(&mut core), [(2, u, sync(id, &pos(5.0, 6.0)))]);
+    // Hidden from 2: nothing sent, then nothing more of it.
+    core.set_path_visible(board, 2, false).unwrap();
+    assert_eq!(timed(&mut core), []);
+    core.sync_path(To::All, board, &[pos(7.0, 8.0)]).unwrap();
+    core.delta_path(To::Peer(2), board, 1, &[Variant::Int(10)])
+        .unwrap();
+    assert_eq!(timed(&mut core), []);
+    // Shown again: the state at once (the path is confirmed), the DELTA with every value.
+    core.set_path_visible(board, 2, true).unwrap();
+    assert_eq!(
+        timed(&mut core),
+        [
+            (2, u, sync(id, &pos(7.0, 8.0))),
+            (2, R, delta(id, 1, &Variant::Int(10)))
+        ]
+    );
+    // Showing it again changes nothing.
+    core.set_path_visible(board, 2, true).unwrap();
+    assert_eq!(timed(&mut core), []);
+    // Public: 3 gets the path now; 2 sees it still when made private again, being shown it.
+    core.set_path_public(board, true).unwrap();
+    assert_eq!(timed(&mut core), [(3, R, offer.clone())]);
+    core.set_path_public(board, false).unwrap();
+    core.receive(3, 0, R, 1, &confirm_path(true, 1), now);
+    assert_eq!(
+        timed(&mut core),
+        [],
+        "3 confirmed once it could no longer see it"
+    );
+    core.sync_path(To::All, board, &[pos(1.0, 1.0)]).unwrap();
+    assert_eq!(timed(&mut core), [(2, u, sync(id, &pos(1.0, 1.0)))]);
+    // A peer that left sees nothing; an unknown peer is an error.
+    core.peer_disconnected(2);
+    core.take_actions();
+    assert!(!core.path_visible(board, 2));
+    assert!(core.set_path_visible(board, 2, true).is_err());
+    // A later peer gets the path of a public synchronizer only.
+    core.peer_connected(4, now).unwrap();
+    assert!(sends(&core.take_actions())
+        .iter()
+        .all(|(_, _, b)| Some(b) != Some(&offer)));
+}
