@@ -1,10 +1,12 @@
 //! The schema file: what a game's scripts declare (node path patterns, their `@rpc` methods and
-//! call modes, synchronizers' properties), one line per node or synchronizer, read by
+//! call modes, Godot 3 `rset` properties, synchronizers' properties), one line per node or
+//! synchronizer, read by
 //! [`StaticSchema::parse`] (decoding sessions: the CLI's `--schema`) and by the server's
 //! `ServerSchema::parse`. The format is described in `docs/schema-file.md`.
 //!
 //! ```text
 //! rpc     PATH-PATTERN METHOD[@OPTION,...]... [native METHOD...]
+//! rset    PATH-PATTERN PROPERTY@MODE[,TRANSFER]...
 //! sync    PATH-PATTERN PROP=MODE...
 //! spawned SPAWNER-PATTERN SCENE INDEX PROP=MODE...
 //! ```
@@ -72,6 +74,16 @@ pub(crate) struct Method<'a> {
     pub(crate) channel: u8,
 }
 
+/// One Godot 3 property of an `rset` line: its name, whether a client may set it on the server
+/// (`remote`, `remotesync`, `master`, `mastersync`; `puppet`, `puppetsync`: the server only),
+/// and the transfer mode the server sets it with (`reliable` unless given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RsetProperty<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) any_peer: bool,
+    pub(crate) transfer: Transfer,
+}
+
 /// One line of the file.
 #[derive(Clone, Debug)]
 pub(crate) enum Entry<'a> {
@@ -80,6 +92,10 @@ pub(crate) enum Entry<'a> {
         methods: Vec<Method<'a>>,
         /// Configured with `Node.rpc_config`.
         native: Vec<Method<'a>>,
+    },
+    Rset {
+        pattern: &'a str,
+        properties: Vec<RsetProperty<'a>>,
     },
     Sync {
         pattern: &'a str,
@@ -127,6 +143,20 @@ pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> 
                     native: methods(native)?,
                 }
             }
+            "rset" => {
+                let pattern = f.next().ok_or_else(|| at("rset needs a path".into()))?;
+                let properties = f
+                    .map(rset_property)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(&at)?;
+                if properties.is_empty() {
+                    return Err(at("rset needs at least one PROPERTY@MODE".into()));
+                }
+                Entry::Rset {
+                    pattern,
+                    properties,
+                }
+            }
             "sync" => {
                 let pattern = f.next().ok_or_else(|| at("sync needs a path".into()))?;
                 Entry::Sync {
@@ -156,7 +186,11 @@ pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> 
                     props: props(f)?,
                 }
             }
-            other => return Err(at(format!("unknown entry '{other}' (rpc, sync, spawned)"))),
+            other => {
+                return Err(at(format!(
+                    "unknown entry '{other}' (rpc, rset, sync, spawned)"
+                )))
+            }
         });
     }
     Ok(out)
@@ -200,6 +234,58 @@ fn method(word: &str) -> Result<Method<'_>, String> {
     Ok(m)
 }
 
+/// `NAME@MODE[,TRANSFER]`: a Godot 3 `rset` property with the keyword of its declaration
+/// (`remote var hp` is `hp@remote`), and the transfer mode the server sets it with.
+fn rset_property(word: &str) -> Result<RsetProperty<'_>, String> {
+    let Some((name, options)) = word.split_once('@') else {
+        return Err(format!(
+            "'{word}': PROPERTY@MODE, the keyword of its declaration (remote, remotesync, \
+             master, mastersync, puppet, puppetsync)"
+        ));
+    };
+    if name.is_empty() {
+        return Err(format!("'{word}': a property name before '@'"));
+    }
+    let (mut any_peer, mut transfer) = (None, None);
+    for o in options.split(',') {
+        let (slot, value) = match o {
+            // `sync` is 3.0's `remotesync`, `slave` its `puppet`.
+            "remote" | "remotesync" | "sync" | "master" | "mastersync" => (0, true),
+            "puppet" | "puppetsync" | "slave" => (0, false),
+            "reliable" | "unreliable" | "unreliable_ordered" => (1, false),
+            _ => {
+                return Err(format!(
+                    "'{word}': '{o}' is not an rset option (remote, remotesync, master, \
+                     mastersync, puppet, puppetsync; reliable, unreliable, unreliable_ordered)"
+                ))
+            }
+        };
+        let taken = if slot == 0 {
+            any_peer.replace(value).is_some()
+        } else {
+            let t = match o {
+                "unreliable" => Transfer::Unreliable,
+                "unreliable_ordered" => Transfer::UnreliableOrdered,
+                _ => Transfer::Reliable,
+            };
+            transfer.replace(t).is_some()
+        };
+        if taken {
+            let what = if slot == 0 { "mode" } else { "transfer mode" };
+            return Err(format!("'{word}': more than one {what}"));
+        }
+    }
+    Ok(RsetProperty {
+        name,
+        any_peer: any_peer.ok_or_else(|| {
+            format!(
+                "'{word}': no mode (remote, remotesync, master, mastersync, puppet, puppetsync)"
+            )
+        })?,
+        transfer: transfer.unwrap_or(Transfer::Reliable),
+    })
+}
+
 fn property(word: &str) -> Result<Property, String> {
     let (name, mode) = word
         .rsplit_once('=')
@@ -219,14 +305,15 @@ fn property(word: &str) -> Result<Property, String> {
 
 impl StaticSchema {
     /// Reads a schema file (`docs/schema-file.md`): the method names of each `rpc` line (their
-    /// `@` options are the server's business), the properties of `sync` and `spawned` lines.
+    /// `@` options are the server's business), the properties of `sync` and `spawned` lines;
+    /// `rset` lines (Godot 3 properties, which its packets name in full) are checked and skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::{Schema, StaticSchema};
     /// let s = StaticSchema::parse("rpc Players/* jump@any_peer,unreliable shoot # a comment\n")?;
     /// assert_eq!(s.rpc_methods("Players/7").unwrap().name(1), Some("shoot"));
     /// let e = StaticSchema::parse("rpc Main echo\nsnyc Main/Sync\n").unwrap_err();
-    /// assert_eq!(e.to_string(), "line 2: unknown entry 'snyc' (rpc, sync, spawned)");
+    /// assert_eq!(e.to_string(), "line 2: unknown entry 'snyc' (rpc, rset, sync, spawned)");
     /// # Ok::<(), gdvariant_multiplayer::SchemaError>(())
     /// ```
     pub fn parse(text: &str) -> Result<StaticSchema, SchemaError> {
@@ -243,6 +330,7 @@ impl StaticSchema {
                         .with_node_methods(native.iter().map(|m| m.name));
                     schema.with_node(pattern.to_string(), m)
                 }
+                Entry::Rset { .. } => schema,
                 Entry::Sync { pattern, props } => schema.with_synchronizer(pattern, props),
                 Entry::Spawned {
                     spawner,
@@ -267,6 +355,7 @@ impl FromStr for StaticSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Schema;
 
     #[test]
     fn methods_take_rpc_options_in_any_order() {
@@ -291,6 +380,83 @@ mod tests {
             .unwrap_err()
             .contains("'256' is not an @rpc option"));
         assert!(method("x@any").is_err());
+    }
+
+    #[test]
+    fn rset_properties_take_godot_3_keywords() {
+        let Entry::Rset {
+            pattern,
+            properties,
+        } = entries("rset /root/Main color@remote score@puppet,unreliable hp@mastersync")
+            .unwrap()
+            .remove(0)
+        else {
+            panic!("not an rset entry")
+        };
+        assert_eq!(pattern, "/root/Main");
+        let got: Vec<(&str, bool, Transfer)> = properties
+            .iter()
+            .map(|p| (p.name, p.any_peer, p.transfer))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("color", true, Transfer::Reliable),
+                ("score", false, Transfer::Unreliable),
+                ("hp", true, Transfer::Reliable),
+            ]
+        );
+        for (word, any_peer) in [
+            ("x@remotesync", true),
+            ("x@sync", true),
+            ("x@master", true),
+            ("x@puppetsync", false),
+            ("x@slave", false),
+            ("x@unreliable_ordered,puppet", false),
+        ] {
+            assert_eq!(rset_property(word).unwrap().any_peer, any_peer, "{word}");
+        }
+        for (word, error) in [
+            ("color", "'color': PROPERTY@MODE, the keyword"),
+            ("@remote", "'@remote': a property name before '@'"),
+            ("x@reliable", "'x@reliable': no mode"),
+            ("x@remote,puppet", "'x@remote,puppet': more than one mode"),
+            (
+                "x@remote,reliable,unreliable",
+                "'x@remote,reliable,unreliable': more than one transfer mode",
+            ),
+            ("x@remote,2", "'x@remote,2': '2' is not an rset option"),
+            (
+                "x@any_peer",
+                "'x@any_peer': 'any_peer' is not an rset option",
+            ),
+            ("x@", "'x@': '' is not an rset option"),
+        ] {
+            let e = rset_property(word).unwrap_err();
+            assert!(e.starts_with(error), "{word}: {e}");
+        }
+    }
+
+    #[test]
+    fn rset_errors_name_the_line() {
+        let e = entries("rpc Main echo@any_peer\n\n# props\nrset Main color@remote score\n")
+            .unwrap_err();
+        assert_eq!(e.line(), 4);
+        assert!(e.message().starts_with("'score': PROPERTY@MODE"), "{e}");
+        let e = entries("rset Main a@remote\nrset\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 2: rset needs a path");
+        let e = entries("rset Main\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 1: rset needs at least one PROPERTY@MODE"
+        );
+        let e = entries("rset Main a@remote,fast # comment\n").unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("line 1: 'a@remote,fast': 'fast' is not"));
+        // Skipped when decoding.
+        let s = StaticSchema::parse("rset Main a@remote\nrpc Main echo\n").unwrap();
+        assert_eq!(s.rpc_methods("Main").unwrap().name(0), Some("echo"));
     }
 
     #[test]

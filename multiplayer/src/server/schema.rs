@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::str::FromStr;
 
-use crate::schema_file::{entries, Entry, Method, SchemaError, Transfer};
+use crate::schema_file::{entries, Entry, Method, RsetProperty, SchemaError, Transfer};
 use crate::session::glob;
 use crate::{Property, RpcMethods};
 
@@ -259,49 +259,84 @@ impl ServerSchema {
     /// `--schema` reads: each `rpc` line is a node pattern and its `@rpc` methods, each with its
     /// options after `@` (`echo@any_peer`, `hit@unreliable_ordered,2`; `@rpc`'s defaults:
     /// `authority`, `call_remote`, `reliable`, channel 0); those after `native` are configured
-    /// with `Node.rpc_config` ([`RpcSpec::native`]). Each `sync` line is a
-    /// [`synchronizer`](Self::synchronizer) whose state clients may send; `spawned` lines are
-    /// for decoding and are skipped.
+    /// with `Node.rpc_config` ([`RpcSpec::native`]). Each `rset` line gives Godot 3 properties
+    /// ([`RpcSpec::property`]) by the keyword of their declaration (`color@remote`,
+    /// `score@puppet`), to the node of the `rpc` line with the same pattern (or a node of their
+    /// own). Each `sync` line is a [`synchronizer`](Self::synchronizer) whose state clients may
+    /// send; `spawned` lines are for decoding and are skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
-    /// let s = ServerSchema::parse("rpc /root/Main echo@any_peer echoed\n")?;
+    /// let s = ServerSchema::parse("rpc /root/Main echo@any_peer echoed\nrset Main score@puppet\n")?;
     /// let main = s.find("Main").unwrap();
     /// assert_eq!(main.by_name("echo").unwrap().1.mode(), RpcMode::AnyPeer);
     /// assert_eq!(main.by_name("echoed").unwrap().1.transfer_mode(), TransferMode::Reliable);
+    /// assert_eq!(main.by_property("score").unwrap().mode(), RpcMode::Authority);
     /// # Ok::<(), gdvariant_multiplayer::SchemaError>(())
     /// ```
     pub fn parse(text: &str) -> Result<ServerSchema, SchemaError> {
         let mut schema = ServerSchema::new();
+        // The nodes in the order of their first line: (pattern, specs, has an `rpc` line).
+        let mut nodes: Vec<(&str, Vec<RpcSpec>, bool)> = Vec::new();
+        let transfer = |t: Transfer| match t {
+            Transfer::Reliable => TransferMode::Reliable,
+            Transfer::Unreliable => TransferMode::Unreliable,
+            Transfer::UnreliableOrdered => TransferMode::UnreliableOrdered,
+        };
         for e in entries(text)? {
-            let (pattern, methods, native) = match e {
+            match e {
                 Entry::Rpc {
                     pattern,
                     methods,
                     native,
-                } => (pattern, methods, native),
-                Entry::Sync { pattern, props } => {
-                    schema = schema.synchronizer(pattern, props);
-                    continue;
+                } => {
+                    let spec = |m: &Method<'_>| {
+                        let spec = if m.any_peer {
+                            RpcSpec::any_peer(m.name)
+                        } else {
+                            RpcSpec::authority(m.name)
+                        };
+                        spec.channel(m.channel).transfer(transfer(m.transfer))
+                    };
+                    let specs = methods
+                        .iter()
+                        .map(spec)
+                        .chain(native.iter().map(|m| spec(m).native()));
+                    // Joins the node an `rset` line made; another `rpc` line is a node of its
+                    // own (the first match wins, as before).
+                    match nodes
+                        .iter_mut()
+                        .find(|(p, _, rpc)| *p == relative(pattern) && !rpc)
+                    {
+                        Some((_, s, rpc)) => {
+                            s.extend(specs);
+                            *rpc = true;
+                        }
+                        None => nodes.push((relative(pattern), specs.collect(), true)),
+                    }
                 }
-                Entry::Spawned { .. } => continue,
-            };
-            let spec = |m: &Method<'_>| {
-                let spec = if m.any_peer {
-                    RpcSpec::any_peer(m.name)
-                } else {
-                    RpcSpec::authority(m.name)
-                };
-                spec.channel(m.channel).transfer(match m.transfer {
-                    Transfer::Reliable => TransferMode::Reliable,
-                    Transfer::Unreliable => TransferMode::Unreliable,
-                    Transfer::UnreliableOrdered => TransferMode::UnreliableOrdered,
-                })
-            };
-            let specs = methods
-                .iter()
-                .map(spec)
-                .chain(native.iter().map(|m| spec(m).native()));
+                Entry::Rset {
+                    pattern,
+                    properties,
+                } => {
+                    let specs = properties.iter().map(|p: &RsetProperty<'_>| {
+                        let spec = if p.any_peer {
+                            RpcSpec::any_peer(p.name)
+                        } else {
+                            RpcSpec::authority(p.name)
+                        };
+                        spec.transfer(transfer(p.transfer)).property()
+                    });
+                    match nodes.iter_mut().find(|(p, ..)| *p == relative(pattern)) {
+                        Some((_, s, _)) => s.extend(specs),
+                        None => nodes.push((relative(pattern), specs.collect(), false)),
+                    }
+                }
+                Entry::Sync { pattern, props } => schema = schema.synchronizer(pattern, props),
+                Entry::Spawned { .. } => {}
+            }
+        }
+        for (pattern, specs, _) in nodes {
             schema = schema.node(pattern, specs);
         }
         Ok(schema)
@@ -338,5 +373,46 @@ mod tests {
         assert!(s.find("/root/Main").is_some());
         assert!(s.find("Main").is_some());
         assert!(s.find("Other").is_none());
+    }
+
+    #[test]
+    fn rset_lines_join_the_rpc_line_of_their_node() {
+        let s = ServerSchema::parse(
+            "rset Players/* hp@puppet,unreliable\n\
+             rpc Main echo@any_peer\n\
+             rset /root/Main color@remote score@puppet\n\
+             rpc Players/* jump@any_peer\n\
+             rpc Main never_reached\n",
+        )
+        .unwrap();
+        let main = s.find("Main").unwrap();
+        assert_eq!(main.methods().name(0), Some("echo"));
+        assert!(main.by_name("never_reached").is_none());
+        assert_eq!(main.by_property("color").unwrap().mode(), RpcMode::AnyPeer);
+        let score = main.by_property("score").unwrap();
+        assert_eq!(
+            (score.mode(), score.transfer_mode(), score.is_property()),
+            (RpcMode::Authority, TransferMode::Reliable, true)
+        );
+        // Properties are not methods: the checksum and ids are the methods' alone.
+        assert!(main.by_name("color").is_none());
+        assert_eq!(
+            main.checksum(),
+            ServerSchema::new()
+                .node("Main", [RpcSpec::any_peer("echo")])
+                .find("Main")
+                .unwrap()
+                .checksum()
+        );
+        let players = s.find("Players/7").unwrap();
+        assert_eq!(players.by_name("jump").unwrap().0, 0);
+        let hp = players.by_property("hp").unwrap();
+        assert_eq!(
+            (hp.mode(), hp.transfer_mode()),
+            (RpcMode::Authority, TransferMode::Unreliable)
+        );
+        assert_eq!(s.nodes().count(), 3);
+        let e = ServerSchema::parse("rpc Main echo\nrset Main color@remote score\n").unwrap_err();
+        assert_eq!(e.line(), 2);
     }
 }

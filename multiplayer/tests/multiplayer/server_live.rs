@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use gdvariant::{math::Vector2, Variant};
 use gdvariant_multiplayer::server::{
-    AuthStep, Event, Flavor, RpcSpec, Server, ServerConfig, ServerCore, ServerSchema, To,
+    AuthStep, Event, Flavor, RpcMode, Server, ServerConfig, ServerCore, ServerSchema, To,
     TransferMode,
 };
 
@@ -183,26 +183,26 @@ impl TestServer {
     }
 }
 
-/// The served node: for Godot 4 read from the schema file `tests/godot/mpserver4.schema`;
-/// Godot 3's `remote func`s are callable by any peer.
+/// The served node, read from the schema file `tests/godot/mpserver4.schema` or
+/// `mpserver3.schema` (Godot 3's `remote func`s callable by any peer, its `remote var color` and
+/// `puppet var score` on `rset` lines).
 pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
-    match flavor {
-        Flavor::Godot4 => {
-            let text = std::fs::read_to_string(common::godot_dir().join("mpserver4.schema"))
-                .expect("tests/godot/mpserver4.schema");
-            ServerSchema::parse(&text).unwrap()
-        }
-        // `remote var color` (any peer sets it), `puppet var score` (the server sets it).
-        Flavor::Godot3 => ServerSchema::new().node(
-            "Main",
-            [
-                RpcSpec::any_peer("echo"),
-                RpcSpec::any_peer("echoed"),
-                RpcSpec::any_peer("color").property(),
-                RpcSpec::authority("score").property(),
-            ],
-        ),
+    let file = match flavor {
+        Flavor::Godot4 => "mpserver4.schema",
+        Flavor::Godot3 => "mpserver3.schema",
+    };
+    let text = std::fs::read_to_string(common::godot_dir().join(file))
+        .unwrap_or_else(|e| panic!("tests/godot/{file}: {e}"));
+    let schema = ServerSchema::parse(&text).unwrap();
+    if flavor == Flavor::Godot3 {
+        let main = schema.find("Main").unwrap();
+        assert_eq!(main.by_property("color").unwrap().mode(), RpcMode::AnyPeer);
+        assert_eq!(
+            main.by_property("score").unwrap().mode(),
+            RpcMode::Authority
+        );
     }
+    schema
 }
 
 pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> TestServer {
