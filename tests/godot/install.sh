@@ -4,6 +4,8 @@
 #   - Godot 4.x:   Debian unstable's `godot` package in a debootstrapped sid root at
 #                  ${GODOT4_ROOT:-$HOME/godot4-root}, run through the root's own ld-linux loader.
 #   - tcpdump (apt), for the loopback captures (tests/godot/capture_*.sh, the capture tests).
+#   - libenet-dev (apt): ENet 1.3.17's own C, whose range coder (compress.c, the same file Godot
+#     3.x ships in thirdparty/enet/) multiplayer/tests/multiplayer/enet_c.rs checks ours against.
 # GODOT4_MIRROR overrides the Debian mirror (default: the machine's own apt mirror).
 # Idempotent: an engine that already works is left alone.
 # Exit status: 0 both installed; 1 Godot 3 failed; 2 Godot 4 failed; 3 both failed.
@@ -101,7 +103,22 @@ install_tcpdump() {
     fi
 }
 
+# libenet-dev: ENet's C library and headers, for the range-coder test against ENet's own C
+# (enet_c.rs). Not an engine: a failure is a warning only (that test skips loudly without it).
+install_libenet() {
+    if [ -f /usr/include/enet/enet.h ]; then
+        echo "libenet-dev already installed" >&2
+        return 0
+    fi
+    apt_update || true
+    if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libenet-dev >&2; then
+        echo "WARNING: could not install libenet-dev: apt-get install libenet-dev failed" >&2
+        return 1
+    fi
+}
+
 install_godot3 || status=$((status | 1))
 install_godot4 || status=$((status | 2))
 install_tcpdump || true
+install_libenet || true
 exit $status

@@ -3,7 +3,9 @@
 //! `enet_host_compress_with_range_coder` (Godot 4: `ENetConnection.compress(COMPRESS_RANGE_CODER)`;
 //! Godot 3: `NetworkedMultiplayerENet.compression_mode = COMPRESS_RANGE_CODER`, the default from
 //! 3.4 by the engine's source; 3.2.3 defaults to none). Checked on datagrams both engines
-//! compressed (`tests/data/captures/`) and against ENet's own C (transpiled, `rusty_enet`).
+//! compressed (`tests/data/captures/`), against ENet's C transpiled (`rusty_enet`), and against
+//! ENet's own C, the system's ENet 1.3.17 whose `compress.c` Godot 3.x ships (`enet_c.rs` in the
+//! crate's tests: the same output, the same refusals on hostile streams).
 //!
 //! This is a port in safe Rust that decodes exactly what ENet's C decodes, with the same output
 //! bound (ENet decompresses into its 4096-byte datagram buffer, less the header) and the same

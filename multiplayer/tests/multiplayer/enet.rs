@@ -599,17 +599,17 @@ fn godot3_capture() {
 }
 
 /// A deterministic xorshift64* stream.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn bytes(&mut self, n: usize, alphabet: u64) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, n: usize, alphabet: u64) -> Vec<u8> {
         (0..n).map(|_| (self.next() % alphabet) as u8).collect()
     }
 }
@@ -625,7 +625,7 @@ fn enet_compress(coder: &mut RangeCoder, input: &[u8]) -> Option<Vec<u8>> {
 /// Inputs for the range coder: the captures' command streams (what ENet compresses), random
 /// bytes over alphabets of 2 to 256 symbols, runs, text, and streams long enough to exhaust the
 /// 4096-symbol table several times.
-fn coder_inputs() -> Vec<Vec<u8>> {
+pub(crate) fn coder_inputs() -> Vec<Vec<u8>> {
     let mut inputs = Vec::new();
     for name in ["godot4_enet.pcap", "godot3_enet.pcap"] {
         for u in capture(name) {

@@ -13,6 +13,8 @@ mod fixture;
 mod capture;
 #[cfg(feature = "enet")]
 mod enet;
+#[cfg(feature = "enet")]
+mod enet_c;
 mod hostile;
 mod live;
 mod packets;
