@@ -924,7 +924,9 @@ mod tests {
             assert_eq!(real4(-f64::from(x)).as_str(), format!("-{text}"));
         }
         // Not short: Grisu2.
-        for x in [2097152.25f32, 3.1415927, 1e-5, 16777216.0, 0.1234567] {
+        // 2097152.25: a tie.
+        let tie = f32::from_bits(0x4a00_0001);
+        for x in [tie, 1.234_567_8, 1e-5, 16_777_216.0, 0.123_456_7] {
             assert!(short_decimal(x).is_none(), "{x}");
         }
         // Every decimal of 1 to 4 digits and 0 to 4 places, and a sample of every f32 taken.
