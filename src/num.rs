@@ -45,6 +45,74 @@ fn shortest(x: f64) -> (NumText, i32) {
     (digits, exp + len - 1)
 }
 
+#[cfg(feature = "std")]
+/// Powers of ten exact in `f64`: the short decimals [`short_decimal`] tries.
+const TENS: [f64; 5] = [1.0, 10.0, 100.0, 1e3, 1e4];
+
+#[cfg(feature = "std")]
+/// An `f32` (positive) that reads back from a decimal of at most 4 places and fewer than 2^24
+/// units (a tick, a health, `7.1`, `-3.55`: game traffic is full of them) as `m × 10^-k`, with
+/// the fewest places `k` whose value rounds to `x`; [`fixed`] lays it out. That this is the
+/// text Grisu2 gives is checked for every `f32` this path takes (`short_decimals_are_grisu2s`,
+/// run with `--ignored`), and for a sample in every run. It spares such values Grisu2's digit
+/// generation and layout (about 400 instructions of each value's 500 on game traffic).
+fn short_decimal(x: f32) -> Option<(u32, usize)> {
+    let v = f64::from(x);
+    for (k, ten) in TENS.iter().enumerate() {
+        // Exact: `v` has 24 significant bits, `ten` at most 14.
+        let y = v * ten;
+        if y >= 16_777_215.5 {
+            return None;
+        }
+        // `y` rounded half away from zero, without a call to libm's `round`: the integer part
+        // and the fraction are exact.
+        let whole = y as u32;
+        let frac = y - f64::from(whole);
+        let m = whole + u32::from(frac >= 0.5);
+        if m >= 1 && (f64::from(m) / ten) as f32 == x {
+            // Both decimals of a tie read back as `x`: Grisu2 keeps the digit it generated
+            // (`2097152.25f32` prints `2097152.2`), left to it.
+            if frac == 0.5 {
+                return None;
+            }
+            return Some((m, k));
+        }
+    }
+    None
+}
+
+#[cfg(feature = "std")]
+/// Appends `n`'s decimal digits, at least `width`.
+fn push_digits(mut n: u32, width: usize, out: &mut NumText) {
+    let mut buf = [b'0'; 10];
+    let mut at = buf.len();
+    while n > 0 {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    at = at.min(buf.len() - width.clamp(1, buf.len()));
+    out.push_bytes(&buf[at..]);
+}
+
+#[cfg(feature = "std")]
+/// Lays out `m × 10^-k` ([`short_decimal`]) as [`positional`] does its digits: `70`, `7.1`,
+/// `0.0001`.
+fn fixed(m: u32, k: usize, out: &mut NumText) {
+    let ten = 10u32.pow(k as u32);
+    push_digits(m / ten, 1, out);
+    let mut frac = m % ten;
+    if frac != 0 {
+        let mut places = k;
+        while frac % 10 == 0 {
+            frac /= 10;
+            places -= 1;
+        }
+        out.push(b'.');
+        push_digits(frac, places, out);
+    }
+}
+
 /// A port of Grisu2 as the engine ships it (`thirdparty/grisu2/grisu2.h`, MIT, after Florian
 /// Loitsch's reference implementation): the same boundaries, cached powers, digit generation
 /// and rounding, so that it picks the same digits.
@@ -523,14 +591,27 @@ fn real4(x: f64) -> NumText {
     if x < 0.0 {
         out.push(b'-');
     }
-    let (digits, exp) = shortest(x.abs());
+    let a = x.abs();
+    if (a as f32) as f64 == a {
+        if let Some((m, k)) = short_decimal(a as f32) {
+            fixed(m, k, &mut out);
+            return out;
+        }
+    }
+    grisu_text(a, &mut out);
+    out
+}
+
+#[cfg(feature = "std")]
+/// Appends Grisu2's text of `x` (finite, positive) in Godot 4's layout.
+fn grisu_text(x: f64, out: &mut NumText) {
+    let (digits, exp) = shortest(x);
     let digits = &digits.buf[..digits.len];
     if (-4..15).contains(&exp) {
-        positional(digits, exp, &mut out);
+        positional(digits, exp, out);
     } else {
-        scientific(digits, exp, &mut out);
+        scientific(digits, exp, out);
     }
-    out
 }
 
 #[cfg(feature = "std")]
@@ -784,6 +865,104 @@ mod tests {
         }
         assert_eq!(float(10000000000.0, Dialect::Godot4), "10000000000.0");
         assert_eq!(float(1e-5, Dialect::Godot4), "1e-05");
+    }
+
+    /// Godot 4's text of `x` by Grisu2 alone, and by [`short_decimal`] if it takes `x`.
+    #[cfg(feature = "std")]
+    fn both_texts(x: f32) -> (String, Option<String>) {
+        let mut g = NumText::new();
+        grisu_text(f64::from(x), &mut g);
+        let fast = short_decimal(x).map(|(m, k)| {
+            let mut t = NumText::new();
+            fixed(m, k, &mut t);
+            t.as_str().to_string()
+        });
+        (g.as_str().to_string(), fast)
+    }
+
+    /// Checks [`short_decimal`] against Grisu2 on the positive `f32`s with bit patterns
+    /// `from..to` stepping by `step`; returns how many it took.
+    #[cfg(feature = "std")]
+    fn check_short_decimals(from: u32, to: u32, step: usize) -> u64 {
+        let mut taken = 0;
+        for bits in (from..to).step_by(step) {
+            let x = f32::from_bits(bits);
+            if let (g, Some(fast)) = both_texts(x) {
+                taken += 1;
+                assert_eq!(fast, g, "{x:e} ({bits:#x})");
+            }
+        }
+        taken
+    }
+
+    /// The `f32`s [`short_decimal`] can take lie in [0.5e-4, 2^24].
+    #[cfg(feature = "std")]
+    const SHORT_RANGE: (u32, u32) = (0x3851_0000, 0x4b80_0000);
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn short_decimals_as_grisu2_gives_them() {
+        for (x, text) in [
+            (1.5f32, "1.5"),
+            (0.5, "0.5"),
+            (7.1, "7.1"),
+            (3.55, "3.55"),
+            (599.5, "599.5"),
+            (71.0, "71"),
+            (70.0, "70"),
+            (0.0001, "0.0001"),
+            (0.0705, "0.0705"),
+            (16777215.0, "16777215"),
+            (1234.5677, "1234.5677"),
+            (0.3, "0.3"),
+        ] {
+            assert_eq!(
+                both_texts(x),
+                (text.to_string(), Some(text.to_string())),
+                "{x}"
+            );
+            assert_eq!(real4(-f64::from(x)).as_str(), format!("-{text}"));
+        }
+        // Not short: Grisu2.
+        // 2097152.25: a tie.
+        let tie = f32::from_bits(0x4a00_0001);
+        for x in [tie, 1.234_567_8, 1e-5, 16_777_216.0, 0.123_456_7] {
+            assert!(short_decimal(x).is_none(), "{x}");
+        }
+        // Every decimal of 1 to 4 digits and 0 to 4 places, and a sample of every f32 taken.
+        for ten in TENS {
+            for m in 1..10_000u32 {
+                let x = (f64::from(m) / ten) as f32;
+                let (g, fast) = both_texts(x);
+                assert_eq!(fast, Some(g), "{x}");
+            }
+        }
+        let (from, to) = SHORT_RANGE;
+        assert!(check_short_decimals(from, to, 997) > 10_000);
+        assert!(short_decimal(f32::from_bits(from - 1)).is_none());
+    }
+
+    /// Every `f32` that [`short_decimal`] takes (about 330 million tried): its text is
+    /// Grisu2's. Slow in a debug build: `cargo test --release -p gdvariant --lib short_decimals
+    /// -- --ignored`.
+    #[cfg(feature = "std")]
+    #[test]
+    #[ignore]
+    fn short_decimals_are_grisu2s() {
+        let (from, to) = SHORT_RANGE;
+        let threads = 4u32;
+        let chunk = (to - from) / threads + 1;
+        let taken: u64 = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..threads)
+                .map(|i| {
+                    let a = from + i * chunk;
+                    let b = (a + chunk).min(to);
+                    s.spawn(move || check_short_decimals(a, b, 1))
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert!(taken > 50_000_000, "{taken}");
     }
 
     #[cfg(feature = "std")]

@@ -10,8 +10,10 @@
 #             of the output (every byte printed as a number).
 # For each: builds FILE (at least SIZE MB, default 100) once, then ROUNDS times (default 3)
 # `gdvariant capture FILE > /dev/null` (every message of every flow in engine text) and
-# `tshark -r FILE > /dev/null` (its one-line summary of every packet), wall time and peak RSS from
-# /usr/bin/time -v; prints a table and the ratio of the medians.
+# `tshark -r FILE > /dev/null` (its one-line summary of every packet), wall time (as a user sees
+# it), CPU time (user + system, every thread) and peak RSS from /usr/bin/time -v; prints a table
+# and the ratios of the medians. gdvariant formats on every core (--threads, default one per
+# core); tshark -r uses one.
 # Usage: bash cli/benches/capture.sh [SIZE_MB] [ROUNDS]
 #        bash cli/benches/capture.sh --record   (records godot4_game.pcap again: root, tcpdump, Godot 4)
 set -euo pipefail
@@ -49,17 +51,20 @@ for f in "$root"/tests/data/captures/*.pcap; do
     [ "$(basename "$f")" = godot4_game.pcap ] || sessions+=("$f")
 done
 
-# measure CMD... -> prints "seconds max_rss_kb"
+# measure CMD... -> prints "wall_seconds cpu_seconds max_rss_kb"
 measure() {
     local log
     log=$(mktemp)
     /usr/bin/time -v "$@" >/dev/null 2>"$log" || true
-    local wall rss
+    local wall rss user sys
     wall=$(grep 'Elapsed (wall clock)' "$log" | awk '{print $NF}')
     rss=$(grep 'Maximum resident set size' "$log" | awk '{print $NF}')
+    user=$(grep 'User time (seconds)' "$log" | awk '{print $NF}')
+    sys=$(grep 'System time (seconds)' "$log" | awk '{print $NF}')
     rm -f "$log"
     # m:ss.cc -> seconds
-    echo "$wall" | awk -F: -v rss="$rss" '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.3f %d\n", s, rss }'
+    echo "$wall" | awk -F: -v rss="$rss" -v cpu="$(echo "$user + $sys" | bc -l)" \
+        '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.3f %.3f %d\n", s, cpu, rss }'
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
@@ -70,25 +75,25 @@ bench() {
     if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt $((size_mb * 1000000)) ]; then
         python3 "$root/cli/benches/capture_gen.py" "$file" $((size_mb * 1000000)) "$@"
     fi
-    local bytes lines packets g=() t=() gr=() r gs grss ts trss
+    local bytes lines packets g=() t=() gc=() tc=() gr=() r gs gcpu grss ts tcpu trss
     bytes=$(stat -c %s "$file")
     lines=$("$bin" capture "$file" | wc -l)
     packets=$(tshark -r "$file" 2>/dev/null | wc -l)
     echo
     echo "== $name: $file, $bytes bytes, $packets packets; gdvariant capture prints $lines lines"
-    printf '%-7s %-20s %10s %14s\n' round command seconds "peak RSS MiB"
+    printf '%-7s %-20s %10s %10s %14s\n' round command "wall s" "CPU s" "peak RSS MiB"
     for r in $(seq "$rounds"); do
-        read -r gs grss < <(measure "$bin" capture "$file")
-        read -r ts trss < <(measure tshark -r "$file")
-        printf '%-7s %-20s %10s %14.1f\n' "$r" "gdvariant capture" "$gs" "$(echo "$grss / 1024" | bc -l)"
-        printf '%-7s %-20s %10s %14.1f\n' "$r" "tshark -r" "$ts" "$(echo "$trss / 1024" | bc -l)"
-        g+=("$gs") t+=("$ts") gr+=("$grss")
+        read -r gs gcpu grss < <(measure "$bin" capture "$file")
+        read -r ts tcpu trss < <(measure tshark -r "$file")
+        printf '%-7s %-20s %10s %10s %14.1f\n' "$r" "gdvariant capture" "$gs" "$gcpu" "$(echo "$grss / 1024" | bc -l)"
+        printf '%-7s %-20s %10s %10s %14.1f\n' "$r" "tshark -r" "$ts" "$tcpu" "$(echo "$trss / 1024" | bc -l)"
+        g+=("$gs") t+=("$ts") gc+=("$gcpu") tc+=("$tcpu") gr+=("$grss")
     done
-    local gm tm
-    gm=$(median "${g[@]}") tm=$(median "${t[@]}")
-    echo "$name: median gdvariant capture $gm s ($(echo "$bytes / $gm / 1000000" | bc -l | xargs printf '%.0f') MB/s, peak RSS $(echo "$(median "${gr[@]}") / 1024" | bc -l | xargs printf '%.1f') MiB), tshark -r $tm s: ratio $(echo "$tm / $gm" | bc -l | xargs printf '%.1f')x"
+    local gm tm gcm tcm
+    gm=$(median "${g[@]}") tm=$(median "${t[@]}") gcm=$(median "${gc[@]}") tcm=$(median "${tc[@]}")
+    echo "$name: median gdvariant capture $gm s wall, $gcm s CPU ($(echo "$bytes / $gm / 1000000" | bc -l | xargs printf '%.0f') MB/s, peak RSS $(echo "$(median "${gr[@]}") / 1024" | bc -l | xargs printf '%.1f') MiB); tshark -r $tm s wall, $tcm s CPU: ratio $(echo "$tm / $gm" | bc -l | xargs printf '%.1f')x wall, $(echo "$tcm / $gcm" | bc -l | xargs printf '%.1f')x CPU"
 }
 
-echo "$(nproc) cores; $(tshark --version | head -n 1)"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(tshark --version | head -n 1)"
 bench game "${file%.pcap}-game.pcap" "$root/tests/data/captures/godot4_game.pcap"
 bench sessions "${file%.pcap}-sessions.pcap" "${sessions[@]}"

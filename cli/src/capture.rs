@@ -1,21 +1,26 @@
 //! `gdvariant capture [decode] FILE...`: the Godot traffic of packet captures (pcap, pcapng), one
 //! line per message, both directions of every flow in capture order.
 
-use std::borrow::Cow;
+mod batch;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use gdvariant::{Dialect, ReadOptions, VariantType};
+use gdvariant::Dialect;
 use gdvariant_multiplayer::capture::{
     Body, CaptureReader, Config, Control, Event, FlowId, Transport,
 };
-use gdvariant_multiplayer::{godot3, PacketOptions, Protocol, Session, StaticSchema};
+use gdvariant_multiplayer::{
+    godot3, NodeTarget, Packet, PacketOptions, Protocol, Session, StaticSchema, SysKind,
+};
 
 use crate::host::{Fail, Host};
 use crate::mp::{self, Out};
+use crate::pipeline::{self, Lanes};
+use batch::{Batch, Ctx, Item, Meta};
 
 pub(crate) const AFTER_HELP: &str = "\
 Exit status: 0 success, 1 an error in a capture (every message is still shown), 2 usage error.";
@@ -57,6 +62,10 @@ pub struct CaptureArgs {
     /// are shown as Godot 4's text).
     #[arg(long, value_enum, default_value_t = ValueDialect::Auto)]
     dialect: ValueDialect,
+    /// Threads that format the lines while this one reads the capture (1: this one does both;
+    /// the output is the same). Default: one per core, at most 8.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: Option<u16>,
     /// Capture files, pcap or pcapng ('-': standard input). `capture decode FILE` is the same
     /// as `capture FILE`.
     #[arg(required = true)]
@@ -141,10 +150,14 @@ struct FlowStats {
     commands: BTreeMap<String, Count>,
 }
 
-/// Output is written in blocks of about this many bytes.
-const BLOCK: usize = 1 << 20;
+/// The most formatting threads by default.
+const MAX_THREADS: usize = 8;
 
-/// A hasher for the shower's keys: flow numbers (which the capture reader gives in order, not
+/// The most batches in flight (sent and not written yet) per formatting thread: what bounds the
+/// memory the threads add (a batch holds about 256 KiB of messages and their lines).
+const IN_FLIGHT: usize = 2;
+
+/// A hasher for the reader's keys: flow numbers (which the capture reader gives in order, not
 /// the capture's bytes), peer ids and cache ids, mixed by multiplication.
 #[derive(Default)]
 struct FlowHasher(u64);
@@ -189,10 +202,11 @@ struct Side {
     heads: Vec<(Head, String)>,
 }
 
-struct Shower<'a> {
+/// The reading thread's state: what the capture said so far, in capture order, and the
+/// statistics.
+struct Reader<'a> {
     a: &'a CaptureArgs,
-    opts: PacketOptions,
-    schema: StaticSchema,
+    cx: &'a Ctx,
     /// Per flow and direction (whether the client sends).
     sides: FlowMap<(FlowId, bool), Side>,
     /// Godot 3: (flow, receiving side, sender, cache id) -> path.
@@ -200,8 +214,6 @@ struct Shower<'a> {
     stats: BTreeMap<FlowId, FlowStats>,
     types: BTreeMap<&'static str, u64>,
     errors: u64,
-    /// The output not written yet: whole lines, written out in blocks of [`BLOCK`].
-    buf: String,
 }
 
 /// What the text between a line's time and its body shows.
@@ -229,24 +241,6 @@ fn head_text(ev: &Event<'_>) -> String {
         }
     }
     l
-}
-
-/// `prefix` and `HH:MM:SS.micros` (UTC), as [`Timestamp`]'s `Display` writes it, without its
-/// formatting machinery.
-fn push_time(l: &mut String, prefix: &str, t: gdvariant_multiplayer::capture::Timestamp) {
-    l.push_str(prefix);
-    let day = t.secs() % 86400;
-    let mut text = *b"00:00:00.000000";
-    for (at, n) in [(0, day / 3600), (3, day / 60 % 60), (6, day % 60)] {
-        text[at] += (n / 10) as u8;
-        text[at + 1] += (n % 10) as u8;
-    }
-    let mut micros = t.nanos() / 1000;
-    for d in text[9..].iter_mut().rev() {
-        *d += (micros % 10) as u8;
-        micros /= 10;
-    }
-    l.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// Runs `gdvariant capture`; returns the exit status.
@@ -284,56 +278,34 @@ pub fn run(
     for (port, t) in &a.decode_as {
         config = config.decode_as(*port, *t);
     }
-    let files = a.files.clone();
-    let mut s = Shower {
-        a: &a,
+    let cx = Ctx {
+        json: a.format == CaptureFormat::Json,
+        stats: a.stats,
+        allow_objects: a.allow_objects,
         opts,
         schema,
+    };
+    let workers = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+        usize::from,
+    );
+    let mut r = Reader {
+        a: &a,
+        cx: &cx,
         sides: FlowMap::default(),
         paths3: FlowMap::default(),
         stats: BTreeMap::new(),
         types: BTreeMap::new(),
         errors: 0,
-        buf: String::with_capacity(BLOCK + (BLOCK >> 2)),
     };
-    let mut bad = 0;
-    for file in &files {
-        let reader = match host.open(file) {
-            Ok(r) => r,
-            Err(e) => {
-                writeln!(err, "{file}: error: {e}")?;
-                bad += 1;
-                continue;
-            }
-        };
-        let mut capture = match CaptureReader::with_config(reader, config.clone()) {
-            Ok(c) => c,
-            Err(e) => {
-                writeln!(err, "{file}: error: {e}")?;
-                bad += 1;
-                continue;
-            }
-        };
-        s.sides.clear();
-        s.paths3.clear();
-        let prefix = if files.len() > 1 {
-            format!("{file}: ")
-        } else {
-            String::new()
-        };
-        while let Some(ev) = capture.next_event() {
-            s.event(&ev, &prefix);
-            if s.buf.len() >= BLOCK {
-                out.write_all(s.buf.as_bytes())?;
-                s.buf.clear();
-            }
-        }
-    }
-    out.write_all(s.buf.as_bytes())?;
+    let work = |b: &mut Batch| batch::format(&cx, b);
+    let bad = pipeline::run(workers, IN_FLIGHT * workers + 1, &work, |lanes| {
+        r.read(&config, host, lanes, out, err)
+    })?;
     if a.stats {
-        s.summary(out)?;
+        r.summary(out)?;
     }
-    Ok(i32::from(bad > 0 || s.errors > 0))
+    Ok(i32::from(bad || r.errors > 0))
 }
 
 fn peer(p: Option<i32>) -> String {
@@ -362,49 +334,99 @@ fn kind3(bytes: &[u8]) -> Option<Kind> {
     })
 }
 
-fn control_text(c: &Control) -> String {
-    match c {
-        Control::Recognized(_) => "new flow".into(),
-        Control::Unrecognized => "not a Godot transport: its bytes are not shown".into(),
-        Control::Handshake { status: None } => "WebSocket upgrade request".into(),
-        Control::Handshake { status: Some(s) } => format!("WebSocket upgrade response {s}"),
-        Control::PeerId(id) => format!("PEER_ID {id}"),
-        Control::Godot3Sys { sys, peer } => format!("{} {peer}", sys.name()),
-        Control::Close { code: Some(c) } => format!("CLOSE {c}"),
-        Control::Close { code: None } => "CLOSE".into(),
-        Control::EnetConnect {
-            peer,
-            channels,
-            mtu,
-        } => format!(
-            "CONNECT peer {} channels {channels} mtu {mtu}",
-            peer.map_or_else(|| "none".to_string(), |p| p.to_string())
-        ),
-        Control::EnetVerifyConnect { channels, mtu } => {
-            format!("VERIFY_CONNECT channels {channels} mtu {mtu}")
-        }
-        Control::EnetDisconnect { data } => format!("DISCONNECT data {data}"),
-        Control::Config3(c) => match c {
-            gdvariant_multiplayer::enet::godot::Config3::AddPeer(id) => format!("ADD_PEER {id}"),
-            gdvariant_multiplayer::enet::godot::Config3::RemovePeer(id) => {
-                format!("REMOVE_PEER {id}")
+impl Reader<'_> {
+    /// Reads every file, sends its messages on in batches and writes their lines as they come
+    /// back, in order; returns whether a file could not be read.
+    fn read(
+        &mut self,
+        config: &Config,
+        host: &mut dyn Host,
+        lanes: &mut Lanes<'_, Batch>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<bool, Fail> {
+        let files = &self.a.files;
+        let mut bad = false;
+        let mut free = Vec::new();
+        let mut batch = Batch::default();
+        for file in files {
+            let reader = match host.open(file) {
+                Ok(r) => r,
+                Err(e) => {
+                    writeln!(err, "{file}: error: {e}")?;
+                    bad = true;
+                    continue;
+                }
+            };
+            let mut capture = match CaptureReader::with_config(reader, config.clone()) {
+                Ok(c) => c,
+                Err(e) => {
+                    writeln!(err, "{file}: error: {e}")?;
+                    bad = true;
+                    continue;
+                }
+            };
+            self.sides.clear();
+            self.paths3.clear();
+            batch.prefix.clear();
+            if files.len() > 1 {
+                let _ = write!(batch.prefix, "{file}: ");
             }
-            gdvariant_multiplayer::enet::godot::Config3::Other { msg, id } => {
-                format!("config message {msg} id {id}")
+            while let Some(ev) = capture.next_event() {
+                self.event(&ev, &mut batch);
+                if batch.full() {
+                    self.send(&mut batch, &mut free, lanes, out)?;
+                }
             }
-        },
-        Control::Gap { at, len } => {
-            format!("GAP {len} bytes missing from stream offset {at}")
+            // A batch holds one file's lines (their prefix).
+            if !batch.items.is_empty() {
+                self.send(&mut batch, &mut free, lanes, out)?;
+            }
         }
-        Control::End { reset: true } => "connection reset".into(),
-        Control::End { reset: false } => "connection closed".into(),
+        while let Some(b) = lanes.done(true)? {
+            self.take(b, out)?;
+        }
+        Ok(bad)
     }
-}
 
-impl Shower<'_> {
-    /// Appends the line of `ev` to the output (or counts it).
-    fn event(&mut self, ev: &Event<'_>, prefix: &str) {
-        let json = self.a.format == CaptureFormat::Json;
+    /// Sends `batch` on (a new one in its place) and writes what came back.
+    fn send(
+        &mut self,
+        batch: &mut Batch,
+        free: &mut Vec<Batch>,
+        lanes: &mut Lanes<'_, Batch>,
+        out: &mut dyn Write,
+    ) -> Result<(), Fail> {
+        let mut next = free.pop().unwrap_or_default();
+        next.prefix.clone_from(&batch.prefix);
+        lanes.send(std::mem::replace(batch, next))?;
+        while let Some(b) = lanes.done(false)? {
+            free.push(self.take(b, out)?);
+        }
+        Ok(())
+    }
+
+    /// Writes a formatted batch's lines and counts them; returns it emptied.
+    fn take(&mut self, mut b: Batch, out: &mut dyn Write) -> Result<Batch, Fail> {
+        out.write_all(b.out.as_bytes())?;
+        self.errors += b.errors;
+        for (k, n) in &b.types {
+            *self.types.entry(k).or_default() += n;
+        }
+        if self.a.stats {
+            for (item, name) in b.items.iter().filter(|i| i.shown).zip(&b.names) {
+                self.count(item, name);
+            }
+        }
+        b.clear();
+        Ok(b)
+    }
+
+    /// Adds the message of `ev` to `b` (if it is shown, or if it is a packet: every packet is
+    /// read, shown or not, for the session's path cache and the errors), with what its line
+    /// needs from the capture's state.
+    fn event(&mut self, ev: &Event<'_>, b: &mut Batch) {
+        let a = self.a;
         let kind = match &ev.body {
             Body::Value { .. } => Some(Kind::Value),
             Body::Packet { bytes, dialect } => match dialect {
@@ -417,81 +439,129 @@ impl Shower<'_> {
         if matches!(ev.body, Body::Error(_)) {
             self.errors += 1;
         }
-        let shown = (self.a.flow.is_empty() || self.a.flow.contains(&ev.flow))
-            && (self.a.peer.is_empty()
-                || self
-                    .a
-                    .peer
+        let shown = (a.flow.is_empty() || a.flow.contains(&ev.flow))
+            && (a.peer.is_empty()
+                || a.peer
                     .iter()
                     .any(|p| ev.from_peer == Some(*p) || ev.to_peer == Some(*p)))
-            && (self.a.command.is_empty() || kind.is_some_and(|k| self.a.command.contains(&k)));
-        // Every packet is read, shown or not: it keeps the session's path cache up to date.
+            && (a.command.is_empty() || kind.is_some_and(|k| a.command.contains(&k)));
         if !shown && !matches!(ev.body, Body::Packet { .. }) {
             return;
         }
-        // The line is written in place; what is not shown is cut off again.
-        let mut buf = std::mem::take(&mut self.buf);
-        let line = buf.len();
-        if !shown || self.a.stats {
-            let name = self.render(ev, json, &mut buf);
-            buf.truncate(line);
-            if shown {
-                self.count(ev, &name);
-            }
-        } else if json {
-            self.json_head(ev, &mut buf);
-            buf.push(',');
-            self.render(ev, json, &mut buf);
-            buf.push_str("}\n");
+        let meta = Meta::of(ev);
+        let head = if shown && !self.cx.stats && !self.cx.json && ev.flow != 0 {
+            self.push_head(ev, &mut b.text)
         } else {
-            push_time(&mut buf, prefix, ev.time);
-            if ev.flow != 0 {
-                self.push_head(ev, &mut buf);
+            0..0
+        };
+        let body = match &ev.body {
+            Body::Value { bytes, dialect } => batch::Body::Value {
+                bytes: b.push_bytes(bytes),
+                dialect: *dialect,
+            },
+            Body::Packet {
+                bytes,
+                dialect: Dialect::Godot4,
+            } => self.packet4(ev, &meta, bytes, b),
+            Body::Packet {
+                bytes,
+                dialect: Dialect::Godot3,
+            } => {
+                let path = self.path3(ev, &meta, bytes).map(|p| b.push_text(p));
+                batch::Body::Packet3 {
+                    bytes: b.push_bytes(bytes),
+                    path,
+                }
             }
-            buf.push(' ');
-            let body = buf.len();
-            self.render(ev, json, &mut buf);
-            let kept = buf[body..].trim_end().len();
-            buf.truncate(body + kept);
-            buf.push('\n');
+            Body::Control(c) => {
+                if let Control::End { .. } = c {
+                    self.sides.remove(&(ev.flow, false));
+                    self.sides.remove(&(ev.flow, true));
+                }
+                batch::Body::Control(*c)
+            }
+            Body::Error(e) => batch::Body::Error(e.clone()),
+        };
+        if !shown {
+            if let batch::Body::Shown { text, .. } = &body {
+                b.text.truncate(text.start);
+                return;
+            }
         }
-        self.buf = buf;
+        b.items.push(Item {
+            meta,
+            shown,
+            head,
+            body,
+        });
+    }
+    /// A Godot 4 packet: read here, for the session (in capture order); its text is formatted
+    /// here when it reads the session (spawns, syncs, relays), else later with its call's path.
+    fn packet4(&mut self, ev: &Event<'_>, meta: &Meta, bytes: &[u8], b: &mut Batch) -> batch::Body {
+        let from = meta.from();
+        let session = &mut self
+            .sides
+            .entry((ev.flow, ev.from_client))
+            .or_default()
+            .session;
+        let p = match gdvariant_multiplayer::parse_with(bytes, &self.cx.opts) {
+            Ok(p) => p,
+            // Formatted later, the same error.
+            Err(_) => {
+                return batch::Body::Packet4 {
+                    bytes: b.push_bytes(bytes),
+                    path: None,
+                }
+            }
+        };
+        session.observe(from, &p);
+        let path = match &p {
+            Packet::RemoteCall(c) => match c.node() {
+                NodeTarget::Id(id) => session.path(from, id),
+                NodeTarget::Path(_) => None,
+            },
+            Packet::Spawn(_) | Packet::Sync(_) | Packet::Delta(_) => {
+                return shown4(self.cx, session, &mut self.errors, &p, from, bytes.len(), b);
+            }
+            Packet::Sys(s) if s.kind() == SysKind::Relay => {
+                return shown4(self.cx, session, &mut self.errors, &p, from, bytes.len(), b);
+            }
+            _ => None,
+        };
+        let path = path.map(|p| b.push_text(p));
+        batch::Body::Packet4 {
+            bytes: b.push_bytes(bytes),
+            path,
+        }
     }
 
-    /// The JSON line's fields before its body's.
-    fn json_head(&self, ev: &Event<'_>, l: &mut String) {
-        let _ = write!(
-            l,
-            "{{\"time\":\"{}.{:09}\",\"record\":{},\"flow\":{},\"src\":\"{}\",\"dst\":\"{}\"",
-            ev.time.secs(),
-            ev.time.nanos(),
-            ev.record,
-            ev.flow,
-            ev.src,
-            ev.dst
-        );
-        if let Some(p) = ev.from_peer {
-            let _ = write!(l, ",\"from_peer\":{p}");
-        }
-        if let Some(p) = ev.to_peer {
-            let _ = write!(l, ",\"to_peer\":{p}");
-        }
-        if let Some(t) = ev.transport {
-            let _ = write!(l, ",\"transport\":\"{t}\"");
-        }
-        if let Some(c) = ev.channel {
-            let _ = write!(
-                l,
-                ",\"channel\":{},\"transfer_channel\":{},\"mode\":\"{}\"",
-                c.enet,
-                c.transfer,
-                c.mode.name()
-            );
+    /// Godot 3: the path of a packet's node id (the cache as it is now, in capture order); keeps
+    /// the paths a valid `SIMPLIFY_PATH` gives.
+    fn path3(&mut self, ev: &Event<'_>, meta: &Meta, bytes: &[u8]) -> Option<&str> {
+        let p = godot3::parse_with(bytes, &self.cx.opts).ok()?;
+        let key = |id| (ev.flow, !ev.from_client, meta.from(), id);
+        let node = match &p {
+            godot3::Packet::RemoteCall(c) => c.node(),
+            godot3::Packet::RemoteSet(r) => r.node(),
+            godot3::Packet::SimplifyPath(sp) => {
+                if p.validate().is_ok() {
+                    let path = sp.path().to_string_lossy().into_owned();
+                    self.paths3.insert(key(sp.id()), path);
+                }
+                return None;
+            }
+            _ => return None,
+        };
+        match node {
+            NodeTarget::Id(id) => self.paths3.get(&key(id)).map(String::as_str),
+            NodeTarget::Path(_) => None,
         }
     }
 
-    /// Appends the text between the line's time and its body (kept per flow and direction).
-    fn push_head(&mut self, ev: &Event<'_>, l: &mut String) {
+    /// Appends the text between the line's time and its body (kept per flow and direction) to
+    /// `text`; returns where.
+    fn push_head(&mut self, ev: &Event<'_>, text: &mut String) -> std::ops::Range<usize> {
+        let at = text.len();
         let key = Head {
             from_peer: ev.from_peer,
             to_peer: ev.to_peer,
@@ -504,200 +574,37 @@ impl Shower<'_> {
             .or_default()
             .heads;
         match cached.iter().find(|(k, _)| *k == key) {
-            Some((_, text)) => l.push_str(text),
+            Some((_, head)) => text.push_str(head),
             None => {
-                let text = head_text(ev);
-                l.push_str(&text);
+                let head = head_text(ev);
+                text.push_str(&head);
                 if cached.len() >= 16 {
                     cached.remove(0);
                 }
-                cached.push((key, text));
+                cached.push((key, head));
             }
         }
+        at..text.len()
     }
 
-    /// Appends the body of `ev` to `s` (text, or JSON fields); returns its name for the
-    /// statistics.
-    fn render(&mut self, ev: &Event<'_>, json: bool, s: &mut String) -> Cow<'static, str> {
-        let start = s.len();
-        match &ev.body {
-            Body::Value { bytes, dialect } => {
-                let o = ReadOptions::new()
-                    .with_dialect(*dialect)
-                    .with_full_objects(self.a.allow_objects);
-                if json {
-                    let _ = write!(
-                        s,
-                        "\"dialect\":{},\"value\":",
-                        if *dialect == Dialect::Godot3 { 3 } else { 4 }
-                    );
-                }
-                let r = gdvariant::parse_with(bytes, &o).and_then(|v| {
-                    let used = v.raw()?.len();
-                    if used != bytes.len() {
-                        return Err(gdvariant::Error::new(
-                            gdvariant::ErrorKind::TrailingBytesInFrame {
-                                extra: bytes.len() - used,
-                            },
-                            used,
-                        ));
-                    }
-                    if json {
-                        s.push_str(&gdvariant::json::to_string(&v)?);
-                    } else {
-                        let at = s.len();
-                        let _ = gdvariant::text::to_fmt(&v, &mut *s)?;
-                        if s[at..].contains('\n') {
-                            let tail = s.split_off(at);
-                            s.push_str(&tail.replace('\n', " "));
-                        }
-                    }
-                    Ok(v.ty())
-                });
-                match r {
-                    Ok(ty) => {
-                        *self.types.entry(type_name(ty)).or_default() += 1;
-                        Cow::Borrowed(type_name(ty))
-                    }
-                    Err(e) => {
-                        self.errors += 1;
-                        s.truncate(start);
-                        self.error(s, json, &format!("value: {e}"));
-                        "error".into()
-                    }
-                }
-            }
-            Body::Packet { bytes, dialect } => {
-                let from = ev.from_peer.unwrap_or(if ev.from_client { -1 } else { -2 });
-                let res = match dialect {
-                    Dialect::Godot4 => {
-                        let side = self.sides.entry((ev.flow, ev.from_client)).or_default();
-                        let session = &mut side.session;
-                        match gdvariant_multiplayer::parse_with(bytes, &self.opts) {
-                            Ok(p) => {
-                                session.observe(from, &p);
-                                let name = p.name();
-                                let mut o = Out::new(s, json);
-                                if !json {
-                                    o = o.inline();
-                                }
-                                mp::show4(&p, from, session, &self.schema, &mut o)
-                                    .map(|()| Cow::Borrowed(name))
-                            }
-                            Err(e) => Err(e),
-                        }
-                    }
-                    Dialect::Godot3 => self
-                        .show3(ev.flow, !ev.from_client, bytes, from, json, s)
-                        .map(Cow::Borrowed),
-                };
-                match res {
-                    Ok(name) => name,
-                    Err(e) => {
-                        self.errors += 1;
-                        s.truncate(start);
-                        self.error(s, json, &format!("packet: {e}"));
-                        "error".into()
-                    }
-                }
-            }
-            Body::Control(c) => {
-                if let Control::End { .. } = c {
-                    self.sides.remove(&(ev.flow, false));
-                    self.sides.remove(&(ev.flow, true));
-                }
-                let text = control_text(c);
-                if json {
-                    let _ = write!(s, "\"event\":{}", mp::jstr(&text));
-                } else {
-                    s.push_str(&text);
-                }
-                text.split(' ').next().unwrap_or("").to_string().into()
-            }
-            Body::Error(e) => {
-                self.error(s, json, &e.to_string());
-                "error".into()
-            }
-        }
-    }
-
-    fn error(&self, s: &mut String, json: bool, what: &str) {
-        if json {
-            let _ = write!(s, "\"error\":{}", mp::jstr(what));
-        } else {
-            let _ = write!(s, "error: {what}");
-        }
-    }
-
-    fn show3(
-        &mut self,
-        flow: FlowId,
-        side: bool,
-        bytes: &[u8],
-        from: i32,
-        json: bool,
-        s: &mut String,
-    ) -> Result<&'static str, gdvariant::Error> {
-        let p = godot3::parse_with(bytes, &self.opts)?;
-        // A call's arguments are checked as they are shown (see `mp::show4`).
-        if !matches!(p, godot3::Packet::RemoteCall(_)) {
-            p.validate()?;
-        }
-        let mut o = Out::new(s, json);
-        if !json {
-            o = o.inline();
-        }
-        let name = p.command().name();
-        o.cmd(name);
-        let path = |n: gdvariant_multiplayer::NodeTarget<'_>| match n {
-            gdvariant_multiplayer::NodeTarget::Id(id) => {
-                self.paths3.get(&(flow, side, from, id)).cloned()
-            }
-            gdvariant_multiplayer::NodeTarget::Path(_) => None,
-        };
-        match p {
-            godot3::Packet::RemoteCall(c) => {
-                mp::node(&mut o, c.node(), path(c.node()).as_deref());
-                o.field_str("method", &c.method().to_string_lossy());
-                mp::values(&mut o, "args", c.args().checked(), &[])?;
-            }
-            godot3::Packet::RemoteSet(r) => {
-                mp::node(&mut o, r.node(), path(r.node()).as_deref());
-                o.field_str("property", &r.property().to_string_lossy());
-                o.single("value", &r.value()?)?;
-            }
-            godot3::Packet::SimplifyPath(sp) => {
-                o.field_num("id", sp.id());
-                let p = sp.path().to_string_lossy().into_owned();
-                o.field_str("path", &p);
-                self.paths3.insert((flow, side, from, sp.id()), p);
-            }
-            godot3::Packet::ConfirmPath(c) => o.field_str("path", &c.path().to_string_lossy()),
-            godot3::Packet::Raw(r) => o.field_bytes("payload", r.payload()),
-        }
-        o.end();
-        Ok(name)
-    }
-
-    fn count(&mut self, ev: &Event<'_>, name: &str) {
-        let len = match &ev.body {
-            Body::Value { bytes, .. } | Body::Packet { bytes, .. } => bytes.len() as u64,
-            _ => 0,
-        };
-        let f = self.stats.entry(ev.flow).or_default();
+    /// Counts a shown message for `--stats`.
+    fn count(&mut self, item: &Item, name: &str) {
+        let m = &item.meta;
+        let len = item.len() as u64;
+        let f = self.stats.entry(m.flow).or_default();
         if f.label.is_empty() {
-            let (c, s) = if ev.from_client {
-                (ev.src, ev.dst)
+            let (c, s) = if m.from_client {
+                (m.src, m.dst)
             } else {
-                (ev.dst, ev.src)
+                (m.dst, m.src)
             };
             f.label = format!("{c} ↔ {s}");
         }
-        f.transport = f.transport.or(ev.transport);
-        let (ci, si) = if ev.from_client { (0, 1) } else { (1, 0) };
-        f.peers[ci] = f.peers[ci].or(ev.from_peer);
-        f.peers[si] = f.peers[si].or(ev.to_peer.filter(|p| *p > 0));
-        if matches!(ev.body, Body::Control(_)) {
+        f.transport = f.transport.or(m.transport);
+        let (ci, si) = if m.from_client { (0, 1) } else { (1, 0) };
+        f.peers[ci] = f.peers[ci].or(m.from_peer);
+        f.peers[si] = f.peers[si].or(m.to_peer.filter(|p| *p > 0));
+        if matches!(item.body, batch::Body::Control(_)) {
             return;
         }
         f.total.messages += 1;
@@ -792,6 +699,34 @@ impl Shower<'_> {
     }
 }
 
-fn type_name(t: VariantType) -> &'static str {
-    t.name()
+/// A Godot 4 packet whose text reads the session (spawns, syncs, relays), formatted as it is
+/// read: its text in `b`, or its error (counted in `errors`).
+fn shown4(
+    cx: &Ctx,
+    session: &Session,
+    errors: &mut u64,
+    p: &Packet<'_>,
+    from: i32,
+    len: usize,
+    b: &mut Batch,
+) -> batch::Body {
+    let start = b.text.len();
+    let mut o = Out::new(&mut b.text, cx.json);
+    if !cx.json {
+        o = o.inline();
+    }
+    let name = match mp::show4(p, from, session, &cx.schema, &mut o) {
+        Ok(()) => p.name(),
+        Err(e) => {
+            *errors += 1;
+            b.text.truncate(start);
+            batch::error(&mut b.text, cx.json, &format!("packet: {e}"));
+            "error"
+        }
+    };
+    batch::Body::Shown {
+        text: start..b.text.len(),
+        name,
+        len,
+    }
 }

@@ -8,6 +8,7 @@ mod host;
 mod mp;
 mod out;
 mod path;
+mod pipeline;
 #[cfg(all(test, feature = "__count-reads"))]
 mod scaling;
 mod sink;

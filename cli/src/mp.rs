@@ -8,7 +8,8 @@ use gdvariant::framing::{raw_frames, Endian, FrameOptions};
 use gdvariant::Error;
 use gdvariant_multiplayer::{
     self, delta_properties, godot3, spawn_properties, sync_properties, NodeTarget, Packet,
-    PacketOptions, Property, Protocol, Schema, Session, StaticSchema, SysKind, ValueRef,
+    PacketOptions, Property, Protocol, RemoteCall, Schema, Session, StaticSchema, SysKind,
+    ValueRef,
 };
 
 use crate::host::{Fail, Host};
@@ -319,43 +320,18 @@ pub(crate) fn show4(
     schema: &StaticSchema,
     o: &mut Out<'_>,
 ) -> Result<(), Error> {
-    // An RPC's arguments are checked as they are shown (`checked`: the same error at the same
-    // place as `validate`'s, and the caller drops what was shown of a packet that fails), which
-    // spares most packets a second walk of their values; other packets are checked first.
-    if !matches!(p, Packet::RemoteCall(_)) {
-        p.validate()?;
+    if let Packet::RemoteCall(c) = p {
+        // As `Session::node_path`, borrowing the session's path.
+        let path = match c.node() {
+            NodeTarget::Path(_) => None,
+            NodeTarget::Id(id) => session.path(from, id),
+        };
+        return show_call4(c, path, schema, o);
     }
+    p.validate()?;
     o.cmd(p.name());
     match p {
-        Packet::RemoteCall(c) => {
-            // As `Session::node_path` and `Session::method_name`, borrowing the session's path.
-            let path = match c.node() {
-                NodeTarget::Path(p) => Some(p.to_string_lossy()),
-                NodeTarget::Id(id) => session.path(from, id).map(Cow::Borrowed),
-            };
-            node(o, c.node(), path.as_deref());
-            o.field_num("method", c.method());
-            let name = path
-                .as_deref()
-                .and_then(|p| schema.rpc_methods(p))
-                .and_then(|m| m.name(c.method()));
-            if let Some(name) = name {
-                o.field_str("name", name);
-            }
-            let width = match c.node_id_width() {
-                1 => None,
-                2 => Some(Cow::Borrowed("node id 16 bits")),
-                4 => Some(Cow::Borrowed("node id 32 bits")),
-                w => Some(Cow::Owned(format!("node id {} bits", 8 * w))),
-            };
-            let flags = [
-                width,
-                (c.method_id_width() == 2).then_some(Cow::Borrowed("method id 16 bits")),
-                c.is_byte_only().then_some(Cow::Borrowed("byte-only")),
-            ];
-            o.flags(&flags);
-            values(o, "args", c.args().checked(), &[])?;
-        }
+        Packet::RemoteCall(_) => {}
         Packet::SimplifyPath(s) => {
             o.field_num("id", s.id());
             o.field_str("path", &s.path().to_string_lossy());
@@ -444,6 +420,48 @@ pub(crate) fn show4(
             }
         },
     }
+    o.end();
+    Ok(())
+}
+
+/// Shows a Godot 4 `REMOTE_CALL`; `cached` is the path of its node id in the sender's cache
+/// (`gdvariant capture` looks it up as it reads, in capture order).
+pub(crate) fn show_call4(
+    c: &RemoteCall<'_>,
+    cached: Option<&str>,
+    schema: &StaticSchema,
+    o: &mut Out<'_>,
+) -> Result<(), Error> {
+    // The arguments are checked as they are shown (`checked`: the same error at the same place
+    // as `validate`'s, and the caller drops what was shown of a packet that fails), which spares
+    // most packets a second walk of their values; other packets are checked first.
+    o.cmd("REMOTE_CALL");
+    let path = match c.node() {
+        NodeTarget::Path(p) => Some(p.to_string_lossy()),
+        NodeTarget::Id(_) => cached.map(Cow::Borrowed),
+    };
+    node(o, c.node(), path.as_deref());
+    o.field_num("method", c.method());
+    let name = path
+        .as_deref()
+        .and_then(|p| schema.rpc_methods(p))
+        .and_then(|m| m.name(c.method()));
+    if let Some(name) = name {
+        o.field_str("name", name);
+    }
+    let width = match c.node_id_width() {
+        1 => None,
+        2 => Some(Cow::Borrowed("node id 16 bits")),
+        4 => Some(Cow::Borrowed("node id 32 bits")),
+        w => Some(Cow::Owned(format!("node id {} bits", 8 * w))),
+    };
+    let flags = [
+        width,
+        (c.method_id_width() == 2).then_some(Cow::Borrowed("method id 16 bits")),
+        c.is_byte_only().then_some(Cow::Borrowed("byte-only")),
+    ];
+    o.flags(&flags);
+    values(o, "args", c.args().checked(), &[])?;
     o.end();
     Ok(())
 }

@@ -1038,3 +1038,52 @@ fn record_values(n: u32, scratch: &std::path::Path) {
     )
     .unwrap();
 }
+
+/// Lines are formatted by several threads and written in capture order: `--threads 1` (the
+/// reading thread formats them too), the default (one thread per core) and other counts give
+/// the same bytes and status, in every form, on every committed capture and on all of them at
+/// once (lines with their file's name, across many batches).
+#[test]
+fn every_thread_count_gives_the_same_output() {
+    let mut names: Vec<String> = std::fs::read_dir(capture(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".pcap"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    let mut inputs: Vec<Vec<String>> = names.iter().map(|n| vec![capture(n)]).collect();
+    inputs.push(names.iter().map(|n| capture(n)).collect());
+    let forms: [&[&str]; 5] = [
+        &[],
+        &["--format", "json"],
+        &["--stats"],
+        &["--stats", "--format", "json"],
+        &["--command", "rpc", "--peer", "1"],
+    ];
+    for files in &inputs {
+        for form in forms {
+            let args = |threads: Option<&str>| {
+                let mut v = vec!["capture".to_string()];
+                if let Some(t) = threads {
+                    v.extend(["--threads".to_string(), t.to_string()]);
+                }
+                v.extend(form.iter().map(|s| s.to_string()));
+                v.extend(files.iter().cloned());
+                v
+            };
+            let one = Command::new(BIN).args(args(Some("1"))).output().unwrap();
+            if !form.contains(&"--command") {
+                assert!(!one.stdout.is_empty(), "{:?}", args(Some("1")));
+            }
+            for threads in [None, Some("2"), Some("3"), Some("8")] {
+                let o = Command::new(BIN).args(args(threads)).output().unwrap();
+                assert!(
+                    o.stdout == one.stdout && o.status.code() == one.status.code(),
+                    "{:?} differs from --threads 1",
+                    args(threads)
+                );
+            }
+        }
+    }
+}
