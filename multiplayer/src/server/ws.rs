@@ -6,11 +6,9 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
@@ -27,7 +25,7 @@ impl Server {
     /// Godot 3 `WebSocketClient` with `NetworkedMultiplayerPeer`, as the core's flavor says);
     /// returns the bound address. The server picks each client's id.
     pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
-        self.listen_tcp(addr, connection::<QuickAck>).await
+        self.listen_tcp(addr, connection::<TcpStream>).await
     }
 
     /// Listens for `wss://` clients at `addr` (feature `server-wss`), as
@@ -55,15 +53,20 @@ impl Server {
         .await
     }
 
-    /// Accepts TCP connections at `addr`, tuned ([`tune_tcp`]), each served by `serve` on a task
-    /// of its own; the bound address.
+    /// Accepts TCP connections at `addr` (`TCP_NODELAY`: an answer leaves at once), each served
+    /// by `serve` on a task of its own; the bound address.
+    ///
+    /// No `TCP_QUICKACK` ([`quickack`]) here: Godot's WebSocket clients (3 and 4) set
+    /// `TCP_NODELAY` on their side, so no message of theirs waits for our ACK (the `put_var`
+    /// stall is a `StreamPeerTCP` one), and a quick ACK costs a syscall and an ACK segment of its
+    /// own for every message the server reads (the ACK otherwise rides on the answer).
     async fn listen_tcp<F, Fut>(
         &mut self,
         addr: SocketAddr,
         serve: F,
     ) -> Result<SocketAddr, ServerError>
     where
-        F: Fn(QuickAck, Flavor, Events, PeerIds) -> Fut + Send + 'static,
+        F: Fn(TcpStream, Flavor, Events, PeerIds) -> Fut + Send + 'static,
         Fut: core::future::Future<Output = ()> + Send + 'static,
     {
         let listener = TcpListener::bind(addr).await?;
@@ -75,8 +78,8 @@ impl Server {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
-                let _ = tune_tcp(&stream);
-                tokio::spawn(serve(QuickAck(stream), flavor, events.clone(), ids.clone()));
+                let _ = stream.set_nodelay(true);
+                tokio::spawn(serve(stream, flavor, events.clone(), ids.clone()));
             }
         }));
         Ok(local)
@@ -128,10 +131,10 @@ mod tls {
 /// Tunes an accepted TCP socket for small request/answer messages: `TCP_NODELAY` (our answers
 /// leave at once) and `TCP_QUICKACK` (what arrived is acknowledged at once, on Linux; a no-op
 /// elsewhere). Quick ACK is not sticky: the kernel goes back to delayed ACKs after it sends data
-/// (and on its own after a while), so call [`quickack`] after each read and each write, as this
-/// server's WebSocket transport does.
+/// (and on its own after a while), so call [`quickack`] after each read and each write.
 ///
-/// Why: a Godot client that writes a message in two `send`s (`StreamPeerTCP.put_var` writes the
+/// For a server of `StreamPeerTCP` clients (`put_var`): the WebSocket transport does not need it
+/// (Godot's WebSocket clients set `TCP_NODELAY` themselves). Why: a Godot client that writes a message in two `send`s (`StreamPeerTCP.put_var` writes the
 /// length, then the body) with Nagle's algorithm on (the default) holds the body until the length
 /// is acknowledged, and a delayed ACK keeps it ~40 ms: one message per 40 ms.
 pub fn tune_tcp(stream: &TcpStream) -> io::Result<()> {
@@ -149,63 +152,6 @@ pub fn quickack(stream: &TcpStream) -> io::Result<()> {
     {
         let _ = stream;
         Ok(())
-    }
-}
-
-/// A TCP stream that asks for a quick ACK after every read.
-struct QuickAck(TcpStream);
-
-impl AsyncRead for QuickAck {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.0).poll_read(cx, buf);
-        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-}
-
-impl AsyncWrite for QuickAck {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        b: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.0).poll_write(cx, b);
-        // Sending puts Linux back in delayed-ACK mode: out of it again.
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
     }
 }
 
