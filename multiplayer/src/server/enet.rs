@@ -14,7 +14,7 @@ use rusty_enet as enet;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
+use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, Sink, TransportEvent};
 use super::types::{Flavor, Outgoing, PeerId, ServerError, TransferMode};
 use crate::enet::godot::{
     self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
@@ -140,6 +140,20 @@ impl Drop for Queued {
     }
 }
 
+/// The ENet task's commands, one queue for all its peers' links.
+#[derive(Debug)]
+struct Commands(mpsc::UnboundedSender<LinkCmd>);
+
+impl Sink for Commands {
+    fn push(&self, cmd: LinkCmd) -> bool {
+        let _ = self.0.send(cmd);
+        false
+    }
+
+    /// Nothing: the ENet task sends what it is handed as it wakes.
+    fn write(&self) {}
+}
+
 struct Slots {
     by_slot: HashMap<usize, PeerId>,
     by_id: HashMap<PeerId, (enet::PeerID, Arc<AtomicUsize>)>,
@@ -153,18 +167,20 @@ async fn run(
     ids: PeerIds,
 ) {
     let (tx, mut rx) = mpsc::unbounded_channel::<LinkCmd>();
+    let tx: Arc<dyn Sink> = Arc::new(Commands(tx));
     let mut slots = Slots {
         by_slot: HashMap::new(),
         by_id: HashMap::new(),
     };
     let mut out: Vec<TransportEvent> = Vec::new();
     loop {
-        // Everything ENet has for us (and its timers: resends, pings, timeouts).
-        loop {
-            match host.service() {
-                Ok(Some(ev)) => on_event(ev, flavor, &ids, &tx, &mut slots, &mut out),
-                Ok(None) => break,
-                Err(_) => break,
+        // What arrived (and ENet's timers: resends, pings, timeouts): one `service`, then what it
+        // queued, taken without another (each `service` that finds no queued event scans every
+        // peer slot of the host, 4095, twice).
+        if let Ok(Some(ev)) = host.service() {
+            on_event(ev, flavor, &ids, &tx, &mut slots, &mut out);
+            while let Some(ev) = host.check_events() {
+                on_event(ev, flavor, &ids, &tx, &mut slots, &mut out);
             }
         }
         for ev in out.drain(..) {
@@ -191,7 +207,7 @@ fn on_event(
     ev: enet::Event<'_, Socket>,
     flavor: Flavor,
     ids: &PeerIds,
-    tx: &mpsc::UnboundedSender<LinkCmd>,
+    tx: &Arc<dyn Sink>,
     slots: &mut Slots,
     out: &mut Vec<TransportEvent>,
 ) {
@@ -203,7 +219,7 @@ fn on_event(
                 peer.reset();
                 return;
             }
-            let link = Link::new(tx.clone());
+            let link = Link::new(tx.clone(), Arc::new(AtomicUsize::new(0)));
             slots.by_slot.insert(peer.id().0, id);
             slots.by_id.insert(id, (peer.id(), link.queued.clone()));
             out.push(TransportEvent::Connected { peer: id, link });
