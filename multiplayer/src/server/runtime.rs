@@ -136,7 +136,10 @@ impl PeerIds {
 
 /// The server: a [`ServerCore`] fed by its transports. Drive it with
 /// [`next_event`](Self::next_event), which sends what the core decides and returns what is for
-/// the application; call the sending methods between events. Dropping it stops the transports.
+/// the application; call the sending methods between events. What they queue is written once no
+/// event waits for the application (at once, or after it took the last event of the batch it
+/// answers: one write per peer for the batch); [`flush`](Self::flush) writes at once. Dropping it
+/// stops the transports.
 pub struct Server {
     core: ServerCore,
     events_tx: Events,
