@@ -174,13 +174,12 @@ async fn run(
     };
     let mut out: Vec<TransportEvent> = Vec::new();
     loop {
-        // What arrived (and ENet's timers: resends, pings, timeouts): one `service`, then what it
-        // queued, taken without another (each `service` that finds no queued event scans every
-        // peer slot of the host, 4095, twice).
-        if let Ok(Some(ev)) = host.service() {
-            on_event(ev, flavor, &ids, &tx, &mut slots, &mut out);
-            while let Some(ev) = host.check_events() {
-                on_event(ev, flavor, &ids, &tx, &mut slots, &mut out);
+        // Everything ENet has for us (and its timers: resends, pings, timeouts).
+        loop {
+            match host.service() {
+                Ok(Some(ev)) => on_event(ev, flavor, &ids, &tx, &mut slots, &mut out),
+                Ok(None) => break,
+                Err(_) => break,
             }
         }
         for ev in out.drain(..) {
