@@ -14,7 +14,7 @@ use rusty_enet as enet;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
+use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, Sink, TransportEvent};
 use super::types::{Flavor, Outgoing, PeerId, ServerError, TransferMode};
 use crate::enet::godot::{
     self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
@@ -140,6 +140,20 @@ impl Drop for Queued {
     }
 }
 
+/// The ENet task's commands, one queue for all its peers' links.
+#[derive(Debug)]
+struct Commands(mpsc::UnboundedSender<LinkCmd>);
+
+impl Sink for Commands {
+    fn push(&self, cmd: LinkCmd) -> bool {
+        let _ = self.0.send(cmd);
+        false
+    }
+
+    /// Nothing: the ENet task sends what it is handed as it wakes.
+    fn write(&self) {}
+}
+
 struct Slots {
     by_slot: HashMap<usize, PeerId>,
     by_id: HashMap<PeerId, (enet::PeerID, Arc<AtomicUsize>)>,
@@ -153,6 +167,7 @@ async fn run(
     ids: PeerIds,
 ) {
     let (tx, mut rx) = mpsc::unbounded_channel::<LinkCmd>();
+    let tx: Arc<dyn Sink> = Arc::new(Commands(tx));
     let mut slots = Slots {
         by_slot: HashMap::new(),
         by_id: HashMap::new(),
@@ -191,7 +206,7 @@ fn on_event(
     ev: enet::Event<'_, Socket>,
     flavor: Flavor,
     ids: &PeerIds,
-    tx: &mpsc::UnboundedSender<LinkCmd>,
+    tx: &Arc<dyn Sink>,
     slots: &mut Slots,
     out: &mut Vec<TransportEvent>,
 ) {
@@ -203,7 +218,7 @@ fn on_event(
                 peer.reset();
                 return;
             }
-            let link = Link::new(tx.clone());
+            let link = Link::new(tx.clone(), Arc::new(AtomicUsize::new(0)));
             slots.by_slot.insert(peer.id().0, id);
             slots.by_id.insert(id, (peer.id(), link.queued.clone()));
             out.push(TransportEvent::Connected { peer: id, link });

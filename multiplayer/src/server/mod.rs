@@ -43,6 +43,8 @@ mod schema;
 mod types;
 #[cfg(feature = "server-ws")]
 mod ws;
+#[cfg(feature = "server-ws")]
+mod ws_out;
 
 pub use self::core::{AuthStep, Authenticator, ServerConfig, ServerCore};
 pub use replication::Spawned;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::mpsc;
 
 use super::core::ServerCore;
 use super::types::{Action, Event, Outgoing, PeerId, ServerError, To, TransferMode};
@@ -41,32 +41,33 @@ pub(crate) enum LinkCmd {
     },
 }
 
+/// A peer's way out through its transport. The server pushes what it has for the peer; once no
+/// event waits for the application (it has taken the batch the sends answer), it has the sinks it
+/// pushed to [`write`](Self::write), so that a batch leaves in one write per peer.
+pub(crate) trait Sink: Send + Sync + core::fmt::Debug {
+    /// Takes a command for the peer; true when the sink was idle, and wants a `write` after it.
+    fn push(&self, cmd: LinkCmd) -> bool;
+    /// Writes what was pushed, or has the transport write it.
+    fn write(&self);
+}
+
 /// The way to a peer's transport, and what waits in it for the peer.
 #[derive(Clone, Debug)]
 pub(crate) struct Link {
-    pub(crate) tx: mpsc::UnboundedSender<LinkCmd>,
+    pub(crate) sink: Arc<dyn Sink>,
     /// Bytes handed to the transport for this peer that it has not written yet (WebSocket) or
     /// that ENet still holds (not yet sent, or reliable and not yet acknowledged).
     pub(crate) queued: Arc<AtomicUsize>,
-    /// Wakes a transport blocked writing to the peer, to drop it.
-    pub(crate) abort: Arc<Notify>,
 }
 
 impl Link {
-    /// A link over `tx` with nothing queued.
-    pub(crate) fn new(tx: mpsc::UnboundedSender<LinkCmd>) -> Link {
-        Link {
-            tx,
-            queued: Arc::new(AtomicUsize::new(0)),
-            abort: Arc::new(Notify::new()),
-        }
+    /// A link through `sink`, whose queue counts in `queued`.
+    pub(crate) fn new(sink: Arc<dyn Sink>, queued: Arc<AtomicUsize>) -> Link {
+        Link { sink, queued }
     }
 
     fn close(&self, peer: PeerId, now: bool) {
-        if now {
-            self.abort.notify_one();
-        }
-        let _ = self.tx.send(LinkCmd::Close { peer, now });
+        self.sink.push(LinkCmd::Close { peer, now });
     }
 }
 
@@ -135,7 +136,10 @@ impl PeerIds {
 
 /// The server: a [`ServerCore`] fed by its transports. Drive it with
 /// [`next_event`](Self::next_event), which sends what the core decides and returns what is for
-/// the application; call the sending methods between events. Dropping it stops the transports.
+/// the application; call the sending methods between events. What they queue is written once no
+/// event waits for the application (at once, or after it took the last event of the batch it
+/// answers: one write per peer for the batch); [`flush`](Self::flush) writes at once. Dropping it
+/// stops the transports.
 pub struct Server {
     core: ServerCore,
     events_tx: Events,
@@ -147,6 +151,8 @@ pub struct Server {
     last_tick: Instant,
     /// Peers dropped for a full send queue, whose transports must not wait for them.
     overflowed: Vec<PeerId>,
+    /// The sinks pushed to since they last wrote.
+    dirty: Vec<Arc<dyn Sink>>,
 }
 
 impl core::fmt::Debug for Server {
@@ -181,6 +187,7 @@ impl Server {
             tasks: Vec::new(),
             last_tick: Instant::now(),
             overflowed: Vec::new(),
+            dirty: Vec::new(),
         }
     }
 
@@ -208,6 +215,8 @@ impl Server {
             if let Some(e) = self.ready.pop_front() {
                 return e;
             }
+            // The application took every event: what it sent in answer leaves now.
+            self.write_out();
             // One wait, then everything already queued (up to a batch) before the next flush:
             // no timer armed per packet.
             let first = tokio::time::timeout(TICK, self.events_rx.recv())
@@ -228,7 +237,7 @@ impl Server {
                 self.last_tick = now;
                 self.core.tick(now);
             }
-            self.flush();
+            self.dispatch();
         }
     }
 
@@ -264,10 +273,19 @@ impl Server {
             .map(|l| l.queued.load(Ordering::Relaxed))
     }
 
-    /// Hands what the core decided to the transports (the methods here do it themselves). A peer
-    /// whose queue would pass [`ServerConfig::max_send_queue`](super::ServerConfig) bytes is
-    /// dropped instead (`Event::Rejected`, kicked): it does not read what it is sent.
+    /// Hands what the core decided to the transports and has them write it (the methods here do
+    /// it themselves, writing once no event waits for the application: a batch of answers leaves
+    /// in one write per peer when the application takes the batch's last event). A peer whose
+    /// queue would pass [`ServerConfig::max_send_queue`](super::ServerConfig) bytes is dropped
+    /// instead (`Event::Rejected`, kicked): it does not read what it is sent.
     pub fn flush(&mut self) {
+        self.dispatch();
+        self.write_out();
+    }
+
+    /// Hands what the core decided to the transports; writes it when no event waits for the
+    /// application (else [`next_event`](Self::next_event) does, once it has none to return).
+    fn dispatch(&mut self) {
         let limit = self.core.config().max_send_queue;
         while let Some(a) = self.core.next_action() {
             match a {
@@ -278,7 +296,9 @@ impl Server {
                     let n = o.bytes.len();
                     let queued = l.queued.fetch_add(n, Ordering::Relaxed) + n;
                     if queued <= limit {
-                        let _ = l.tx.send(LinkCmd::Send(o));
+                        if l.sink.push(LinkCmd::Send(o)) {
+                            self.dirty.push(l.sink.clone());
+                        }
                         continue;
                     }
                     dequeued(&l.queued, n);
@@ -290,7 +310,9 @@ impl Server {
                 }
                 Action::Notify { to, peer, joined } => {
                     if let Some(l) = self.links.get(&to) {
-                        let _ = l.tx.send(LinkCmd::Notify { to, peer, joined });
+                        if l.sink.push(LinkCmd::Notify { to, peer, joined }) {
+                            self.dirty.push(l.sink.clone());
+                        }
                     }
                 }
                 Action::Kick { peer, .. } => {
@@ -303,6 +325,16 @@ impl Server {
                 Action::Event(e) => self.ready.push_back(e),
             }
         }
+        if self.ready.is_empty() {
+            self.write_out();
+        }
+    }
+
+    /// Has every sink pushed to write.
+    fn write_out(&mut self) {
+        for s in self.dirty.drain(..) {
+            s.write();
+        }
     }
 
     /// Calls `method` of the node at `path` on `to` ([`ServerCore::rpc`]).
@@ -314,7 +346,7 @@ impl Server {
         args: &[A],
     ) -> Result<(), ServerError> {
         let r = self.core.rpc(to, path, method, args);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -327,7 +359,7 @@ impl Server {
         value: &A,
     ) -> Result<(), ServerError> {
         let r = self.core.rset(to, path, property, value);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -340,7 +372,7 @@ impl Server {
         mode: TransferMode,
     ) -> Result<(), ServerError> {
         let r = self.core.send_bytes(to, data, channel, mode);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -353,7 +385,7 @@ impl Server {
         mode: TransferMode,
     ) -> Result<(), ServerError> {
         let r = self.core.send_packet(to, packet, channel, mode);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -370,14 +402,14 @@ impl Server {
         let r = self
             .core
             .spawn(to, spawner, scene, name, synchronizers, state);
-        self.flush();
+        self.dispatch();
         r
     }
 
     /// Sends a synchronizer's "always" properties ([`ServerCore::sync`]).
     pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
         let r = self.core.sync(to, sync_id, values);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -390,7 +422,7 @@ impl Server {
         values: &[A],
     ) -> Result<(), ServerError> {
         let r = self.core.delta(to, sync_id, mask, values);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -402,7 +434,7 @@ impl Server {
         visible: bool,
     ) -> Result<(), ServerError> {
         let r = self.core.set_visible(net_id, peer, visible);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -419,7 +451,7 @@ impl Server {
         let r = self
             .core
             .spawn_custom(to, spawner, name, data, synchronizers, state);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -431,7 +463,7 @@ impl Server {
         values: &[A],
     ) -> Result<(), ServerError> {
         let r = self.core.sync_path(to, path, values);
-        self.flush();
+        self.dispatch();
         r
     }
 
@@ -444,34 +476,34 @@ impl Server {
         values: &[A],
     ) -> Result<(), ServerError> {
         let r = self.core.delta_path(to, path, mask, values);
-        self.flush();
+        self.dispatch();
         r
     }
 
     /// Despawns a node ([`ServerCore::despawn`]).
     pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
         let r = self.core.despawn(net_id);
-        self.flush();
+        self.dispatch();
         r
     }
 
     /// Disconnects a peer.
     pub fn kick(&mut self, peer: PeerId, reason: &str) {
         self.core.kick(peer, reason);
-        self.flush();
+        self.dispatch();
     }
 
     /// Sends authentication data ([`ServerCore::send_auth`]).
     pub fn send_auth(&mut self, peer: PeerId, data: &[u8]) -> Result<(), ServerError> {
         let r = self.core.send_auth(peer, data);
-        self.flush();
+        self.dispatch();
         r
     }
 
     /// Completes authentication on the server's side ([`ServerCore::complete_auth`]).
     pub fn complete_auth(&mut self, peer: PeerId) -> Result<(), ServerError> {
         let r = self.core.complete_auth(peer);
-        self.flush();
+        self.dispatch();
         r
     }
 }

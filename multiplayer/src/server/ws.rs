@@ -1,21 +1,21 @@
 //! The WebSocket transport (feature `server-ws`): what Godot 4's `WebSocketMultiplayerPeer` and
 //! Godot 3's `WebSocketServer` expect of a server, on tokio TCP with the crate's
 //! [`websocket`](crate::websocket) framing and its [`godot`](crate::websocket::godot) layer:
-//! one task per connection, its writes batched. Plain `ws://`, or `wss://` with the feature
+//! one task per connection reading, the server's task writing what it sends (plain TCP; TLS and
+//! writes that would block go through the connection's task), everything pending in one write. Plain `ws://`, or `wss://` with the feature
 //! `server-wss` (TLS on tokio-rustls, through the same code).
 
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
 
-use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, TransportEvent};
+use super::runtime::{dequeued, Events, Link, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
+use super::ws_out::{binary, Outbox, Wire};
 use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
 use crate::websocket::{handshake, write_frame, Message, MessageConfig, MessageReader, Opcode};
 
@@ -27,7 +27,7 @@ impl Server {
     /// Godot 3 `WebSocketClient` with `NetworkedMultiplayerPeer`, as the core's flavor says);
     /// returns the bound address. The server picks each client's id.
     pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
-        self.listen_tcp(addr, connection::<QuickAck>).await
+        self.listen_tcp(addr, connection::<TcpStream>).await
     }
 
     /// Listens for `wss://` clients at `addr` (feature `server-wss`), as
@@ -55,15 +55,20 @@ impl Server {
         .await
     }
 
-    /// Accepts TCP connections at `addr`, tuned ([`tune_tcp`]), each served by `serve` on a task
-    /// of its own; the bound address.
+    /// Accepts TCP connections at `addr` (`TCP_NODELAY`: an answer leaves at once), each served
+    /// by `serve` on a task of its own; the bound address.
+    ///
+    /// No `TCP_QUICKACK` ([`quickack`]) here: Godot's WebSocket clients (3 and 4) set
+    /// `TCP_NODELAY` on their side, so no message of theirs waits for our ACK (the `put_var`
+    /// stall is a `StreamPeerTCP` one), and a quick ACK costs a syscall and an ACK segment of its
+    /// own for every message the server reads (the ACK otherwise rides on the answer).
     async fn listen_tcp<F, Fut>(
         &mut self,
         addr: SocketAddr,
         serve: F,
     ) -> Result<SocketAddr, ServerError>
     where
-        F: Fn(QuickAck, Flavor, Events, PeerIds) -> Fut + Send + 'static,
+        F: Fn(TcpStream, Flavor, Events, PeerIds) -> Fut + Send + 'static,
         Fut: core::future::Future<Output = ()> + Send + 'static,
     {
         let listener = TcpListener::bind(addr).await?;
@@ -75,8 +80,8 @@ impl Server {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
-                let _ = tune_tcp(&stream);
-                tokio::spawn(serve(QuickAck(stream), flavor, events.clone(), ids.clone()));
+                let _ = stream.set_nodelay(true);
+                tokio::spawn(serve(stream, flavor, events.clone(), ids.clone()));
             }
         }));
         Ok(local)
@@ -128,10 +133,10 @@ mod tls {
 /// Tunes an accepted TCP socket for small request/answer messages: `TCP_NODELAY` (our answers
 /// leave at once) and `TCP_QUICKACK` (what arrived is acknowledged at once, on Linux; a no-op
 /// elsewhere). Quick ACK is not sticky: the kernel goes back to delayed ACKs after it sends data
-/// (and on its own after a while), so call [`quickack`] after each read and each write, as this
-/// server's WebSocket transport does.
+/// (and on its own after a while), so call [`quickack`] after each read and each write.
 ///
-/// Why: a Godot client that writes a message in two `send`s (`StreamPeerTCP.put_var` writes the
+/// For a server of `StreamPeerTCP` clients (`put_var`): the WebSocket transport does not need it
+/// (Godot's WebSocket clients set `TCP_NODELAY` themselves). Why: a Godot client that writes a message in two `send`s (`StreamPeerTCP.put_var` writes the
 /// length, then the body) with Nagle's algorithm on (the default) holds the body until the length
 /// is acknowledged, and a delayed ACK keeps it ~40 ms: one message per 40 ms.
 pub fn tune_tcp(stream: &TcpStream) -> io::Result<()> {
@@ -152,63 +157,6 @@ pub fn quickack(stream: &TcpStream) -> io::Result<()> {
     }
 }
 
-/// A TCP stream that asks for a quick ACK after every read.
-struct QuickAck(TcpStream);
-
-impl AsyncRead for QuickAck {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.0).poll_read(cx, buf);
-        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-}
-
-impl AsyncWrite for QuickAck {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        b: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.0).poll_write(cx, b);
-        // Sending puts Linux back in delayed-ACK mode: out of it again.
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let r = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            let _ = quickack(&self.0);
-        }
-        r
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
-    }
-}
-
 /// The server's bytes read at a time (and the most of a handshake head kept:
 /// [`handshake::MAX_HEAD`]).
 const READ_BUF: usize = 8 << 10;
@@ -219,11 +167,6 @@ const HANDSHAKE: Duration = Duration::from_secs(10);
 
 /// The longest wait for a closing peer to take what was left for it and the close frame.
 const GOODBYE: Duration = Duration::from_secs(5);
-
-/// Appends a server's (unmasked) binary frame.
-fn binary(out: &mut Vec<u8>, payload: &[u8]) {
-    write_frame(out, true, Opcode::Binary, None, payload);
-}
 
 /// The upgrade request read from `s` (into `buf`, grown up to [`handshake::MAX_HEAD`]): its
 /// `Sec-WebSocket-Accept` answer, the head's length and the bytes read in all.
@@ -259,14 +202,13 @@ async fn write_out<S: AsyncWrite + Unpin>(s: &mut S, out: &[u8]) -> io::Result<(
     s.flush().await
 }
 
-/// One client's connection (plain TCP or TLS), from its upgrade request on: one task reads its
-/// frames into packets for the server and writes what the server sends it, everything queued in
-/// one write. What the server queued counts against the peer's send queue until it is written; a
-/// peer that does not read blocks the write until the server drops it (the link's `abort`).
-async fn connection<S>(mut s: S, flavor: Flavor, events: Events, ids: PeerIds)
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
+/// One client's connection (plain TCP or TLS), from its upgrade request on. Its task reads the
+/// client's frames into packets for the server; what the server sends goes through the peer's
+/// [`Outbox`], written by the server's task when the socket takes it at once (plain TCP), else
+/// by this task, everything pending in one write. What the server queued counts against the
+/// peer's send queue until it is written; a peer that does not read blocks the write until the
+/// server drops it (the outbox's `abort`).
+async fn connection<S: Wire>(mut s: S, flavor: Flavor, events: Events, ids: PeerIds) {
     let mut buf = vec![0u8; READ_BUF];
     let Ok(Some((accept, head, mut filled))) =
         tokio::time::timeout(HANDSHAKE, upgrade(&mut s, &mut buf)).await
@@ -292,15 +234,15 @@ where
         ids.release(id);
         return;
     }
-    out.clear();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let link = Link::new(tx);
-    let (queued, abort) = (link.queued.clone(), link.abort.clone());
+    let (mut r, mut w, direct) = s.split();
+    let outbox = Arc::new(Outbox::new(flavor, direct));
+    let link = Link::new(outbox.clone(), outbox.queued.clone());
     if events
         .send(TransportEvent::Connected { peer: id, link })
         .await
         .is_err()
     {
+        outbox.finish();
         return;
     }
     let mut reader = MessageReader::with_offset(
@@ -308,9 +250,11 @@ where
         head as u64,
     );
     let mut from = head;
-    // The server's bytes in `out` (payloads, as its queue counts them), off the queue once written.
-    let mut pending = 0;
-    // Whether the peer still gets what is in `out` and a close frame: not once a write failed or
+    // What this task writes, taken from the outbox (its buffer and the outbox's take turns,
+    // each emptied once written).
+    out.clear();
+    let mut writing = out;
+    // Whether the peer still gets what is pending and a close frame: not once a write failed or
     // the server dropped it for not reading.
     let mut goodbye = true;
     'conn: loop {
@@ -321,7 +265,7 @@ where
                 Ok(Some(m)) => match m.message() {
                     Message::Binary(b) => b.to_vec(),
                     Message::Ping(p) => {
-                        write_frame(&mut out, true, Opcode::Pong, None, p);
+                        outbox.control(Opcode::Pong, p);
                         continue;
                     }
                     Message::Text(_) | Message::Pong(_) => continue,
@@ -360,64 +304,50 @@ where
             }
         }
         (from, filled) = (0, 0);
-        if !out.is_empty() {
-            let written = tokio::select! {
-                r = write_out(&mut s, &out) => r.is_ok(),
-                () = abort.notified() => false,
-            };
-            if !written {
-                goodbye = false;
-                break;
-            }
-            out.clear();
-            dequeued(&queued, pending);
-            pending = 0;
-        }
         tokio::select! {
-            r = s.read(&mut buf) => match r {
+            r = r.read(&mut buf) => match r {
                 Ok(n) if n > 0 => filled = n,
                 _ => break,
             },
-            cmd = rx.recv() => {
-                let Some(first) = cmd else { break };
-                // Everything queued, in one write.
-                let mut cmd = Some(first);
-                while let Some(c) = cmd.take() {
-                    match c {
-                        LinkCmd::Send(o) => {
-                            pending += o.bytes.len();
-                            match flavor {
-                                Flavor::Godot4 => binary(&mut out, &o.bytes),
-                                Flavor::Godot3 => binary(
-                                    &mut out,
-                                    &godot::godot3_data(o.source as u32, o.target, &o.bytes),
-                                ),
-                            }
-                        }
-                        LinkCmd::Notify { peer, joined, .. } => {
-                            let sys = if joined { Godot3Sys::AddPeer } else { Godot3Sys::DelPeer };
-                            binary(&mut out, &godot::godot3_sys(sys, peer));
-                        }
-                        // Kicked: after what is queued for it, or at once if it does not read.
-                        LinkCmd::Close { now, .. } => {
-                            goodbye = !now;
-                            break 'conn;
-                        }
+            // A close, or frames for this task to write: everything pending, in one write,
+            // until nothing is left.
+            () = outbox.wake.notified() => loop {
+                let payload = {
+                    let Ok(mut p) = outbox.pending.lock() else { break 'conn };
+                    if let Some(now) = p.close {
+                        goodbye = !now;
+                        break 'conn;
                     }
-                    cmd = rx.try_recv().ok();
+                    if !p.busy || p.buf.is_empty() {
+                        p.busy = false;
+                        break;
+                    }
+                    core::mem::swap(&mut p.buf, &mut writing);
+                    core::mem::take(&mut p.payload)
+                };
+                let written = tokio::select! {
+                    r = write_out(&mut w, &writing) => r.is_ok(),
+                    () = outbox.abort.notified() => false,
+                };
+                if !written {
+                    goodbye = false;
+                    break 'conn;
                 }
-            }
+                writing.clear();
+                dequeued(&outbox.queued, payload);
+            },
         }
     }
+    let mut rest = outbox.finish();
     if goodbye {
-        write_frame(&mut out, true, Opcode::Close, None, &[]);
+        write_frame(&mut rest, true, Opcode::Close, None, &[]);
         let bye = async {
-            write_out(&mut s, &out).await?;
-            s.shutdown().await
+            write_out(&mut w, &rest).await?;
+            w.shutdown().await
         };
         tokio::select! {
             _ = tokio::time::timeout(GOODBYE, bye) => {}
-            () = abort.notified() => {}
+            () = outbox.abort.notified() => {}
         }
     }
     ids.release(id);
