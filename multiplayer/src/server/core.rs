@@ -12,7 +12,7 @@ use gdvariant::Error;
 
 use super::schema::{relative, ServerSchema};
 use super::types::{
-    Action, Event, Flavor, Outgoing, PeerId, ServerError, To, TransferMode, SERVER_ID,
+    Action, ClientNodes, Event, Flavor, Outgoing, PeerId, ServerError, To, TransferMode, SERVER_ID,
 };
 use crate::{godot3, Arg, RemoteCallBuilder, Target};
 
@@ -73,6 +73,9 @@ pub struct ServerConfig {
     /// does not read what it is sent, and is dropped. 16 MiB by default; it must hold the
     /// largest packet sent.
     pub max_send_queue: usize,
+    /// The most nodes and synchronizers that one client may have spawned at once on its
+    /// spawners ([`ServerSchema::client_spawner`]); a `SPAWN` past it is refused.
+    pub max_client_nodes: usize,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +88,7 @@ impl Default for ServerConfig {
             max_strikes: 16,
             max_cached_paths: 1024,
             max_send_queue: 16 << 20,
+            max_client_nodes: 4096,
         }
     }
 }
@@ -111,6 +115,8 @@ pub(crate) struct Peer {
     window: Instant,
     packets: u32,
     pub(crate) strikes: u32,
+    /// The nodes it spawned on its spawners.
+    pub(crate) spawned: ClientNodes,
 }
 
 /// The server's state machine, without I/O: peers joining, authenticating and leaving, the node
@@ -283,6 +289,7 @@ impl ServerCore {
                 window: now,
                 packets: 0,
                 strikes: 0,
+                spawned: ClientNodes::default(),
             },
         );
         if auth {
@@ -329,6 +336,16 @@ impl ServerCore {
                             }
                         }
                     }
+                }
+                // The engine frees the nodes the peer spawned.
+                for (net_id, node) in p.spawned.nodes {
+                    self.event(Event::Despawn {
+                        from: peer,
+                        spawner: node.spawner,
+                        net_id,
+                        name: node.name,
+                        peer_left: true,
+                    });
                 }
                 self.event(Event::PeerLeft(peer));
             }

@@ -251,7 +251,7 @@ fn client_synchronizers_are_checked() {
     let r = refused(&delta(7, 1, &Variant::Int(1)));
     assert_eq!(
         r,
-        ["DELTA for net id 7: the server spawned no such synchronizer for the client"]
+        ["DELTA for net id 7: no synchronizer of a node peer 2 spawned"]
     );
     // The server's own synchronizer: its state from a client is refused, as the engine refuses
     // state from a peer that is not the synchronizer's authority.
