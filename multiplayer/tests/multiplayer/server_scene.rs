@@ -152,7 +152,7 @@ fn godot4_scene_synchronizers_custom_spawns_and_client_authority() {
 }
 
 /// A server that answers `echo` and logs every event (the schema of `tests/godot/mpserver4.schema`).
-fn start_logging_server() -> TestServer {
+pub(crate) fn start_logging_server() -> TestServer {
     let (ports_tx, ports_rx) = smpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let thread = on_runtime(move || async move {
