@@ -553,6 +553,11 @@ impl ServerCore {
     /// Calls `method` on the clients' node at `path` (`rpc_id`), with the method's transfer mode
     /// and channel from the schema. The path is cached with each peer as the engine does:
     /// `SIMPLIFY_PATH` first, the path inline until the peer confirms it, then the cache id.
+    ///
+    /// As the engine's `is_rpc_visible`: a node that is the root (the parent, the default
+    /// `root_path`) of synchronizers the server drives ([`sync_path`](Self::sync_path),
+    /// [`set_path_public`](Self::set_path_public)) is called only on the peers that see one of
+    /// them; [`To::Peer`] a peer that sees none is [`ServerError::NotVisible`], nothing sent.
     pub fn rpc<A: Arg>(
         &mut self,
         to: To,
@@ -632,7 +637,7 @@ impl ServerCore {
         mode: TransferMode,
         build: impl Fn(Target<'_>) -> Result<Vec<u8>, Error>,
     ) -> Result<(), ServerError> {
-        let targets = self.targets(to)?;
+        let targets = self.rpc_targets(to, path)?;
         if targets.is_empty() {
             return Ok(());
         }

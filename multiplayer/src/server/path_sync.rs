@@ -118,6 +118,33 @@ impl ServerCore {
         Ok(())
     }
 
+    /// The peers `to` names to which an RPC on the node at `path` goes, as the engine's
+    /// `is_rpc_visible` has it: a node that is the root (the parent) of some of the server's
+    /// synchronizers, to the peers that see one of them; any other node, to every peer.
+    pub(crate) fn rpc_targets(&self, to: To, path: &str) -> Result<Vec<PeerId>, ServerError> {
+        let mut targets = self.targets(to)?;
+        if self.statics.is_empty() {
+            return Ok(targets);
+        }
+        let roots: Vec<&StaticSync> = self
+            .statics
+            .iter()
+            .filter(|(p, _)| p.rsplit_once('/').is_some_and(|(root, _)| root == path))
+            .map(|(_, s)| s)
+            .collect();
+        if roots.is_empty() {
+            return Ok(targets);
+        }
+        targets.retain(|&t| roots.iter().any(|s| s.visible_to(t)));
+        match to {
+            To::Peer(peer) if targets.is_empty() => Err(ServerError::NotVisible {
+                peer,
+                path: path.to_string(),
+            }),
+            _ => Ok(targets),
+        }
+    }
+
     /// The peers among `targets` that see the server's synchronizer at `path`.
     fn seeing_path(&self, mut targets: Vec<PeerId>, path: &str) -> Vec<PeerId> {
         if let Some(s) = self.statics.get(path) {

@@ -514,6 +514,14 @@ pub enum ServerError {
     Io(std::io::Error),
     /// The clients' engine has no such thing (`rset` is Godot 3's).
     Unsupported(&'static str),
+    /// An RPC to one peer on a node it cannot see: the root of the server's synchronizers, none
+    /// of which it sees (the engine's `is_rpc_visible`); nothing was sent.
+    NotVisible {
+        /// The peer.
+        peer: PeerId,
+        /// The node's path.
+        path: String,
+    },
 }
 
 impl fmt::Display for ServerError {
@@ -529,6 +537,12 @@ impl fmt::Display for ServerError {
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
             ServerError::Io(e) => write!(f, "transport I/O: {e}"),
             ServerError::Unsupported(what) => write!(f, "not in the clients' engine: {what}"),
+            ServerError::NotVisible { peer, path } => {
+                write!(
+                    f,
+                    "peer {peer} cannot see node {path:?}: none of its synchronizers"
+                )
+            }
         }
     }
 }
