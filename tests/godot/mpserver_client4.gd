@@ -36,9 +36,9 @@ extends SceneTree
 #       MultiplayerSpawner "Spawner" whose authority is that peer; this client spawns "Shot" on
 #       its own (scene res://mps_shot.tscn, a synchronizer of position (always, spawn) and hp (on
 #       change), its authority the shot's spawner's), at position (id % 100, 2) and hp 60, then
-#       sets it to (id % 100, 3) and 61; once it saw every other peer's shot spawned, updated and
-#       its own update sent for half a second, frees it (DESPAWN). The others' shots must come
-#       through the server's relay: spawned at (o % 100, 2), updated, despawned)
+#       sets it to (id % 100, 3) and 61; once every other peer said (echo("shot seen"), relayed)
+#       it saw that update, and it saw theirs, frees it half a second later (DESPAWN). The others'
+#       shots must come through the server's relay: spawned at (o % 100, 2), updated, despawned)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -408,8 +408,9 @@ func cspawn_done() -> bool:
 	var h := main.get_node("C%d" % me)
 	for o in cs_seen:
 		var n = main.get_node_or_null("C%d/Shot" % o)
-		if n != null and n.position == Vector2(o % 100, 3) and n.hp == 61:
+		if n != null and n.position == Vector2(o % 100, 3) and n.hp == 61 and not cs_seen[o].has("synced"):
 			cs_seen[o]["synced"] = [n.position, n.hp]
+			main.echo.rpc_id(o, "shot seen")
 	match cs_step:
 		0:
 			var shot: Node2D = load("res://mps_shot.tscn").instantiate()
@@ -423,8 +424,14 @@ func cspawn_done() -> bool:
 			shot.hp = 61
 			cs_step = 2
 		2:
+			# The SYNCs are unreliable (ENet may drop them, throttled): each other peer says when
+			# it saw this shot's update.
+			var told := {}
+			for r in main.relayed:
+				if r[1] == "shot seen":
+					told[r[0]] = true
 			for o in cs_seen:
-				if not cs_seen[o].has("synced"):
+				if not cs_seen[o].has("synced") or not told.has(o):
 					return false
 			cs_at = Time.get_ticks_msec()
 			cs_step = 3
@@ -651,6 +658,8 @@ func _process(_delta: float) -> bool:
 		"relays":
 			var from := {}
 			for r in main.relayed:
+				if r[1] is String and r[1] == "shot seen":
+					continue
 				from[r[0]] = true
 				if r[1] != "relay %d->%d" % [r[0], me]:
 					fail("relayed %s from %d" % [str(r[1]), r[0]])

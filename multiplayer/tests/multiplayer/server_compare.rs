@@ -498,7 +498,8 @@ fn synchronizer_visibility_as_a_godot_server_has_it() {
 /// (each peer the authority of its own): the server instantiates each client's shot, applies
 /// its state and frees it at the DESPAWN, and sends nothing of it on (the clients get each
 /// other's through its relay). One recorded client then gets the same packets from the crate's
-/// server as from the Godot server (the spawner's `CONFIRM_PATH` among them, and nothing more).
+/// server as from the Godot server (the spawner's `CONFIRM_PATH` among them, and nothing more;
+/// the echoes' node inline or by id as in `echo_server_sends_what_a_godot_server_sends`).
 #[test]
 fn client_spawns_as_a_godot_server_takes_them() {
     if !common::engine_ready(4, "the server compared with a Godot 4 server") {
@@ -519,15 +520,23 @@ fn client_spawns_as_a_godot_server_takes_them() {
         let taken = std::fs::read_to_string(dir.join("cspawn.txt")).unwrap();
         for id in ids {
             let x = id % 100;
-            for want in [
-                format!("{id} spawned Shot ({x}.0, 2.0) 100"),
-                format!("{id} despawned Shot ({x}.0, 3.0) 61"),
-            ] {
-                assert!(
-                    taken.lines().any(|l| l == want),
-                    "{transport}: the Godot server: no {want:?} in {taken}"
-                );
-            }
+            // Its position comes by SYNC, unreliable: over ENet the client's may all be dropped
+            // (see server_scene.rs); hp by DELTA, reliable.
+            let moved = [format!("{id} despawned Shot ({x}.0, 3.0) 61")];
+            let either = [
+                moved[0].clone(),
+                format!("{id} despawned Shot ({x}.0, 2.0) 61"),
+            ];
+            let despawned: &[String] = if transport == "ws" { &moved } else { &either };
+            let spawned = format!("{id} spawned Shot ({x}.0, 2.0) 100");
+            assert!(
+                taken.lines().any(|l| l == spawned),
+                "{transport}: the Godot server: no {spawned:?} in {taken}"
+            );
+            assert!(
+                taken.lines().any(|l| despawned.iter().any(|d| d == l)),
+                "{transport}: the Godot server: none of {despawned:?} in {taken}"
+            );
         }
         let from_godot = record_with(transport, port, "cspawn=1\n");
         let _ = godot.kill();
@@ -549,6 +558,16 @@ fn client_spawns_as_a_godot_server_takes_them() {
             from_godot.len(),
             from_ours.len()
         );
-        assert_eq!(from_ours, from_godot, "{transport}: the packets differ");
+        // Where the echoes switch from the path inline to its id depends on timing.
+        let strip = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .map(|s| s.replace("node inline path Main", "node id"))
+                .collect()
+        };
+        assert_eq!(
+            strip(&from_ours),
+            strip(&from_godot),
+            "{transport}: the packets differ"
+        );
     }
 }

@@ -238,12 +238,30 @@ fn godot4_clients_spawn_on_their_own_spawners() {
                     "Despawn {{ from: {id}, spawner: {spawner:?}, net_id: 1, name: \"Shot\", peer_left: false }}"
                 ),
             ];
-            for w in &want {
-                assert!(log.contains(w), "{transport}: no {w}");
+            let mine: Vec<&String> = log
+                .iter()
+                .filter(|l| l.contains(&spawner) || l.contains(&format!("peer: {id},")))
+                .collect();
+            for (i, w) in want.iter().enumerate() {
+                // A SYNC is unreliable: over ENet the client's may all be dropped (its ENet
+                // throttles unreliable packets when the round trip varies, as on a loaded
+                // machine; a Godot 4.6 server misses them then too). Over WebSocket it must come.
+                if i == 1 && transport == "enet" {
+                    continue;
+                }
+                assert!(
+                    log.contains(w),
+                    "{transport}: no {w} in {} lines: {:?}",
+                    mine.len(),
+                    &mine[..mine.len().min(12)]
+                );
             }
             // In that order: spawn, state, despawn.
             let at = |w: &String| log.iter().position(|l| l == w).unwrap();
-            assert!(at(&want[0]) < at(&want[1]) && at(&want[1]) < at(&want[3]));
+            assert!(at(&want[0]) < at(&want[2]) && at(&want[2]) < at(&want[3]));
+            if let Some(sync) = log.iter().position(|l| *l == want[1]) {
+                assert!(at(&want[0]) < sync && sync < at(&want[3]));
+            }
         }
         let refused: Vec<&String> = log
             .iter()
