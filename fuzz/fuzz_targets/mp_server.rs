@@ -2,7 +2,8 @@
 //! authentication) driven by arbitrary bytes: peers from a small id set connect, disconnect and
 //! send arbitrary packets on arbitrary channels with arbitrary relay targets, time moves, and the
 //! application sends RPCs, rsets, raw bytes, spawns (custom ones too), synchronizer state (of
-//! spawned nodes and by path) and kicks. Never a panic; every action names a peer
+//! spawned nodes and by path) and kicks; clients' spawners (`Players/{id}/Spawner`, `Shots`)
+//! take their SPAWN, DESPAWN and state. Never a panic; every action names a peer
 //! the core knew; the joined peers are always a subset of the connected ones.
 #![no_main]
 
@@ -10,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use gdvariant::Variant;
 use gdvariant_multiplayer::server::{
-    Action, AuthStep, Flavor, RpcSpec, ServerConfig, ServerCore, ServerSchema, To, TransferMode,
+    Action, AuthStep, Flavor, RpcSpec, ServerConfig, ServerCore, ServerSchema, SpawnerAuthority,
+    To, TransferMode,
 };
 use gdvariant_multiplayer::{Property, ReplicationMode};
 use libfuzzer_sys::fuzz_target;
@@ -45,6 +47,14 @@ fuzz_target!(|data: &[u8]| {
                 Property::new(".:position", ReplicationMode::Always, false),
                 Property::new(".:hp", ReplicationMode::OnChange, false),
             ],
+        )
+        .client_spawner("Players/{id}/Spawner", SpawnerAuthority::PathPeer)
+        .client_spawner("Shots", SpawnerAuthority::Peer(3))
+        .spawned(
+            "Players/*/Spawner",
+            Some(0),
+            0,
+            [Property::new(".:position", ReplicationMode::Always, true)],
         );
     let cfg = ServerConfig {
         flavor,

@@ -107,6 +107,9 @@ pub(crate) enum Entry<'a> {
         index: usize,
         props: Vec<Property>,
     },
+    /// A spawner whose multiplayer authority is a client: the peer `{id}` in its pattern names
+    /// (`peer` `None`), or `peer`.
+    Spawner { pattern: &'a str, peer: Option<i32> },
 }
 
 /// The file's entries, in order; the first line that does not read is the error.
@@ -186,9 +189,29 @@ pub(crate) fn entries<'a>(text: &'a str) -> Result<Vec<Entry<'a>>, SchemaError> 
                     props: props(f)?,
                 }
             }
+            "spawner" => {
+                let pattern = f.next().ok_or_else(|| at("spawner needs a path".into()))?;
+                let peer =
+                    match f.next() {
+                        None if pattern.contains("{id}") => None,
+                        None => return Err(at(
+                            "spawner needs a peer id, or {id} in its path for the peer named there"
+                                .into(),
+                        )),
+                        Some(w) => {
+                            Some(w.parse::<i32>().ok().filter(|&p| p >= 2).ok_or_else(|| {
+                                at(format!("'{w}': a client's peer id, 2 or more"))
+                            })?)
+                        }
+                    };
+                if let Some(w) = f.next() {
+                    return Err(at(format!("'{w}': spawner takes a path and a peer id")));
+                }
+                Entry::Spawner { pattern, peer }
+            }
             other => {
                 return Err(at(format!(
-                    "unknown entry '{other}' (rpc, rset, sync, spawned)"
+                    "unknown entry '{other}' (rpc, rset, sync, spawned, spawner)"
                 )))
             }
         });
@@ -306,14 +329,15 @@ fn property(word: &str) -> Result<Property, String> {
 impl StaticSchema {
     /// Reads a schema file (`docs/schema-file.md`): the method names of each `rpc` line (their
     /// `@` options are the server's business), the properties of `sync` and `spawned` lines;
-    /// `rset` lines (Godot 3 properties, which its packets name in full) are checked and skipped.
+    /// `rset` lines (Godot 3 properties, which its packets name in full) and `spawner` lines (the
+    /// server's business) are checked and skipped.
     ///
     /// ```
     /// use gdvariant_multiplayer::{Schema, StaticSchema};
     /// let s = StaticSchema::parse("rpc Players/* jump@any_peer,unreliable shoot # a comment\n")?;
     /// assert_eq!(s.rpc_methods("Players/7").unwrap().name(1), Some("shoot"));
     /// let e = StaticSchema::parse("rpc Main echo\nsnyc Main/Sync\n").unwrap_err();
-    /// assert_eq!(e.to_string(), "line 2: unknown entry 'snyc' (rpc, rset, sync, spawned)");
+    /// assert_eq!(e.to_string(), "line 2: unknown entry 'snyc' (rpc, rset, sync, spawned, spawner)");
     /// # Ok::<(), gdvariant_multiplayer::SchemaError>(())
     /// ```
     pub fn parse(text: &str) -> Result<StaticSchema, SchemaError> {
@@ -330,7 +354,7 @@ impl StaticSchema {
                         .with_node_methods(native.iter().map(|m| m.name));
                     schema.with_node(pattern.to_string(), m)
                 }
-                Entry::Rset { .. } => schema,
+                Entry::Rset { .. } | Entry::Spawner { .. } => schema,
                 Entry::Sync { pattern, props } => schema.with_synchronizer(pattern, props),
                 Entry::Spawned {
                     spawner,

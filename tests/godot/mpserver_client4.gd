@@ -32,6 +32,13 @@ extends SceneTree
 #       synchronizer whose authority it is, position (id % 100, 1) always, hp 50 on change (set
 #       at creation: the default is 100); the others' copies must get their owners' state
 #       through the server's relay)
+#     cspawn=1 (client-owned spawners: a node /root/Main/C<id> per peer holding a
+#       MultiplayerSpawner "Spawner" whose authority is that peer; this client spawns "Shot" on
+#       its own (scene res://mps_shot.tscn, a synchronizer of position (always, spawn) and hp (on
+#       change), its authority the shot's spawner's), at position (id % 100, 2) and hp 60, then
+#       sets it to (id % 100, 3) and 61; once every other peer said (echo("shot seen"), relayed)
+#       it saw that update, and it saw theirs, frees it half a second later (DESPAWN). The others'
+#       shots must come through the server's relay: spawned at (o % 100, 2), updated, despawned)
 #   /root/Main has the echo server's two RPC methods. The client calls echo(v) on the server for
 #   values of every type and checks that echoed(v) brings back the same bytes; waits for the other
 #   clients (peer_connected), calls echo on each through the server's relay and checks it got
@@ -54,6 +61,14 @@ func echoed(value):
 const THING_GD := """extends Node2D
 @export var hp := 100
 @export var label := "thing"
+"""
+
+# cspawn=1: a shot takes its spawner's holder's authority, its synchronizer too, on entering
+# the tree (before the synchronizer starts, as the engine needs for the spawn's net ids).
+const SHOT_GD := """extends Node2D
+@export var hp := 100
+func _enter_tree():
+	set_multiplayer_authority(get_parent().get_multiplayer_authority(), true)
 """
 
 const NATIVE_GD := """extends Node
@@ -159,6 +174,9 @@ var leaving_at := 0
 var players_seen := {}  # client_sync=1: the peers whose state reached this client's copies
 var vis_step := 0  # vis=1: where the visibility test is
 var vis_at := 0
+var cs_step := 0  # cspawn=1: where this client's own shot is
+var cs_at := 0
+var cs_seen := {}  # cspawn=1: peer id -> what this client saw of its shot
 
 func fail(what: String) -> void:
 	failures += 1
@@ -192,6 +210,9 @@ func _initialize() -> void:
 	f.close()
 	f = FileAccess.open("res://mps_native.gd", FileAccess.WRITE)
 	f.store_string(NATIVE_GD)
+	f.close()
+	f = FileAccess.open("res://mps_shot.gd", FileAccess.WRITE)
+	f.store_string(SHOT_GD)
 	f.close()
 	f = FileAccess.open("res://mps_thing.gd", FileAccess.WRITE)
 	f.store_string(THING_GD)
@@ -234,6 +255,8 @@ func setup() -> void:
 	if cfg.get("spawn", "0") == "1" or cfg.get("shared", "0") == "1":
 		setup_spawner()
 	setup_scene()
+	if cfg.get("cspawn", "0") == "1":
+		setup_shot()
 	if cfg.get("native", "0") == "1":
 		var n := Node.new()
 		n.name = "Native"
@@ -327,12 +350,102 @@ func setup_scene() -> void:
 
 # client_sync=1: the node of peer `id` (this client's own, or a copy of another's).
 func add_player(id: int) -> void:
+	add_holder(id)
 	if cfg.get("client_sync", "0") == "1" and main.get_node_or_null("P%d" % id) == null:
 		var p := synced_thing("P%d" % id, id)
 		if id == me:
 			p.position = Vector2(id % 100, 1)
 			p.hp = 50
 		main.add_child(p)
+
+# cspawn=1: the scene a client spawns on its own spawner.
+func setup_shot() -> void:
+	var shot := Node2D.new()
+	shot.name = "Shot"
+	shot.set_script(load("res://mps_shot.gd"))
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	shot.add_child(s)
+	s.owner = shot
+	var c := SceneReplicationConfig.new()
+	c.add_property(NodePath(".:position"))
+	c.property_set_spawn(NodePath(".:position"), true)
+	c.property_set_replication_mode(NodePath(".:position"), SceneReplicationConfig.REPLICATION_MODE_ALWAYS)
+	c.add_property(NodePath(".:hp"))
+	c.property_set_spawn(NodePath(".:hp"), false)
+	c.property_set_replication_mode(NodePath(".:hp"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
+	s.replication_config = c
+	var ps := PackedScene.new()
+	ps.pack(shot)
+	ResourceSaver.save(ps, "res://mps_shot.tscn")
+	shot.free()
+
+# cspawn=1: the holder of peer `id`'s spawner, its authority that peer.
+func add_holder(id: int) -> void:
+	if cfg.get("cspawn", "0") != "1" or main.get_node_or_null("C%d" % id) != null:
+		return
+	var h := Node.new()
+	h.name = "C%d" % id
+	var sp := MultiplayerSpawner.new()
+	sp.name = "Spawner"
+	sp.spawn_path = NodePath("..")
+	sp.add_spawnable_scene("res://mps_shot.tscn")
+	h.add_child(sp)
+	h.set_multiplayer_authority(id, true)
+	main.add_child(h)
+	if id != me:
+		cs_seen[id] = {}
+		sp.spawned.connect(func(n: Node):
+			cs_seen[id]["spawned"] = [str(n.name), n.position, n.hp])
+		sp.despawned.connect(func(n: Node):
+			cs_seen[id]["despawned"] = [str(n.name), n.position, n.hp])
+
+# cspawn=1: one step a frame; true once this client's shot is gone and it saw the others'
+# spawned, updated and despawned.
+func cspawn_done() -> bool:
+	if cfg.get("cspawn", "0") != "1":
+		return true
+	var h := main.get_node("C%d" % me)
+	for o in cs_seen:
+		var n = main.get_node_or_null("C%d/Shot" % o)
+		if n != null and n.position == Vector2(o % 100, 3) and n.hp == 61 and not cs_seen[o].has("synced"):
+			cs_seen[o]["synced"] = [n.position, n.hp]
+			main.echo.rpc_id(o, "shot seen")
+	match cs_step:
+		0:
+			var shot: Node2D = load("res://mps_shot.tscn").instantiate()
+			shot.position = Vector2(me % 100, 2)
+			shot.hp = 60
+			h.add_child(shot, true)
+			cs_step = 1
+		1:
+			var shot := h.get_node("Shot")
+			shot.position = Vector2(me % 100, 3)
+			shot.hp = 61
+			cs_step = 2
+		2:
+			# The SYNCs are unreliable (ENet may drop them, throttled): each other peer says when
+			# it saw this shot's update.
+			var told := {}
+			for r in main.relayed:
+				if r[1] == "shot seen":
+					told[r[0]] = true
+			for o in cs_seen:
+				if not cs_seen[o].has("synced") or not told.has(o):
+					return false
+			cs_at = Time.get_ticks_msec()
+			cs_step = 3
+		3:
+			if Time.get_ticks_msec() > cs_at + 500:
+				h.get_node("Shot").queue_free()
+				cs_step = 4
+		4:
+			for o in cs_seen:
+				if not cs_seen[o].has("despawned"):
+					return false
+			spawn_seen["cspawn"] = cs_seen.size()
+			return true
+	return false
 
 # vis=1: one step a frame; true once the board came back.
 func vis_done() -> bool:
@@ -478,6 +591,14 @@ func finish() -> void:
 		fail("custom spawn %s" % str(spawn_seen.get("custom")))
 	if cfg.get("client_sync", "0") == "1" and spawn_seen.get("players") != int(cfg.get("peers", "1")) - 1:
 		fail("players' state seen from %s peers" % str(spawn_seen.get("players")))
+	if cfg.get("cspawn", "0") == "1":
+		for o in cs_seen:
+			var want := {"spawned": ["Shot", Vector2(o % 100, 2), 100], "synced": [Vector2(o % 100, 3), 61], "despawned": ["Shot", Vector2(o % 100, 3), 61]}
+			for k in want:
+				if cs_seen[o].get(k) != want[k]:
+					fail("peer %d's shot %s: %s, want %s" % [o, k, str(cs_seen[o].get(k)), str(want[k])])
+		if cs_seen.size() != int(cfg.get("peers", "1")) - 1:
+			fail("saw the shots of %d peers" % cs_seen.size())
 	if cfg.get("native", "0") == "1" and main.get_node("Native").got != ["hi"]:
 		fail("native pong: got %s" % str(main.get_node("Native").got))
 	if n > 1 and joined.size() < n - 1:
@@ -537,11 +658,13 @@ func _process(_delta: float) -> bool:
 		"relays":
 			var from := {}
 			for r in main.relayed:
+				if r[1] is String and r[1] == "shot seen":
+					continue
 				from[r[0]] = true
 				if r[1] != "relay %d->%d" % [r[0], me]:
 					fail("relayed %s from %d" % [str(r[1]), r[0]])
 			var want := int(cfg.get("peers", "1")) - 1
-			if from.size() >= want and spawn_done() and native_done() and scene_done():
+			if from.size() >= want and spawn_done() and native_done() and scene_done() and cspawn_done():
 				state = "leaving"
 				leaving_at = Time.get_ticks_msec()
 		"leaving":

@@ -17,6 +17,10 @@ extends SceneTree
 #     synchronizer not public (public_visibility false): echo("board show") from a peer makes it
 #     visible to that peer (set_visibility_for), echo("board hide") hides it from that peer and
 #     then sets Board's position to (5, 6) and hp to 10 (each after the echoed answer)
+#     cspawn=1: mpserver_client4.gd's client-owned spawners: for each peer that joins,
+#     /root/Main/C<id> with a MultiplayerSpawner "Spawner" whose authority is that peer, the
+#     shot scene spawnable; what the spawners spawn and despawn is written to DIR/cspawn.txt,
+#     "<id> spawned|despawned <name> <position> <hp>" a line
 #   prints "SERVER-READY <port>", one "peer <id> joined|left" line per peer, and at the end
 #   "SERVER-DONE echoes=<n>"; stops after `seconds` or when DIR/stop exists.
 
@@ -42,8 +46,15 @@ const THING_GD := """extends Node2D
 @export var label := "thing"
 """
 
+const SHOT_GD := """extends Node2D
+@export var hp := 100
+func _enter_tree():
+	set_multiplayer_authority(get_parent().get_multiplayer_authority(), true)
+"""
+
 var cfg := {}
 var main: Node
+var cspawn_log := PackedStringArray()
 var started := false
 var deadline := 0
 
@@ -65,6 +76,9 @@ func setup() -> void:
 	var mp := get_multiplayer() as SceneMultiplayer
 	if cfg.get("shared", "0") == "1":
 		spawn_shared()
+	if cfg.get("cspawn", "0") == "1":
+		setup_shot()
+		mp.peer_connected.connect(add_holder)
 	mp.peer_connected.connect(func(id): print("peer %d joined" % id))
 	mp.peer_disconnected.connect(func(id): print("peer %d left" % id))
 	var port := int(cfg["port"])
@@ -121,6 +135,51 @@ func spawn_shared() -> void:
 	n.hp = 41
 	n.label = "renamed"
 	spawned.add_child(n, true)
+
+# cspawn=1: the shot scene of mpserver_client4.gd's setup_shot.
+func setup_shot() -> void:
+	var f := FileAccess.open("res://mps_shot.gd", FileAccess.WRITE)
+	f.store_string(SHOT_GD)
+	f.close()
+	var shot := Node2D.new()
+	shot.name = "Shot"
+	shot.set_script(load("res://mps_shot.gd"))
+	var s := MultiplayerSynchronizer.new()
+	s.name = "Sync"
+	shot.add_child(s)
+	s.owner = shot
+	var c := SceneReplicationConfig.new()
+	c.add_property(NodePath(".:position"))
+	c.property_set_spawn(NodePath(".:position"), true)
+	c.property_set_replication_mode(NodePath(".:position"), SceneReplicationConfig.REPLICATION_MODE_ALWAYS)
+	c.add_property(NodePath(".:hp"))
+	c.property_set_spawn(NodePath(".:hp"), false)
+	c.property_set_replication_mode(NodePath(".:hp"), SceneReplicationConfig.REPLICATION_MODE_ON_CHANGE)
+	s.replication_config = c
+	var ps := PackedScene.new()
+	ps.pack(shot)
+	ResourceSaver.save(ps, "res://mps_shot.tscn")
+	shot.free()
+
+# cspawn=1: peer `id`'s holder and spawner (mpserver_client4.gd's add_holder).
+func add_holder(id: int) -> void:
+	var h := Node.new()
+	h.name = "C%d" % id
+	var sp := MultiplayerSpawner.new()
+	sp.name = "Spawner"
+	sp.spawn_path = NodePath("..")
+	sp.add_spawnable_scene("res://mps_shot.tscn")
+	h.add_child(sp)
+	h.set_multiplayer_authority(id, true)
+	main.add_child(h)
+	sp.spawned.connect(func(n: Node): cspawn_event("%d spawned %s %s %d" % [id, n.name, str(n.position), n.hp]))
+	sp.despawned.connect(func(n: Node): cspawn_event("%d despawned %s %s %d" % [id, n.name, str(n.position), n.hp]))
+
+func cspawn_event(line: String) -> void:
+	cspawn_log.append(line)
+	var f := FileAccess.open("res://cspawn.txt", FileAccess.WRITE)
+	f.store_string("\n".join(cspawn_log) + "\n")
+	f.close()
 
 # scene=1 (mpserver_client4.gd's synced_thing and setup_scene); vis=1: the board alone, not public.
 func scene() -> void:

@@ -12,7 +12,7 @@ use gdvariant::Error;
 
 use super::schema::{relative, ServerSchema};
 use super::types::{
-    Action, Event, Flavor, Outgoing, PeerId, ServerError, To, TransferMode, SERVER_ID,
+    Action, ClientNodes, Event, Flavor, Outgoing, PeerId, ServerError, To, TransferMode, SERVER_ID,
 };
 use crate::{godot3, Arg, RemoteCallBuilder, Target};
 
@@ -73,6 +73,9 @@ pub struct ServerConfig {
     /// does not read what it is sent, and is dropped. 16 MiB by default; it must hold the
     /// largest packet sent.
     pub max_send_queue: usize,
+    /// The most nodes and synchronizers that one client may have spawned at once on its
+    /// spawners ([`ServerSchema::client_spawner`]); a `SPAWN` past it is refused.
+    pub max_client_nodes: usize,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +88,7 @@ impl Default for ServerConfig {
             max_strikes: 16,
             max_cached_paths: 1024,
             max_send_queue: 16 << 20,
+            max_client_nodes: 4096,
         }
     }
 }
@@ -111,6 +115,8 @@ pub(crate) struct Peer {
     window: Instant,
     packets: u32,
     pub(crate) strikes: u32,
+    /// The nodes it spawned on its spawners.
+    pub(crate) spawned: ClientNodes,
 }
 
 /// The server's state machine, without I/O: peers joining, authenticating and leaving, the node
@@ -283,6 +289,7 @@ impl ServerCore {
                 window: now,
                 packets: 0,
                 strikes: 0,
+                spawned: ClientNodes::default(),
             },
         );
         if auth {
@@ -329,6 +336,16 @@ impl ServerCore {
                             }
                         }
                     }
+                }
+                // The engine frees the nodes the peer spawned.
+                for (net_id, node) in p.spawned.nodes {
+                    self.event(Event::Despawn {
+                        from: peer,
+                        spawner: node.spawner,
+                        net_id,
+                        name: node.name,
+                        peer_left: true,
+                    });
                 }
                 self.event(Event::PeerLeft(peer));
             }
@@ -536,6 +553,11 @@ impl ServerCore {
     /// Calls `method` on the clients' node at `path` (`rpc_id`), with the method's transfer mode
     /// and channel from the schema. The path is cached with each peer as the engine does:
     /// `SIMPLIFY_PATH` first, the path inline until the peer confirms it, then the cache id.
+    ///
+    /// As the engine's `is_rpc_visible`: a node that is the root (the parent, the default
+    /// `root_path`) of synchronizers the server drives ([`sync_path`](Self::sync_path),
+    /// [`set_path_public`](Self::set_path_public)) is called only on the peers that see one of
+    /// them; [`To::Peer`] a peer that sees none is [`ServerError::NotVisible`], nothing sent.
     pub fn rpc<A: Arg>(
         &mut self,
         to: To,
@@ -615,7 +637,7 @@ impl ServerCore {
         mode: TransferMode,
         build: impl Fn(Target<'_>) -> Result<Vec<u8>, Error>,
     ) -> Result<(), ServerError> {
-        let targets = self.targets(to)?;
+        let targets = self.rpc_targets(to, path)?;
         if targets.is_empty() {
             return Ok(());
         }

@@ -156,8 +156,10 @@ impl ServerCore {
                 };
                 let checksum = match self.schema.find(path) {
                     Some(node) => *node.checksum(),
-                    // A synchronizer has no RPCs.
-                    None if self.schema.find_synchronizer(path).is_some() => {
+                    // A synchronizer, a spawner have no RPCs.
+                    None if self.schema.find_synchronizer(path).is_some()
+                        || self.schema.is_client_spawner(path) =>
+                    {
                         RpcMethods::new(core::iter::empty::<&str>()).checksum()
                     }
                     None => {
@@ -236,6 +238,11 @@ impl ServerCore {
                 );
             }
             Packet::Sync(_) | Packet::Delta(_) => self.client_sync(peer, from, &packet),
+            Packet::Spawn(s) => match packet.validate() {
+                Ok(()) => self.client_spawn(peer, from, &s, bytes),
+                Err(e) => self.reject(peer, format!("malformed SPAWN: {e}"), false),
+            },
+            Packet::Despawn(d) => self.client_despawn(peer, from, d.net_id()),
             Packet::Raw(r) => self.event(Event::Bytes {
                 from,
                 data: r.payload().to_vec(),

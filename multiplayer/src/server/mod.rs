@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+mod client_spawn;
 mod core;
 #[cfg(feature = "server-enet")]
 mod enet;
@@ -49,10 +50,10 @@ mod ws_out;
 pub use self::core::{AuthStep, Authenticator, ServerConfig, ServerCore};
 pub use replication::Spawned;
 pub use runtime::Server;
-pub use schema::{NodeSpec, RpcMode, RpcSpec, ServerSchema};
+pub use schema::{NodeSpec, RpcMode, RpcSpec, ServerSchema, SpawnerAuthority};
 pub use types::{
-    Action, Event, Flavor, Outgoing, PeerId, RpcCall, ServerError, SyncUpdate, To, TransferMode,
-    SERVER_ID,
+    Action, ClientSpawn, Event, Flavor, Outgoing, PeerId, RpcCall, ServerError, SyncUpdate, To,
+    TransferMode, SERVER_ID,
 };
 #[cfg(feature = "server-ws")]
 pub use ws::{quickack, tune_tcp};

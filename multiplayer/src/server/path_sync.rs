@@ -118,6 +118,33 @@ impl ServerCore {
         Ok(())
     }
 
+    /// The peers `to` names to which an RPC on the node at `path` goes, as the engine's
+    /// `is_rpc_visible` has it: a node that is the root (the parent) of some of the server's
+    /// synchronizers, to the peers that see one of them; any other node, to every peer.
+    pub(crate) fn rpc_targets(&self, to: To, path: &str) -> Result<Vec<PeerId>, ServerError> {
+        let mut targets = self.targets(to)?;
+        if self.statics.is_empty() {
+            return Ok(targets);
+        }
+        let roots: Vec<&StaticSync> = self
+            .statics
+            .iter()
+            .filter(|(p, _)| p.rsplit_once('/').is_some_and(|(root, _)| root == path))
+            .map(|(_, s)| s)
+            .collect();
+        if roots.is_empty() {
+            return Ok(targets);
+        }
+        targets.retain(|&t| roots.iter().any(|s| s.visible_to(t)));
+        match to {
+            To::Peer(peer) if targets.is_empty() => Err(ServerError::NotVisible {
+                peer,
+                path: path.to_string(),
+            }),
+            _ => Ok(targets),
+        }
+    }
+
     /// The peers among `targets` that see the server's synchronizer at `path`.
     fn seeing_path(&self, mut targets: Vec<PeerId>, path: &str) -> Vec<PeerId> {
         if let Some(s) = self.statics.get(path) {
@@ -303,9 +330,7 @@ impl ServerCore {
     ) -> Result<(), String> {
         let kind = if mask.is_some() { "DELTA" } else { "SYNC" };
         if net_id & PATH_BIT == 0 {
-            return Err(format!(
-                "{kind} for net id {net_id}: the server spawned no such synchronizer for the client"
-            ));
+            return self.spawned_entry(from, net_id, time, mask, values);
         }
         let id = net_id & !PATH_BIT;
         let path = self
@@ -332,6 +357,48 @@ impl ServerCore {
         self.event(Event::Sync(SyncUpdate {
             from,
             path,
+            spawned: None,
+            net_id,
+            time,
+            mask,
+            properties,
+            values: values.to_vec(),
+        }));
+        Ok(())
+    }
+
+    /// An entry for a synchronizer of a node `from` spawned, by the net id of its spawn.
+    fn spawned_entry(
+        &mut self,
+        from: PeerId,
+        net_id: u32,
+        time: u16,
+        mask: Option<u64>,
+        values: &[u8],
+    ) -> Result<(), String> {
+        let kind = if mask.is_some() { "DELTA" } else { "SYNC" };
+        let s = self.spawned_sync(from, net_id).ok_or_else(|| {
+            format!("{kind} for net id {net_id}: no synchronizer of a node peer {from} spawned")
+        })?;
+        let props = self
+            .schema
+            .find_spawned(&s.spawner, s.scene, s.index)
+            .ok_or_else(|| {
+                format!(
+                    "{kind} for synchronizer {} of node {} on {:?}: no spawned line names its properties",
+                    s.index, s.node, s.spawner
+                )
+            })?;
+        let properties: Vec<String> = match mask {
+            None => sync_properties(props).map(|p| p.name.to_string()).collect(),
+            Some(m) => delta_properties(props, m)
+                .map(|p| p.name.to_string())
+                .collect(),
+        };
+        self.event(Event::Sync(SyncUpdate {
+            from,
+            path: s.spawner,
+            spawned: Some((s.node, s.index)),
             net_id,
             time,
             mask,

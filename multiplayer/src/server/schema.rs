@@ -1,6 +1,7 @@
 //! What the server knows of the game: the nodes it serves, by path pattern, with their `@rpc`
-//! methods (name, who may call them, transfer mode and channel), and the synchronizers outside
-//! spawned nodes whose state clients send it, with their properties.
+//! methods (name, who may call them, transfer mode and channel), the synchronizers outside
+//! spawned nodes whose state clients send it, with their properties, and the spawners whose
+//! multiplayer authority is a client, with the synchronizers of the nodes they spawn.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -10,7 +11,21 @@ use crate::schema_file::{entries, Entry, Method, RsetProperty, SchemaError, Tran
 use crate::session::glob;
 use crate::{Property, RpcMethods};
 
-use super::TransferMode;
+use super::{PeerId, TransferMode};
+
+/// Who is the multiplayer authority of the `MultiplayerSpawner`s a
+/// [`client_spawner`](ServerSchema::client_spawner) pattern matches: the client that spawns
+/// their nodes (`spawner.set_multiplayer_authority(id)` in the game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpawnerAuthority {
+    /// The peer whose id the spawner's path names where the pattern has `{id}`: with
+    /// `Main/P{id}/Spawner`, peer 42 owns `Main/P42/Spawner` (a game's node per player, named
+    /// after its peer id, whose authority is that peer). A pattern without `{id}` matches
+    /// nothing.
+    PathPeer,
+    /// This peer.
+    Peer(PeerId),
+}
 
 /// Who may call an RPC method on the server's nodes (the server is the authority of every node
 /// it serves, as in a Godot server whose nodes keep the default authority 1).
@@ -184,6 +199,9 @@ impl NodeSpec {
 pub struct ServerSchema {
     nodes: Vec<NodeSpec>,
     synchronizers: Vec<(String, Vec<Property>)>,
+    spawners: Vec<(String, SpawnerAuthority)>,
+    /// (spawner pattern, scene, synchronizer index, properties)
+    spawned: Vec<(String, Option<u8>, usize, Vec<Property>)>,
 }
 
 impl ServerSchema {
@@ -252,6 +270,105 @@ impl ServerSchema {
             .find(|(p, _)| glob(p.as_bytes(), path.as_bytes()))
             .map(|(_, props)| &props[..])
     }
+
+    /// Takes the nodes that clients spawn on the `MultiplayerSpawner`s matching `pattern` (the
+    /// spawners' own paths), whose multiplayer authority is the client `authority` says: the
+    /// server confirms their paths, and delivers the `SPAWN` and `DESPAWN` of that client (only)
+    /// as [`Event::Spawn`](super::Event::Spawn) and [`Event::Despawn`](super::Event::Despawn),
+    /// and the `SYNC` and `DELTA` entries of the spawned nodes' synchronizers as
+    /// [`Event::Sync`](super::Event::Sync) (their properties from
+    /// [`spawned`](Self::spawned)). In the pattern, `*` matches within a path segment and `{id}`
+    /// a decimal peer id (`Main/P{id}/Spawner`); the first matching pattern wins.
+    #[must_use]
+    pub fn client_spawner(mut self, pattern: &str, authority: SpawnerAuthority) -> Self {
+        self.spawners
+            .push((String::from(relative(pattern)), authority));
+        self
+    }
+
+    /// The properties of the `index`-th synchronizer (from 0, in the order of the `SPAWN`'s net
+    /// ids) of the nodes that the spawners matching `spawner` spawn from `scene` (an index in
+    /// the spawner's list; `None` for a custom spawn), in the order of its replication config:
+    /// how the server names the values of a client's [`Event::Sync`](super::Event::Sync) for
+    /// them. The pattern is a [`find`](Self::find) pattern (`*`, no `{id}`).
+    #[must_use]
+    pub fn spawned(
+        mut self,
+        spawner: &str,
+        scene: Option<u8>,
+        index: usize,
+        properties: impl IntoIterator<Item = Property>,
+    ) -> Self {
+        self.spawned.push((
+            String::from(relative(spawner)),
+            scene,
+            index,
+            properties.into_iter().collect(),
+        ));
+        self
+    }
+
+    /// The client that is the authority of the spawner at `path`, if a
+    /// [`client_spawner`](Self::client_spawner) pattern matches it.
+    pub fn spawner_authority(&self, path: &str) -> Option<PeerId> {
+        let path = relative(path);
+        self.spawners.iter().find_map(|(p, a)| {
+            let named = spawner_match(p, path)?;
+            match a {
+                SpawnerAuthority::PathPeer => named,
+                SpawnerAuthority::Peer(id) => Some(*id),
+            }
+        })
+    }
+
+    /// Whether a [`client_spawner`](Self::client_spawner) pattern matches `path`.
+    pub fn is_client_spawner(&self, path: &str) -> bool {
+        let path = relative(path);
+        self.spawners
+            .iter()
+            .any(|(p, _)| spawner_match(p, path).is_some())
+    }
+
+    /// The properties of a synchronizer of a node spawned on the spawner at `path`
+    /// ([`spawned`](Self::spawned)).
+    pub fn find_spawned(&self, path: &str, scene: Option<u8>, index: usize) -> Option<&[Property]> {
+        let path = relative(path);
+        self.spawned
+            .iter()
+            .find(|(p, s, i, _)| *s == scene && *i == index && glob(p.as_bytes(), path.as_bytes()))
+            .map(|(.., props)| &props[..])
+    }
+}
+
+/// Whether a spawner pattern matches `path`, segment by segment (`*` within a segment, `{id}` a
+/// decimal peer id from 2): `Some` with the peer `{id}` named (`None` without `{id}`).
+fn spawner_match(pattern: &str, path: &str) -> Option<Option<PeerId>> {
+    let mut named = None;
+    let (mut pat, mut segs) = (pattern.split('/'), path.split('/'));
+    loop {
+        match (pat.next(), segs.next()) {
+            (None, None) => return Some(named),
+            (Some(p), Some(s)) => match p.split_once("{id}") {
+                Some((pre, post)) => {
+                    let digits = s.strip_prefix(pre)?.strip_suffix(post)?;
+                    if digits.is_empty()
+                        || digits.len() > 10
+                        || !digits.bytes().all(|b| b.is_ascii_digit())
+                    {
+                        return None;
+                    }
+                    let id = digits.parse::<PeerId>().ok().filter(|&id| id >= 2)?;
+                    if named.is_some_and(|n| n != id) {
+                        return None;
+                    }
+                    named = Some(id);
+                }
+                None if glob(p.as_bytes(), s.as_bytes()) => {}
+                None => return None,
+            },
+            _ => return None,
+        }
+    }
 }
 
 impl ServerSchema {
@@ -263,7 +380,10 @@ impl ServerSchema {
     /// ([`RpcSpec::property`]) by the keyword of their declaration (`color@remote`,
     /// `score@puppet`), to the node of the `rpc` line with the same pattern (or a node of their
     /// own). Each `sync` line is a [`synchronizer`](Self::synchronizer) whose state clients may
-    /// send; `spawned` lines are for decoding and are skipped.
+    /// send; each `spawner` line a [`client_spawner`](Self::client_spawner) (`spawner
+    /// Main/P{id}/Spawner`: [`SpawnerAuthority::PathPeer`]; `spawner Main/Shots 7`:
+    /// [`SpawnerAuthority::Peer`]); each `spawned` line names the properties of a synchronizer of
+    /// the nodes spawned ([`spawned`](Self::spawned)).
     ///
     /// ```
     /// use gdvariant_multiplayer::server::{RpcMode, ServerSchema, TransferMode};
@@ -333,7 +453,16 @@ impl ServerSchema {
                     }
                 }
                 Entry::Sync { pattern, props } => schema = schema.synchronizer(pattern, props),
-                Entry::Spawned { .. } => {}
+                Entry::Spawned {
+                    spawner,
+                    scene,
+                    index,
+                    props,
+                } => schema = schema.spawned(spawner, scene, index, props),
+                Entry::Spawner { pattern, peer } => {
+                    let authority = peer.map_or(SpawnerAuthority::PathPeer, SpawnerAuthority::Peer);
+                    schema = schema.client_spawner(pattern, authority);
+                }
             }
         }
         for (pattern, specs, _) in nodes {

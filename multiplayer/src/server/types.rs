@@ -114,6 +114,24 @@ pub enum Event {
     /// synchronizer of the schema ([`ServerSchema::synchronizer`](super::ServerSchema::synchronizer))
     /// whose multiplayer authority is that client.
     Sync(SyncUpdate),
+    /// A client spawned a node on a spawner whose authority it is
+    /// ([`ServerSchema::client_spawner`](super::ServerSchema::client_spawner)); its
+    /// synchronizers' `SYNC` and `DELTA` entries follow as [`Event::Sync`].
+    Spawn(ClientSpawn),
+    /// A node a client spawned is gone: the client despawned it, or left (the engine frees the
+    /// nodes a peer spawned when it leaves; this comes before its [`Event::PeerLeft`]).
+    Despawn {
+        /// The client that spawned it.
+        from: PeerId,
+        /// The spawner's path, relative to the multiplayer root.
+        spawner: Arc<str>,
+        /// The node's net id, as its [`Event::Spawn`] gave it.
+        net_id: u32,
+        /// The node's name.
+        name: Arc<str>,
+        /// Whether it is gone because the client left (no `DESPAWN` came).
+        peer_left: bool,
+    },
     /// `send_bytes` from a peer.
     Bytes {
         /// The sender.
@@ -247,13 +265,121 @@ impl RpcCall {
     }
 }
 
-/// One entry of a `SYNC` or `DELTA` packet a client sent for a synchronizer outside spawned
-/// nodes (named by its path), with its properties named from the schema; the values are read
+/// A node a client spawned on one of its spawners (`SPAWN`): the spawner, the node's net id and
+/// name, the scene or custom argument, its synchronizers' net ids and their spawn state; the
+/// values are read lazily from the packet (the core checked them on arrival).
+#[derive(Clone, PartialEq)]
+pub struct ClientSpawn {
+    pub(crate) from: PeerId,
+    pub(crate) spawner: Arc<str>,
+    pub(crate) name: Arc<str>,
+    pub(crate) packet: Vec<u8>,
+}
+
+impl ClientSpawn {
+    fn view(&self) -> Option<crate::Spawn<'_>> {
+        match crate::parse(&self.packet) {
+            Ok(Packet::Spawn(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The client that spawned it (the spawner's authority).
+    pub fn from(&self) -> PeerId {
+        self.from
+    }
+
+    /// The spawner's path, relative to the multiplayer root.
+    pub fn spawner(&self) -> &str {
+        &self.spawner
+    }
+
+    /// The node's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The node's net id (the client's own numbering: each client's apart).
+    pub fn net_id(&self) -> u32 {
+        self.view().map_or(0, |s| s.net_id())
+    }
+
+    /// The index of the spawned scene in the spawner's list; `None` for a custom spawn.
+    pub fn scene(&self) -> Option<u8> {
+        self.view().and_then(|s| s.scene())
+    }
+
+    /// The net ids of the node's synchronizers whose authority the client is, which their
+    /// `SYNC` and `DELTA` entries carry.
+    pub fn sync_ids(&self) -> Vec<u32> {
+        self.view()
+            .map(|s| s.sync_ids().collect())
+            .unwrap_or_default()
+    }
+
+    /// A custom spawn's argument (the `data` of `MultiplayerSpawner.spawn(data)`), as a
+    /// sequence of one value; empty for a scene spawn.
+    pub fn custom_arg(&self) -> Values<'_> {
+        self.view()
+            .map_or_else(no_values, |s| s.custom_arg_values())
+    }
+
+    /// The spawn state: the values of the spawn properties of the synchronizers, in the order
+    /// of [`sync_ids`](Self::sync_ids) and of their replication configs.
+    pub fn state(&self) -> Values<'_> {
+        self.view().map_or_else(no_values, |s| s.state())
+    }
+
+    /// The whole `SPAWN` packet, as the client sent it.
+    pub fn packet(&self) -> &[u8] {
+        &self.packet
+    }
+}
+
+impl fmt::Debug for ClientSpawn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SPAWN {} on {}", self.name, self.spawner)?;
+        match self.scene() {
+            Some(i) => write!(f, " scene {i}")?,
+            None => {
+                f.write_str(" custom(")?;
+                for a in self.custom_arg() {
+                    match a {
+                        Ok(a) => write!(f, "{a}")?,
+                        Err(e) => write!(f, "<{e}>")?,
+                    }
+                }
+                f.write_str(")")?;
+            }
+        }
+        write!(
+            f,
+            " net id {} syncs {:?} state [",
+            self.net_id(),
+            self.sync_ids()
+        )?;
+        for (i, v) in self.state().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match v {
+                Ok(v) => write!(f, "{v}")?,
+                Err(e) => write!(f, "<{e}>")?,
+            }
+        }
+        write!(f, "] from {}", self.from)
+    }
+}
+
+/// One entry of a `SYNC` or `DELTA` packet a client sent for a synchronizer it is the authority
+/// of: outside spawned nodes (named by its path), or of a node it spawned
+/// ([`spawned`](Self::spawned)); its properties named from the schema; the values are read
 /// lazily (the core checked them on arrival).
 #[derive(Clone, PartialEq)]
 pub struct SyncUpdate {
     pub(crate) from: PeerId,
     pub(crate) path: Arc<str>,
+    pub(crate) spawned: Option<(u32, usize)>,
     pub(crate) net_id: u32,
     pub(crate) time: u16,
     pub(crate) mask: Option<u64>,
@@ -267,12 +393,21 @@ impl SyncUpdate {
         self.from
     }
 
-    /// The synchronizer's path relative to the multiplayer root.
+    /// The synchronizer's path relative to the multiplayer root; for a synchronizer of a node
+    /// the client spawned, the spawner's path (the node is the one
+    /// [`spawned`](Self::spawned) names).
     pub fn path(&self) -> &str {
         &self.path
     }
 
-    /// The entry's net id: bit 31 and the sender's path cache id of the synchronizer.
+    /// For a synchronizer of a node the client spawned: the node's net id (its
+    /// [`Event::Spawn`]'s) and the synchronizer's index among the spawn's net ids.
+    pub fn spawned(&self) -> Option<(u32, usize)> {
+        self.spawned
+    }
+
+    /// The entry's net id: bit 31 and the sender's path cache id of the synchronizer, or a net
+    /// id of the client's spawn.
     pub fn net_id(&self) -> u32 {
         self.net_id
     }
@@ -310,7 +445,11 @@ impl SyncUpdate {
 impl fmt::Debug for SyncUpdate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = if self.mask.is_some() { "DELTA" } else { "SYNC" };
-        write!(f, "{kind} {} {{", self.path)?;
+        write!(f, "{kind} {}", self.path)?;
+        if let Some((node, i)) = self.spawned {
+            write!(f, " node {node} sync {i}")?;
+        }
+        f.write_str(" {")?;
         for (i, (p, v)) in self.properties().zip(self.values()).enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -375,6 +514,14 @@ pub enum ServerError {
     Io(std::io::Error),
     /// The clients' engine has no such thing (`rset` is Godot 3's).
     Unsupported(&'static str),
+    /// An RPC to one peer on a node it cannot see: the root of the server's synchronizers, none
+    /// of which it sees (the engine's `is_rpc_visible`); nothing was sent.
+    NotVisible {
+        /// The peer.
+        peer: PeerId,
+        /// The node's path.
+        path: String,
+    },
 }
 
 impl fmt::Display for ServerError {
@@ -390,6 +537,12 @@ impl fmt::Display for ServerError {
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
             ServerError::Io(e) => write!(f, "transport I/O: {e}"),
             ServerError::Unsupported(what) => write!(f, "not in the clients' engine: {what}"),
+            ServerError::NotVisible { peer, path } => {
+                write!(
+                    f,
+                    "peer {peer} cannot see node {path:?}: none of its synchronizers"
+                )
+            }
         }
     }
 }
@@ -454,6 +607,24 @@ impl StaticSync {
     pub(crate) fn visible_to(&self, peer: PeerId) -> bool {
         self.public || self.shown.contains(&peer)
     }
+}
+
+/// A node a client spawned, as the server keeps it (per peer, by net id).
+#[derive(Debug)]
+pub(crate) struct ClientNode {
+    pub(crate) spawner: Arc<str>,
+    pub(crate) name: Arc<str>,
+    pub(crate) scene: Option<u8>,
+    pub(crate) sync_ids: Vec<u32>,
+}
+
+/// The nodes a client spawned: by net id, its synchronizers' net ids (→ node, index), and the
+/// names taken under each spawner.
+#[derive(Debug, Default)]
+pub(crate) struct ClientNodes {
+    pub(crate) nodes: alloc::collections::BTreeMap<u32, ClientNode>,
+    pub(crate) syncs: std::collections::HashMap<u32, (u32, usize)>,
+    pub(crate) names: std::collections::HashSet<(Arc<str>, Arc<str>)>,
 }
 
 /// What a synchronizer last sent, each value encoded (compressed, as in the packets): its

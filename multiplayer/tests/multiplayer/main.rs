@@ -18,6 +18,8 @@ mod enet_c;
 mod hostile;
 mod live;
 mod packets;
+#[cfg(feature = "server")]
+mod server_client_spawn;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_compare;
 #[cfg(feature = "server")]

@@ -251,7 +251,7 @@ fn client_synchronizers_are_checked() {
     let r = refused(&delta(7, 1, &Variant::Int(1)));
     assert_eq!(
         r,
-        ["DELTA for net id 7: the server spawned no such synchronizer for the client"]
+        ["DELTA for net id 7: no synchronizer of a node peer 2 spawned"]
     );
     // The server's own synchronizer: its state from a client is refused, as the engine refuses
     // state from a peer that is not the synchronizer's authority.
@@ -359,4 +359,64 @@ fn the_servers_synchronizers_follow_their_visibility() {
     assert!(sends(&core.take_actions())
         .iter()
         .all(|(_, _, b)| Some(b) != Some(&offer)));
+}
+
+/// RPC visibility, as the engine's `is_rpc_visible`: an RPC on the root node (the parent) of the
+/// server's synchronizer goes only to the peers that see it; to one peer that does not, it is
+/// refused and nothing is sent (not even the path); other nodes are not restricted.
+#[test]
+fn rpcs_on_a_hidden_synchronizers_root_follow_its_visibility() {
+    use gdvariant_multiplayer::server::ServerError;
+    let schema = schema().node("Main/Board", [RpcSpec::authority("mark")]);
+    let mut core = ServerCore::new(schema, ServerConfig::default());
+    let now = Instant::now();
+    for p in [2, 3] {
+        core.peer_connected(p, now).unwrap();
+    }
+    core.take_actions();
+    let board = "Main/Board/Sync";
+    // Public (the default): every peer.
+    core.sync_path(To::All, board, &[pos(1.0, 1.0)]).unwrap();
+    core.take_actions();
+    core.rpc(To::All, "Main/Board", "mark", &[Variant::Int(1)])
+        .unwrap();
+    let to: Vec<i32> = sends(&core.take_actions()).iter().map(|s| s.0).collect();
+    assert_eq!(
+        to,
+        [2, 3, 2, 3],
+        "SIMPLIFY_PATH to each, then the call to each"
+    );
+    // Not public, shown to 3 only.
+    core.set_path_public(board, false).unwrap();
+    core.set_path_visible(board, 3, true).unwrap();
+    core.take_actions();
+    core.rpc(To::All, "Main/Board", "mark", &[Variant::Int(2)])
+        .unwrap();
+    let got = sends(&core.take_actions());
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, 3);
+    let call = multiplayer::RemoteCallBuilder::new(multiplayer::Target::Path("Main/Board"), 0)
+        .arg(&Variant::Int(2))
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(got[0].2, call);
+    let e = core
+        .rpc(To::Peer(2), "Main/Board", "mark", &[Variant::Int(3)])
+        .unwrap_err();
+    assert!(
+        matches!(&e, ServerError::NotVisible { peer: 2, path } if path == "Main/Board"),
+        "{e}"
+    );
+    assert!(core.take_actions().is_empty());
+    // Other nodes are not restricted.
+    core.rpc(To::Peer(2), "Main", "echo", &[Variant::Int(4)])
+        .unwrap();
+    assert_eq!(sends(&core.take_actions()).len(), 2);
+    // A peer that joins sees a hidden synchronizer's root no more than 2 does.
+    core.peer_connected(4, now).unwrap();
+    core.take_actions();
+    core.rpc(To::AllBut(3), "Main/Board", "mark", &[Variant::Int(5)])
+        .unwrap();
+    assert!(sends(&core.take_actions()).is_empty());
 }
