@@ -54,7 +54,7 @@ extern crate alloc;
 
 pub mod array;
 #[cfg(feature = "std")]
-mod build;
+mod builder;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod codec;

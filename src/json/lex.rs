@@ -5,7 +5,7 @@
 use std::string::String;
 use std::vec::Vec;
 
-use crate::build::Fail;
+use crate::builder::Fail;
 use crate::literal::excerpt;
 
 /// A lexer result: [`Fail`] with the offset and message of what went wrong.
@@ -13,7 +13,7 @@ pub(super) type R<T = ()> = core::result::Result<T, Fail>;
 
 /// A failure at `offset` with `message`.
 pub(super) fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
-    crate::build::fail(offset, message)
+    crate::builder::fail(offset, message)
 }
 
 // ----- the non-finite numbers -----

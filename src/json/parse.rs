@@ -8,7 +8,7 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::lex::{fail, P, R};
-use crate::build::{Builder, Bytes, Open, Sink, Tree};
+use crate::builder::{Builder, Bytes, Open, Sink, Tree};
 use crate::encode::EncodeOptions;
 use crate::error::{ParseError, Syntax};
 use crate::literal::{excerpt, node_path};
@@ -101,7 +101,7 @@ fn values(
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
-    crate::build::exactly_one("JSON value", Syntax::Json, |each| drive(input, opts, each))
+    crate::builder::exactly_one("JSON value", Syntax::Json, |each| drive(input, opts, each))
 }
 
 /// Reads a sequence of JSON values and hands each one's encoding to `each`, in order, without

@@ -33,7 +33,7 @@
 use std::string::String;
 use std::vec::Vec;
 
-use crate::build::{Builder, Bytes, Fail, Open, Sink, Tree};
+use crate::builder::{Builder, Bytes, Fail, Open, Sink, Tree};
 use crate::encode::EncodeOptions;
 use crate::error::{ParseError, Syntax};
 use crate::literal::{excerpt, node_path};
@@ -44,7 +44,7 @@ use crate::types::{Dialect, ReadOptions, VariantType};
 type R<T = ()> = core::result::Result<T, Fail>;
 
 fn fail<T>(offset: usize, message: impl Into<String>) -> R<T> {
-    crate::build::fail(offset, message)
+    crate::builder::fail(offset, message)
 }
 
 /// Reads one value of engine text (what `str_to_var` reads) in `dialect`. Whitespace around it
@@ -136,7 +136,7 @@ fn values(
 /// assert_eq!(gdvariant::validate(&bytes), Ok(bytes.len()));
 /// ```
 pub fn to_bytes(input: &str, opts: &EncodeOptions) -> core::result::Result<Vec<u8>, ParseError> {
-    crate::build::exactly_one("value", Syntax::Text, |each| drive(input, opts, each))
+    crate::builder::exactly_one("value", Syntax::Text, |each| drive(input, opts, each))
 }
 
 /// Reads a sequence of values separated by whitespace and hands each one's encoding with
