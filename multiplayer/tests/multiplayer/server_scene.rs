@@ -32,9 +32,21 @@ fn start_scene_server() -> TestServer {
         ports_tx.send((ws.port(), enet.port())).unwrap();
         let mut log = Vec::new();
         let mut board = false;
+        // A game sends its synchronizers' state every frame, as a Godot server does: a SYNC is
+        // unreliable, and a loaded machine's ENet throttle drops some (seen in loaded runs).
+        let mut frame = tokio::time::interval(Duration::from_millis(100));
+        let pos = Variant::Vector2(Vector2::new(3.0, 4.0));
         loop {
             let ev = tokio::select! {
                 ev = server.next_event() => ev,
+                _ = frame.tick() => {
+                    if board {
+                        server
+                            .sync_path(To::All, "/root/Main/Board/Sync", &[pos.clone()])
+                            .unwrap();
+                    }
+                    continue;
+                }
                 _ = &mut stop_rx => break,
             };
             match &ev {
@@ -42,9 +54,8 @@ fn start_scene_server() -> TestServer {
                     if !board {
                         // Set once: the later peer gets it when it confirms the path.
                         board = true;
-                        let pos = Variant::Vector2(Vector2::new(3.0, 4.0));
                         server
-                            .sync_path(To::All, "/root/Main/Board/Sync", &[pos])
+                            .sync_path(To::All, "/root/Main/Board/Sync", &[pos.clone()])
                             .unwrap();
                         server
                             .delta_path(To::All, "Main/Board/Sync", 1, &[Variant::Int(9)])
