@@ -86,6 +86,8 @@ pub(crate) struct RsetProperty<'a> {
 
 /// One line of the file.
 #[derive(Clone, Debug)]
+// Without the server, the lines for properties and client spawners are checked, not used.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) enum Entry<'a> {
     Rpc {
         pattern: &'a str,
