@@ -1,5 +1,7 @@
-//! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`) and
-//! `gdvariant multiplayer decode` over the recorded sessions (`multiplayer`).
+//! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`), on
+//! the engines' golden data (`commands_golden`) and on bad input (`commands_input`), packet
+//! captures (`capture`), and `gdvariant multiplayer decode` over the recorded sessions
+//! (`multiplayer`).
 
 #[path = "../../../tests/common/mod.rs"]
 mod common;
@@ -8,6 +10,8 @@ mod fixture;
 
 mod capture;
 mod commands;
+mod commands_golden;
+mod commands_input;
 mod multiplayer;
 
 /// Counts allocations per thread, for `commands`.
