@@ -1,7 +1,7 @@
 //! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`), on
 //! the engines' golden data (`commands_golden`) and on bad input (`commands_input`), packet
-//! captures (`capture`), and `gdvariant multiplayer decode` over the recorded sessions
-//! (`multiplayer`).
+//! captures (`capture`, `capture_values`, `capture_live`), and `gdvariant multiplayer decode`
+//! over the recorded sessions (`multiplayer`).
 
 #[path = "../../../tests/common/mod.rs"]
 mod common;
@@ -9,6 +9,8 @@ mod common;
 mod fixture;
 
 mod capture;
+mod capture_live;
+mod capture_values;
 mod commands;
 mod commands_golden;
 mod commands_input;
