@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load comparison: the example server (examples/server.rs, one tokio thread) against the same work done by
+# Load comparison: the example server (examples/server/, one tokio thread) against the same work done by
 # Godot 4 in GDScript (benches/servers/godot_server.gd), both driven by examples/loadgen.rs over loopback with
 # the engine-written packets of the repository (the 212-byte input packet every other request, the Godot 4
 # golden values in between), every reply checked byte for byte.

@@ -1,5 +1,5 @@
 //! A bounded load generator for servers that speak the example server's protocol
-//! (`examples/server.rs`, or `benches/servers/godot_server.gd`, the same work in GDScript).
+//! (`examples/server/`, or `benches/servers/godot_server.gd`, the same work in GDScript).
 //!
 //! It replays engine-written packets over loopback on N connections and checks every reply
 //! byte for byte against the reply it expects (so it also detects a lost, duplicated or

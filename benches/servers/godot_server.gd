@@ -1,4 +1,4 @@
-# The example server's work (examples/server.rs) done by Godot 4 itself in GDScript, for the load comparison
+# The example server's work (examples/server/) done by Godot 4 itself in GDScript, for the load comparison
 # (benches/servers.sh). A single-threaded busy loop, as a GDScript server is written: TCPServer accepts,
 # each StreamPeerTCP frame is read as StreamPeer.get_var reads it (the u32 length, the bytes, bytes_to_var:
 # get_var would hide the length the reply reports), and answered with put_var of

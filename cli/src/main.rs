@@ -3,8 +3,10 @@
 //! pieces it prints and reads with.
 
 mod app;
+mod args;
 mod capture;
 mod host;
+mod input;
 mod mp;
 mod out;
 mod path;
@@ -138,7 +140,7 @@ impl Drop for Bar {
 
 fn main() {
     // Usage errors exit with 2, help and version with 0 (clap's codes).
-    let cli = app::Cli::parse();
+    let cli = args::Cli::parse();
     let mut host = Host {
         max_stream: cli.max_stream,
     };

@@ -11,7 +11,8 @@ use std::io;
 use clap::Parser;
 use gdvariant::{read_count, work_count};
 
-use crate::app::{self, Cli};
+use crate::app;
+use crate::args::Cli;
 use crate::host::{self, Host};
 
 #[path = "../../tests/common/adversarial.rs"]

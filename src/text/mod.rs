@@ -80,6 +80,8 @@ mod index;
 #[cfg(feature = "std")]
 mod leaf;
 #[cfg(feature = "std")]
+mod lex;
+#[cfg(feature = "std")]
 mod loss;
 #[cfg(feature = "std")]
 mod order;

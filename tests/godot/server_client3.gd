@@ -1,4 +1,4 @@
-# Godot 3 client of examples/server.rs (run by tests/server/server_live.rs), the counterpart of server_client4.gd in
+# Godot 3 client of examples/server/ (run by tests/server/server_live.rs), the counterpart of server_client4.gd in
 # Godot 3.2's API: StreamPeerTCP.put_var, PacketPeerStream and WebSocketClient (3.x has no standalone
 # WebSocketPeer client: the client is WebSocketClient and its peer 1). Same files, same checks: the server's
 # reply bytes must equal var2bytes() of the reply this script expects. Godot 3 writes uninitialised padding

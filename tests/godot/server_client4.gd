@@ -1,4 +1,4 @@
-# Godot 4 client of examples/server.rs (run by tests/server/server_live.rs).
+# Godot 4 client of examples/server/ (run by tests/server/server_live.rs).
 # Reads res://client_config.txt (tcp_port<TAB>ws_port) and res://client_values.tsv (name<TAB>hex of an
 # engine-written value), then over StreamPeerTCP.put_var, PacketPeerStream and WebSocketPeer.put_var sends every
 # value, a 4 MB PackedFloat32Array and many small packets, and checks every reply exactly: the server's reply

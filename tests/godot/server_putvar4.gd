@@ -1,5 +1,5 @@
 extends SceneTree
-# An unmodified Godot 4 client of examples/server.rs (run by tests/server/server_putvar.rs):
+# An unmodified Godot 4 client of examples/server/ (run by tests/server/server_putvar.rs):
 # StreamPeerTCP with Nagle on (the default, no set_no_delay), `count` put_var / get_var round
 # trips of an int; each reply must be the server's summary Dictionary (with its "seq"). Reads
 # `port count` from res://putvar_config.txt; prints "PUTVAR <count> <milliseconds> <failures>"

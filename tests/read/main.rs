@@ -1,6 +1,6 @@
 //! Reading, one test binary: the zero-copy views (`zero_copy`, also run under Miri by CI),
 //! `to_owned`'s fast paths (`owned_paths`, also under Miri), paths into values (`paths`),
-//! hand-written vectors (`vectors`), hostile input (`hostile`), no allocation while reading
+//! hand-written vectors (`vectors`, `vectors_*`), hostile input (`hostile`), no allocation while reading
 //! (`no_alloc`), dialect detection (`detect`), length-prefixed streams (`framing`), and linear
 //! work in the input (`linear`, `scaling`: feature `__count-reads`).
 //!
@@ -25,4 +25,9 @@ mod paths;
 #[cfg(all(feature = "__count-reads", feature = "serde"))]
 mod scaling;
 mod vectors;
+mod vectors_containers;
+mod vectors_errors;
+mod vectors_godot3;
+mod vectors_mutations;
+mod vectors_round_trip;
 mod zero_copy;

@@ -7,9 +7,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-/// `examples/server.rs`, run by `server_live`, `server_load` and `server_limits`.
+/// `examples/server/`, run by `server_live`, `server_load` and `server_limits`.
 #[allow(dead_code, unreachable_pub)]
-#[path = "../../examples/server.rs"]
+#[path = "../../examples/server/main.rs"]
 mod server;
 
 #[cfg(all(feature = "serde", feature = "__count-reads"))]

@@ -1,4 +1,4 @@
-//! The example server's limits (`examples/server.rs`, issue 27 points 5 and 6), each against a
+//! The example server's limits (`examples/server/`, issue 27 points 5 and 6), each against a
 //! server of its own, started in-process with short limits:
 //!
 //! - a WebSocket message must be complete within the frame timeout from the first byte of its

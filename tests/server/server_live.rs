@@ -1,4 +1,4 @@
-//! Real Godot clients against the example server (`examples/server.rs`), over loopback.
+//! Real Godot clients against the example server (`examples/server/`), over loopback.
 //!
 //! A headless Godot 4 (`tests/godot/server_client4.gd`) and a headless Godot 3
 //! (`tests/godot/server_client3.gd`) connect with `StreamPeerTCP.put_var`, `PacketPeerStream` and

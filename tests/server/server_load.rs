@@ -1,5 +1,5 @@
 //! A short, bounded load run (CI): the example server (as its own process: this test binary
-//! started again in the role of `examples/server.rs`) under `examples/loadgen.rs` for 8 measured seconds at a fixed
+//! started again in the role of `examples/server/`) under `examples/loadgen.rs` for 8 measured seconds at a fixed
 //! offered load with five misbehaving clients, then the same packets against Godot 4's own
 //! GDScript server (`benches/servers/godot_server.gd`) for 3 seconds. Every reply of every
 //! connection is checked byte for byte (nothing lost, reordered or wrong), every misbehaving

@@ -2,8 +2,8 @@
 //! example server: 1 000 round trips in well under a second. `put_var` writes the length prefix
 //! and the body in two sends; with Nagle on, the body waits for the prefix's acknowledgement,
 //! which a server delaying its ACKs (Linux: about 40 ms) holds back on every message. The example
-//! server acknowledges at once (`TCP_QUICKACK` after every read and flush, `examples/server.rs`'s
-//! `quickack`); without it these round trips took about 45 ms each.
+//! server acknowledges at once (`TCP_QUICKACK` after every read and flush, `quickack` in
+//! `examples/server/meter.rs`); without it these round trips took about 45 ms each.
 
 use crate::{common, server};
 

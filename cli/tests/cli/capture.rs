@@ -2,14 +2,15 @@
 //! sessions (tests/data/captures, recorded by tests/godot/capture_ws.sh and capture_enet.sh):
 //! every transport shows, in order, the engine text of every value the scripts sent
 //! (tests/godot/capture_ws4.gd, capture_ws3.gd, capture_enet4.gd, capture_enet3.gd); JSON lines,
-//! filters, statistics, standard input, a cut capture, and the other commands' hints.
+//! filters, statistics, standard input, a cut capture, and the other commands' hints. The value
+//! captures are checked in `capture_values`, the live recordings in `capture_live`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gdvariant");
 
-fn capture(name: &str) -> String {
+pub(crate) fn capture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/data/captures")
         .join(name)
@@ -17,14 +18,14 @@ fn capture(name: &str) -> String {
         .to_string()
 }
 
-fn run(args: &[&str]) -> Output {
+pub(crate) fn run(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .output()
         .expect("run gdvariant")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
@@ -76,7 +77,7 @@ fn godot4_websocket_session_in_order() {
     check_godot4_websocket_session_in_order(&capture("godot4_ws.pcap"));
 }
 
-fn check_godot4_websocket_session_in_order(file: &str) {
+pub(crate) fn check_godot4_websocket_session_in_order(file: &str) {
     let out = shown(file);
     let hello = |who: &str| {
         format!(
@@ -153,7 +154,7 @@ fn check_godot4_websocket_session_in_order(file: &str) {
     assert!(!out.contains("error"));
 }
 
-fn check_godot3_websocket_session_in_order(file: &str) {
+pub(crate) fn check_godot3_websocket_session_in_order(file: &str) {
     let out = shown(file);
     let a = flow_of(&out, "arg 0: \"A\" |");
     let b = flow_of(&out, "arg 0: \"B\" |");
@@ -208,7 +209,7 @@ fn check_godot3_websocket_session_in_order(file: &str) {
     assert!(!out.contains("error"));
 }
 
-fn check_godot4_put_var_stream_both_directions(file: &str) {
+pub(crate) fn check_godot4_put_var_stream_both_directions(file: &str) {
     let out = shown(file);
     let values = [
         "42",
@@ -246,7 +247,7 @@ fn check_godot4_put_var_stream_both_directions(file: &str) {
         .contains("\"transport\":\"put_var\",\"dialect\":4,\"value\":42}"));
 }
 
-fn check_godot4_enet_session_in_order(file: &str) {
+pub(crate) fn check_godot4_enet_session_in_order(file: &str) {
     let out = shown(file);
     let bytes = |n: u32, f: fn(u32) -> u32| {
         let items: Vec<String> = (0..n).map(|i| f(i).to_string()).collect();
@@ -309,7 +310,7 @@ fn check_godot4_enet_session_in_order(file: &str) {
     assert!(!out.contains("error"));
 }
 
-fn check_godot3_enet_session_in_order(file: &str) {
+pub(crate) fn check_godot3_enet_session_in_order(file: &str) {
     let out = shown(file);
     let bytes = |n: u32, f: fn(u32) -> u32| {
         let items: Vec<String> = (0..n).map(|i| f(i).to_string()).collect();
@@ -361,7 +362,7 @@ fn check_godot3_enet_session_in_order(file: &str) {
 }
 
 /// The text output of `capture FILE`, which must succeed.
-fn shown(file: &str) -> String {
+pub(crate) fn shown(file: &str) -> String {
     let o = run(&["capture", file]);
     assert_eq!(
         o.status.code(),
@@ -381,7 +382,7 @@ fn line_flow(line: &str) -> Option<(u64, &str)> {
 }
 
 /// The flow of the first line holding `needle`.
-fn flow_of(out: &str, needle: &str) -> u64 {
+pub(crate) fn flow_of(out: &str, needle: &str) -> u64 {
     let line = out
         .lines()
         .find(|l| l.contains(needle))
@@ -391,7 +392,7 @@ fn flow_of(out: &str, needle: &str) -> u64 {
 
 /// The lines of flow `flow` sent by its client (the sender of its first line) or by its server,
 /// each ending with a newline.
-fn side(out: &str, flow: u64, client: bool) -> String {
+pub(crate) fn side(out: &str, flow: u64, client: bool) -> String {
     let mut lines = out
         .lines()
         .filter_map(|l| line_flow(l).filter(|f| f.0 == flow).map(|f| (f.1, l)));
@@ -589,362 +590,6 @@ fn decode_as_overrides_content_detection() {
     assert!(!out.contains("put_var 42"));
 }
 
-/// The Godot 4 script of the value captures (godot4_values.pcap), which the live test runs:
-/// `PacketPeerUDP.put_var` of six values to a bound `PacketPeerUDP` answering each with
-/// `put_var(["echo", value])`, then the same over `StreamPeerTCP.put_var` to a `TCPServer`, in one
-/// process on 127.0.0.1:PORT (UDP) and PORT + 1 (TCP).
-const VALUES4_GD: &str = r#"extends SceneTree
-# Godot 4: PacketPeerUDP.put_var of a few values to a bound PacketPeerUDP answering each with
-# put_var(["echo", value]), and the same over StreamPeerTCP.put_var to a TCPServer, in one
-# process on 127.0.0.1:PORT (UDP) and PORT + 1 (TCP); PORT in res://port.txt.
-var port := 0
-var udp_server := PacketPeerUDP.new()
-var udp_client := PacketPeerUDP.new()
-var tcp_server := TCPServer.new()
-var tcp_client := StreamPeerTCP.new()
-var conn: StreamPeerTCP
-var values := [7, "udp ☃", Vector2(1.5, -2), [1, "x", null], {"k": true}, PackedInt32Array([1, -2])]
-var sent_udp := false
-var sent_tcp := false
-var got := 0
-var deadline := 0
-var quit_at := 0
-
-func _initialize() -> void:
-	port = int(FileAccess.get_file_as_string("res://port.txt").strip_edges())
-	udp_server.bind(port, "127.0.0.1")
-	udp_client.set_dest_address("127.0.0.1", port)
-	tcp_server.listen(port + 1, "127.0.0.1")
-	tcp_client.connect_to_host("127.0.0.1", port + 1)
-	deadline = Time.get_ticks_msec() + 10000
-
-func _process(_delta: float) -> bool:
-	if Time.get_ticks_msec() > deadline:
-		print("FAIL timeout, got ", got)
-		return true
-	if quit_at != 0:
-		if Time.get_ticks_msec() > quit_at:
-			print("DONE")
-			return true
-		return false
-	if not sent_udp:
-		for v in values:
-			udp_client.put_var(v)
-		sent_udp = true
-	while udp_server.get_available_packet_count() > 0:
-		var v = udp_server.get_var()
-		udp_server.set_dest_address(udp_server.get_packet_ip(), udp_server.get_packet_port())
-		udp_server.put_var(["echo", v])
-		got += 1
-	while udp_client.get_available_packet_count() > 0:
-		udp_client.get_var()
-		got += 1
-	tcp_client.poll()
-	if conn == null and tcp_server.is_connection_available():
-		conn = tcp_server.take_connection()
-	if not sent_tcp and tcp_client.get_status() == StreamPeerTCP.STATUS_CONNECTED:
-		for v in values:
-			tcp_client.put_var(v)
-		sent_tcp = true
-	if conn != null:
-		conn.poll()
-		while conn.get_available_bytes() > 0:
-			conn.put_var(["echo", conn.get_var()])
-			got += 1
-	while tcp_client.get_available_bytes() > 0:
-		tcp_client.get_var()
-		got += 1
-	if got == 4 * values.size():
-		tcp_client.disconnect_from_host()
-		quit_at = Time.get_ticks_msec() + 300
-	return false
-"#;
-
-/// The same in Godot 3.2.3 (godot3_values.pcap).
-const VALUES3_GD: &str = r#"extends SceneTree
-# Godot 3: the same as VALUES4_GD (PacketPeerUDP and StreamPeerTCP put_var, echoed).
-var port = 0
-var udp_server = PacketPeerUDP.new()
-var udp_client = PacketPeerUDP.new()
-var tcp_server = TCP_Server.new()
-var tcp_client = StreamPeerTCP.new()
-var conn = null
-var values = [7, "udp ☃", Vector2(1.5, -2), [1, "x", null], {"k": true}, PoolIntArray([1, -2])]
-var sent_udp = false
-var sent_tcp = false
-var got = 0
-var deadline = 0
-var quit_at = 0
-
-func _initialize():
-	var f = File.new()
-	f.open("res://port.txt", File.READ)
-	port = int(f.get_as_text().strip_edges())
-	f.close()
-	udp_server.listen(port, "127.0.0.1")
-	udp_client.set_dest_address("127.0.0.1", port)
-	tcp_server.listen(port + 1, "127.0.0.1")
-	tcp_client.connect_to_host("127.0.0.1", port + 1)
-	deadline = OS.get_ticks_msec() + 10000
-
-func _idle(_delta):
-	if OS.get_ticks_msec() > deadline:
-		print("FAIL timeout, got ", got)
-		quit()
-		return false
-	if quit_at != 0:
-		if OS.get_ticks_msec() > quit_at:
-			print("DONE")
-			quit()
-		return false
-	if not sent_udp:
-		for v in values:
-			udp_client.put_var(v)
-		sent_udp = true
-	while udp_server.get_available_packet_count() > 0:
-		var v = udp_server.get_var()
-		udp_server.set_dest_address(udp_server.get_packet_ip(), udp_server.get_packet_port())
-		udp_server.put_var(["echo", v])
-		got += 1
-	while udp_client.get_available_packet_count() > 0:
-		udp_client.get_var()
-		got += 1
-	if conn == null and tcp_server.is_connection_available():
-		conn = tcp_server.take_connection()
-	if not sent_tcp and tcp_client.get_status() == StreamPeerTCP.STATUS_CONNECTED:
-		for v in values:
-			tcp_client.put_var(v)
-		sent_tcp = true
-	if conn != null:
-		while conn.get_available_bytes() > 0:
-			conn.put_var(["echo", conn.get_var()])
-			got += 1
-	while tcp_client.get_available_bytes() > 0:
-		tcp_client.get_var()
-		got += 1
-	if got == 4 * values.size():
-		tcp_client.disconnect_from_host()
-		quit_at = OS.get_ticks_msec() + 300
-	return false
-"#;
-
-/// The values the value scripts send, in each engine's text.
-const SENT4: [&str; 6] = [
-    "7",
-    "\"udp ☃\"",
-    "Vector2(1.5, -2)",
-    "[1, \"x\", null]",
-    "{ \"k\": true }",
-    "PackedInt32Array(1, -2)",
-];
-const SENT3: [&str; 6] = [
-    "7",
-    "\"udp ☃\"",
-    "Vector2( 1.5, -2 )",
-    "[ 1, \"x\", null ]",
-    "{ \"k\": true }",
-    "PoolIntArray( 1, -2 )",
-];
-
-/// A value capture: both flows (UDP and TCP), each value sent and its echo, in order.
-fn check_values(file: &str, godot3: bool) {
-    let (sent, dialect) = if godot3 { (SENT3, "3") } else { (SENT4, "4") };
-    let o = run(&["capture", "--dialect", dialect, file]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let out = stdout(&o);
-    for transport in ["udp", "put_var"] {
-        let flow = flow_of(&out, &format!(" {transport} new flow"));
-        let (open, comma) = if godot3 { ("[ ", " ]") } else { ("[", "]") };
-        let up: Vec<String> = sent.iter().map(|v| format!(" {transport} {v}\n")).collect();
-        let down: Vec<String> = sent
-            .iter()
-            .map(|v| format!(" {transport} {open}\"echo\", {v}{comma}\n"))
-            .collect();
-        in_order(
-            &side(&out, flow, true),
-            &up.iter().map(String::as_str).collect::<Vec<_>>(),
-        );
-        in_order(
-            &side(&out, flow, false),
-            &down.iter().map(String::as_str).collect::<Vec<_>>(),
-        );
-    }
-    // Without --dialect, the values of Godot 3 that read the same in both dialects come first
-    // and are shown as Godot 4's text until one tells the flow's dialect; the rest as Godot 3's.
-    if godot3 {
-        let auto = shown(file);
-        assert!(
-            auto.contains(" udp [ \"echo\", PoolIntArray( 1, -2 ) ]\n"),
-            "{auto}"
-        );
-    }
-}
-
-#[test]
-fn godot4_values_udp_and_tcp() {
-    check_values(&capture("godot4_values.pcap"), false);
-}
-
-#[test]
-fn godot3_values_udp_and_tcp() {
-    check_values(&capture("godot3_values.pcap"), true);
-}
-
-/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh, capture_enet.sh, run
-/// on a scratch copy of tests/godot so that the committed captures stay as they are), then the
-/// same checks on the new captures: every value the scripts sent, in order, with the new
-/// recording's own peer ids and ports. Skipped loudly when an engine or tcpdump (and root, to
-/// capture on the loopback interface) is missing; a failure when `GDVARIANT_LIVE_GODOT4=1` or
-/// `GDVARIANT_LIVE_GODOT3=1` says the engine must be there. About 30 s (the two engines' sessions
-/// recorded in parallel).
-#[test]
-fn live_recordings_show_every_value_in_order() {
-    let four = crate::common::engine_ready(4, "capture: recording Godot 4 sessions");
-    let three = crate::common::engine_ready(3, "capture: recording Godot 3 sessions");
-    if !four && !three {
-        return;
-    }
-    let required = ["GDVARIANT_LIVE_GODOT4", "GDVARIANT_LIVE_GODOT3"]
-        .iter()
-        .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
-    let tcpdump = Command::new("tcpdump")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-    if !tcpdump || !root {
-        assert!(
-            !required,
-            "the live capture test needs tcpdump (apt-get install tcpdump) and root (tcpdump {tcpdump}, root {root})"
-        );
-        eprintln!("\n!!!!!! tcpdump or root missing: capture: live recordings SKIPPED !!!!!!\n");
-        return;
-    }
-    // A scratch copy of tests/godot: the scripts write to ../data/captures beside themselves.
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let scratch =
-        std::env::temp_dir().join(format!("gdvariant-capture-live-{}", std::process::id()));
-    let godot = scratch.join("tests/godot");
-    std::fs::create_dir_all(&godot).unwrap();
-    std::fs::create_dir_all(scratch.join("tests/data/captures")).unwrap();
-    for name in [
-        "capture_ws.sh",
-        "capture_enet.sh",
-        "capture_ws4.gd",
-        "capture_ws3.gd",
-        "capture_enet4.gd",
-        "capture_enet3.gd",
-        "godot4",
-        "godot3",
-    ] {
-        std::fs::copy(repo.join("tests/godot").join(name), godot.join(name)).unwrap();
-    }
-    // One session at a time (under load, tcpdump on a busy machine may miss the end of a
-    // session recorded alongside others); a session whose new capture fails its check is
-    // recorded once more before the failure counts.
-    let record = |script: &str, arg: &str| {
-        let o = Command::new("bash")
-            .arg(godot.join(script))
-            .arg(arg)
-            .output()
-            .expect("run bash");
-        assert!(
-            o.status.success(),
-            "{script} {arg} failed:\n{}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
-    let new = |name: &str| {
-        scratch
-            .join("tests/data/captures")
-            .join(name)
-            .display()
-            .to_string()
-    };
-    type Check = fn(&str);
-    let sessions: [(bool, &str, &str, &str, Check); 7] = [
-        (
-            four,
-            "capture_ws.sh",
-            "ws4",
-            "godot4_ws.pcap",
-            check_godot4_websocket_session_in_order,
-        ),
-        (
-            four,
-            "capture_ws.sh",
-            "putvar",
-            "godot4_putvar.pcap",
-            check_godot4_put_var_stream_both_directions,
-        ),
-        (
-            four,
-            "capture_enet.sh",
-            "4",
-            "godot4_enet.pcap",
-            check_godot4_enet_session_in_order,
-        ),
-        (four, "", "4", "godot4_values.pcap", |f| {
-            check_values(f, false)
-        }),
-        (
-            three,
-            "capture_ws.sh",
-            "ws3",
-            "godot3_ws.pcap",
-            check_godot3_websocket_session_in_order,
-        ),
-        (
-            three,
-            "capture_enet.sh",
-            "3",
-            "godot3_enet.pcap",
-            check_godot3_enet_session_in_order,
-        ),
-        (three, "", "3", "godot3_values.pcap", |f| {
-            check_values(f, true)
-        }),
-    ];
-    for (ready, script, arg, name, check) in sessions {
-        if !ready {
-            continue;
-        }
-        for attempt in 0..3 {
-            if script.is_empty() {
-                record_values(arg.parse().unwrap(), &scratch);
-            } else {
-                record(script, arg);
-            }
-            let file = new(name);
-            let ok = std::panic::catch_unwind(|| check(&file)).is_ok();
-            if ok {
-                break;
-            }
-            assert!(
-                attempt < 2,
-                "{name}: recorded three times, failed three times"
-            );
-            eprintln!("capture live: {name} failed its check: recording it again");
-        }
-    }
-    if let Ok(keep) = std::env::var("GDVARIANT_KEEP_CAPTURES") {
-        for e in std::fs::read_dir(scratch.join("tests/data/captures")).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), PathBuf::from(&keep).join(e.file_name())).unwrap();
-        }
-    }
-    std::fs::remove_dir_all(&scratch).unwrap();
-}
-
 /// The game-like capture (cli/benches/capture_game4.gd): 6000 unreliable `state` calls in tick
 /// order, every 10th tick an `input`, snapshots back on transfer channel 1, no error.
 #[test]
@@ -982,61 +627,6 @@ fn godot4_game_traffic_every_call_in_order() {
     assert!((1190..=1200).contains(&snaps), "{snaps}");
     assert!(down.contains("| arg 0: 5995 | arg 1: [Vector3(599.5, 1.5, -299.75), Vector3(0.5, 0, -0.25)] | arg 2: { \"hp\": 5 }\n"));
     assert!(!out.contains("error"));
-}
-
-/// Records the value script of Godot `n` with tcpdump into
-/// `scratch/tests/data/captures/godot{n}_values.pcap`.
-fn record_values(n: u32, scratch: &std::path::Path) {
-    let dir = scratch.join(format!("values{n}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    // tcpdump drops its privileges to write the file.
-    Command::new("chmod").arg("755").arg(&dir).status().unwrap();
-    let script = if n == 4 { VALUES4_GD } else { VALUES3_GD };
-    std::fs::write(dir.join("values.gd"), script).unwrap();
-    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000;
-    std::fs::write(dir.join("port.txt"), port.to_string()).unwrap();
-    let log = dir.join("tcpdump.log");
-    let mut tcpdump = Command::new("tcpdump")
-        // --immediate-mode: without it the kernel hands packets over in blocks, and the last one
-        // of a short session can still be in the ring when tcpdump is stopped.
-        // and a 16 MiB buffer: on a busy machine the default one drops packets.
-        .args(["-i", "lo", "--immediate-mode", "-B", "16384", "-U", "-w"])
-        .arg(dir.join("cap.pcap"))
-        .arg(format!("udp port {port} or tcp port {}", port + 1))
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("run tcpdump");
-    for _ in 0..50 {
-        if std::fs::read_to_string(&log).is_ok_and(|l| l.contains("listening")) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let o = Command::new(crate::common::godot_exe(n))
-        .arg(&dir)
-        .arg("values.gd")
-        .output()
-        .expect("run the engine");
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    // Stop the tcpdump started here, by its id, as tcpdump is told to (SIGINT: the file is whole).
-    Command::new("kill")
-        .arg("-INT")
-        .arg(tcpdump.id().to_string())
-        .status()
-        .unwrap();
-    tcpdump.wait().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("DONE"),
-        "Godot {n} values.gd:\n{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::copy(
-        dir.join("cap.pcap"),
-        scratch.join(format!("tests/data/captures/godot{n}_values.pcap")),
-    )
-    .unwrap();
 }
 
 /// Lines are formatted by several threads and written in capture order: `--threads 1` (the

@@ -1,5 +1,7 @@
-//! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`) and
-//! `gdvariant multiplayer decode` over the recorded sessions (`multiplayer`).
+//! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`), on
+//! the engines' golden data (`commands_golden`) and on bad input (`commands_input`), packet
+//! captures (`capture`, `capture_values`, `capture_live`), and `gdvariant multiplayer decode`
+//! over the recorded sessions (`multiplayer`).
 
 #[path = "../../../tests/common/mod.rs"]
 mod common;
@@ -7,7 +9,11 @@ mod common;
 mod fixture;
 
 mod capture;
+mod capture_live;
+mod capture_values;
 mod commands;
+mod commands_golden;
+mod commands_input;
 mod multiplayer;
 
 /// Counts allocations per thread, for `commands`.

@@ -1,0 +1,217 @@
+//! The live engines recorded again with tcpdump, then the same checks as on the committed
+//! captures (`capture`, `capture_values`).
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use crate::capture::{
+    check_godot3_enet_session_in_order, check_godot3_websocket_session_in_order,
+    check_godot4_enet_session_in_order, check_godot4_put_var_stream_both_directions,
+    check_godot4_websocket_session_in_order,
+};
+use crate::capture_values::{check_values, VALUES3_GD, VALUES4_GD};
+
+/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh, capture_enet.sh, run
+/// on a scratch copy of tests/godot so that the committed captures stay as they are), then the
+/// same checks on the new captures: every value the scripts sent, in order, with the new
+/// recording's own peer ids and ports. Skipped loudly when an engine or tcpdump (and root, to
+/// capture on the loopback interface) is missing; a failure when `GDVARIANT_LIVE_GODOT4=1` or
+/// `GDVARIANT_LIVE_GODOT3=1` says the engine must be there. About 30 s (the two engines' sessions
+/// recorded in parallel).
+#[test]
+fn live_recordings_show_every_value_in_order() {
+    let four = crate::common::engine_ready(4, "capture: recording Godot 4 sessions");
+    let three = crate::common::engine_ready(3, "capture: recording Godot 3 sessions");
+    if !four && !three {
+        return;
+    }
+    let required = ["GDVARIANT_LIVE_GODOT4", "GDVARIANT_LIVE_GODOT3"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
+    let tcpdump = Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if !tcpdump || !root {
+        assert!(
+            !required,
+            "the live capture test needs tcpdump (apt-get install tcpdump) and root (tcpdump {tcpdump}, root {root})"
+        );
+        eprintln!("\n!!!!!! tcpdump or root missing: capture: live recordings SKIPPED !!!!!!\n");
+        return;
+    }
+    // A scratch copy of tests/godot: the scripts write to ../data/captures beside themselves.
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scratch =
+        std::env::temp_dir().join(format!("gdvariant-capture-live-{}", std::process::id()));
+    let godot = scratch.join("tests/godot");
+    std::fs::create_dir_all(&godot).unwrap();
+    std::fs::create_dir_all(scratch.join("tests/data/captures")).unwrap();
+    for name in [
+        "capture_ws.sh",
+        "capture_enet.sh",
+        "capture_ws4.gd",
+        "capture_ws3.gd",
+        "capture_enet4.gd",
+        "capture_enet3.gd",
+        "godot4",
+        "godot3",
+    ] {
+        std::fs::copy(repo.join("tests/godot").join(name), godot.join(name)).unwrap();
+    }
+    // One session at a time (under load, tcpdump on a busy machine may miss the end of a
+    // session recorded alongside others); a session whose new capture fails its check is
+    // recorded once more before the failure counts.
+    let record = |script: &str, arg: &str| {
+        let o = Command::new("bash")
+            .arg(godot.join(script))
+            .arg(arg)
+            .output()
+            .expect("run bash");
+        assert!(
+            o.status.success(),
+            "{script} {arg} failed:\n{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let new = |name: &str| {
+        scratch
+            .join("tests/data/captures")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    type Check = fn(&str);
+    let sessions: [(bool, &str, &str, &str, Check); 7] = [
+        (
+            four,
+            "capture_ws.sh",
+            "ws4",
+            "godot4_ws.pcap",
+            check_godot4_websocket_session_in_order,
+        ),
+        (
+            four,
+            "capture_ws.sh",
+            "putvar",
+            "godot4_putvar.pcap",
+            check_godot4_put_var_stream_both_directions,
+        ),
+        (
+            four,
+            "capture_enet.sh",
+            "4",
+            "godot4_enet.pcap",
+            check_godot4_enet_session_in_order,
+        ),
+        (four, "", "4", "godot4_values.pcap", |f| {
+            check_values(f, false)
+        }),
+        (
+            three,
+            "capture_ws.sh",
+            "ws3",
+            "godot3_ws.pcap",
+            check_godot3_websocket_session_in_order,
+        ),
+        (
+            three,
+            "capture_enet.sh",
+            "3",
+            "godot3_enet.pcap",
+            check_godot3_enet_session_in_order,
+        ),
+        (three, "", "3", "godot3_values.pcap", |f| {
+            check_values(f, true)
+        }),
+    ];
+    for (ready, script, arg, name, check) in sessions {
+        if !ready {
+            continue;
+        }
+        for attempt in 0..3 {
+            if script.is_empty() {
+                record_values(arg.parse().unwrap(), &scratch);
+            } else {
+                record(script, arg);
+            }
+            let file = new(name);
+            let ok = std::panic::catch_unwind(|| check(&file)).is_ok();
+            if ok {
+                break;
+            }
+            assert!(
+                attempt < 2,
+                "{name}: recorded three times, failed three times"
+            );
+            eprintln!("capture live: {name} failed its check: recording it again");
+        }
+    }
+    if let Ok(keep) = std::env::var("GDVARIANT_KEEP_CAPTURES") {
+        for e in std::fs::read_dir(scratch.join("tests/data/captures")).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), PathBuf::from(&keep).join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// Records the value script of Godot `n` with tcpdump into
+/// `scratch/tests/data/captures/godot{n}_values.pcap`.
+fn record_values(n: u32, scratch: &std::path::Path) {
+    let dir = scratch.join(format!("values{n}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    // tcpdump drops its privileges to write the file.
+    Command::new("chmod").arg("755").arg(&dir).status().unwrap();
+    let script = if n == 4 { VALUES4_GD } else { VALUES3_GD };
+    std::fs::write(dir.join("values.gd"), script).unwrap();
+    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000;
+    std::fs::write(dir.join("port.txt"), port.to_string()).unwrap();
+    let log = dir.join("tcpdump.log");
+    let mut tcpdump = Command::new("tcpdump")
+        // --immediate-mode: without it the kernel hands packets over in blocks, and the last one
+        // of a short session can still be in the ring when tcpdump is stopped.
+        // and a 16 MiB buffer: on a busy machine the default one drops packets.
+        .args(["-i", "lo", "--immediate-mode", "-B", "16384", "-U", "-w"])
+        .arg(dir.join("cap.pcap"))
+        .arg(format!("udp port {port} or tcp port {}", port + 1))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("run tcpdump");
+    for _ in 0..50 {
+        if std::fs::read_to_string(&log).is_ok_and(|l| l.contains("listening")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let o = Command::new(crate::common::godot_exe(n))
+        .arg(&dir)
+        .arg("values.gd")
+        .output()
+        .expect("run the engine");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Stop the tcpdump started here, by its id, as tcpdump is told to (SIGINT: the file is whole).
+    Command::new("kill")
+        .arg("-INT")
+        .arg(tcpdump.id().to_string())
+        .status()
+        .unwrap();
+    tcpdump.wait().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("DONE"),
+        "Godot {n} values.gd:\n{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::copy(
+        dir.join("cap.pcap"),
+        scratch.join(format!("tests/data/captures/godot{n}_values.pcap")),
+    )
+    .unwrap();
+}
