@@ -11,13 +11,13 @@ const NIL_PAIR: (Variant, Variant) = (Variant::Nil, Variant::Nil);
 
 use crate::array::{container_types, ContainerType};
 use crate::error::{Error, Result};
-use crate::head::plain_string;
+use crate::leaf::{self, Leaf};
 use crate::math::*;
 use crate::object::ObjectRef;
 use crate::owned::*;
 use crate::reader::Reader;
-use crate::strings::{check as check_text, engine_text, Text};
-use crate::types::{Dialect, ReadOptions, Shape, VariantType, FLAG_64};
+use crate::strings::Text;
+use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
 
@@ -92,14 +92,10 @@ fn owned_text_into(raw: &[u8], at: usize, dialect: Dialect, out: &mut GString) -
     Ok(())
 }
 
-/// [`owned_text`] the exact way: the engine text (BOM stripped, cut at a NUL), checked.
+/// [`owned_text`] the exact way ([`leaf::engine_str`]).
 #[inline]
 fn exact_text(raw: &[u8], at: usize, dialect: Dialect) -> Result<GString> {
-    let (t, skipped) = engine_text(raw);
-    match crate::strings::utf8(t) {
-        Some(s) => Ok(GString::from(s)),
-        None => not_utf8(t, at, skipped, dialect),
-    }
+    Ok(GString::from(leaf::engine_str(raw, at, dialect)?.as_ref()))
 }
 
 /// Whether `raw` is short (at most 24 bytes) and all ASCII without a NUL byte: then it has no
@@ -125,12 +121,6 @@ fn plain_short(raw: &[u8]) -> bool {
         }
         _ => false,
     }
-}
-
-#[cold]
-fn not_utf8(t: &[u8], at: usize, skipped: usize, dialect: Dialect) -> Result<GString> {
-    check_text(t, dialect, at + skipped)?;
-    Ok(GString::from(crate::strings::decode_godot3(t)))
 }
 
 /// The text of the String or StringName `v` (whose head has been read) as a `String`.
@@ -470,16 +460,8 @@ impl<'a> StrCache<'a> {
         (h.wrapping_mul(0x9E37_79B1) >> 27) as usize
     }
 
-    /// The string of the raw string bytes `raw` (at `at`), from the cache or converted.
-    #[inline(always)]
-    fn get(&mut self, raw: &'a [u8], at: usize, dialect: Dialect) -> Result<GString> {
-        let mut s = GString::new();
-        self.get_into(raw, at, dialect, &mut s)?;
-        Ok(s)
-    }
-
-    /// [`get`](StrCache::get) into `out`, a text in its final position (its text is
-    /// replaced).
+    /// The string of the raw string bytes `raw` (at `at`), from the cache or converted, into
+    /// `out`, a text in its final position (its text is replaced).
     #[inline(always)]
     fn get_into(
         &mut self,
@@ -538,84 +520,22 @@ fn read_strings<'a>(
     Ok(out)
 }
 
-/// The most common leaf types, read straight from the head's bytes (which the walker has
-/// bounds-checked: a short read can only be a bug, and falls back to [`leaf`]); `None` for the
-/// others. A String at a dictionary key position (`key`) goes through the cache.
-#[inline(always)]
-fn quick_leaf<'a>(
-    v: &VariantRef<'a>,
-    key: bool,
-    cache: &mut StrCache<'a>,
-    narrow: bool,
-) -> Result<Option<Variant>> {
-    use VariantType as T;
-    // The head read the whole value: header, then the payload.
-    let d = v.h.data;
-    let flag = v.header() & FLAG_64 != 0;
-    // 64-bit math to narrow takes the slow path.
-    let wide = || {
-        let wide = flag && v.dialect() == Dialect::Godot4;
-        (!(wide && narrow)).then_some(wide)
-    };
-    Ok(Some(match v.ty() {
-        T::Nil => Variant::Nil,
-        T::Bool => match word(d, 4) {
-            Some(w) => Variant::Bool(w != 0),
-            None => return Ok(None),
-        },
-        T::Int => match (flag, d.get(4..12), word(d, 4)) {
-            (true, Some(b), _) => Variant::Int(i64::from_le_bytes(arr(b))),
-            (false, _, Some(w)) => Variant::Int(i64::from(w as i32)),
-            _ => return Ok(None),
-        },
-        T::Float => match (flag, d.get(4..12), word(d, 4)) {
-            (true, Some(b), _) => Variant::Float(f64::from_le_bytes(arr(b))),
-            (false, _, Some(w)) => Variant::Float(f64::from(f32::from_bits(w))),
-            _ => return Ok(None),
-        },
-        T::String | T::StringName => {
-            let Some(raw) = word(d, 4).and_then(|n| d.get(8..8 + n as usize)) else {
-                return Ok(None);
-            };
-            let at = v.offset() + 8;
-            let s = if key {
-                cache.get(raw, at, v.dialect())?
-            } else {
-                owned_text(raw, at, v.dialect())?
-            };
-            if v.ty() == T::String {
-                Variant::String(s)
-            } else {
-                Variant::StringName(s)
-            }
-        }
-        T::Vector2 => match wide().and_then(|wide| reals::<2>(d, wide)) {
-            Some(a) => Variant::Vector2(Vector2::from_array(a)),
-            None => return Ok(None),
-        },
-        T::Vector3 => match wide().and_then(|wide| reals::<3>(d, wide)) {
-            Some(a) => Variant::Vector3(Vector3::from_array(a)),
-            None => return Ok(None),
-        },
-        _ => return Ok(None),
-    }))
-}
-
 /// Sets `out`, which is Nil, without dropping it (no call, no check).
 #[inline(always)]
 fn put(out: &mut Variant, x: Variant) {
     core::mem::forget(core::mem::replace(out, x));
 }
 
-/// The plain value at the start of `rest` (at absolute offset `at`), read as the walker's
-/// `head` checks it into `out` (a Nil, in its final position: a short text is filled in place),
-/// and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is to be
-/// narrowed: `narrow`), and String or StringName whose bytes and padding are ASCII. `None` for
-/// anything else, short input included (`out` is then still Nil): the event path reads it.
-/// A String at a dictionary key position (`key`) goes through the cache.
+/// The plain value at the start of `b` (at absolute offset `at`), read by the one decoder of
+/// leaves ([`leaf::plain`]) into `out` (a Nil, in its final position: a short text is filled in
+/// place), and its size: Nil, bool, int, float, Vector2 and Vector3 (unless their 64-bit math is
+/// to be narrowed: `narrow`), String and StringName (whose bytes and padding are ASCII when
+/// `ASCII`: bytes the walker has not checked). `None` for anything else, short input included
+/// (`out` is then still Nil): the exact path reads it. A String at a dictionary key position
+/// (`key`) goes through the cache.
 #[inline(always)]
-fn plain_leaf_into<'a>(
-    rest: &'a [u8],
+fn plain_leaf_into<'a, const ASCII: bool>(
+    b: &'a [u8],
     at: usize,
     dialect: Dialect,
     key: bool,
@@ -623,149 +543,55 @@ fn plain_leaf_into<'a>(
     narrow: bool,
     out: &mut Variant,
 ) -> Result<Option<usize>> {
-    use VariantType as T;
-    let Some((h, after)) = rest.split_first_chunk::<4>() else {
-        return Ok(None);
+    const ALL: u8 = leaf::NIL | leaf::BOOL | leaf::INT | leaf::FLOAT | leaf::STR | leaf::VECTOR;
+    let sink = Put {
+        out,
+        cache,
+        at,
+        dialect,
+        key,
     };
-    let l = dialect.layout(u32::from_le_bytes(*h));
-    if l.shape == Shape::Str {
-        let Some((raw, tail)) = plain_string::<true>(after) else {
-            return Ok(None);
+    match leaf::plain::<_, ALL, ASCII>(b, dialect.layouts(), !narrow, sink) {
+        Some((res, n)) => res.map(|()| Some(n)),
+        None => Ok(None),
+    }
+}
+
+/// [`plain_leaf_into`]'s sink: the leaf into `out`, its text (after the header and the length
+/// word, at `at + 8`) through the `cache` at a dictionary key position (`key`).
+struct Put<'c, 'a> {
+    out: &'c mut Variant,
+    cache: &'c mut StrCache<'a>,
+    at: usize,
+    dialect: Dialect,
+    key: bool,
+}
+
+impl<'a> leaf::Sink<'a> for Put<'_, 'a> {
+    type Out = Result<()>;
+
+    #[inline(always)]
+    fn leaf(self, x: Leaf<'a>) -> Result<()> {
+        let (x, raw) = match x {
+            Leaf::Nil => return Ok(()),
+            Leaf::Bool(x) => (Variant::Bool(x), None),
+            Leaf::Int(i) => (Variant::Int(i), None),
+            Leaf::Float(f) => (Variant::Float(f), None),
+            Leaf::Vector2(a) => (Variant::Vector2(Vector2::from_array(a)), None),
+            Leaf::Vector3(a) => (Variant::Vector3(Vector3::from_array(a)), None),
+            Leaf::String(raw) => (Variant::String(GString::new()), Some(raw)),
+            Leaf::StringName(raw) => (Variant::StringName(GString::new()), Some(raw)),
         };
-        if l.ty == T::String {
-            put(out, Variant::String(GString::new()));
-        } else {
-            put(out, Variant::StringName(GString::new()));
-        }
-        if let Variant::String(s) | Variant::StringName(s) = out {
-            if key {
-                cache.get_into(raw, at + 8, dialect, s)?;
+        put(self.out, x);
+        if let (Some(raw), Variant::String(s) | Variant::StringName(s)) = (raw, self.out) {
+            if self.key {
+                self.cache.get_into(raw, self.at + 8, self.dialect, s)?;
             } else {
-                owned_text_into(raw, at + 8, dialect, s)?;
+                owned_text_into(raw, self.at + 8, self.dialect, s)?;
             }
         }
-        return Ok(Some(rest.len() - tail.len()));
+        Ok(())
     }
-    let d = after;
-    let n = match (l.ty, l.shape) {
-        (T::Nil, Shape::F0) => 0,
-        (T::Bool, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Bool(w != 0));
-                4
-            }
-            None => return Ok(None),
-        },
-        (T::Int, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Int(i64::from(w as i32)));
-                4
-            }
-            None => return Ok(None),
-        },
-        (T::Int, Shape::F8) => match d.get(..8) {
-            Some(b) => {
-                put(out, Variant::Int(i64::from_le_bytes(arr(b))));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Float, Shape::F4) => match word(d, 0) {
-            Some(w) => {
-                put(out, Variant::Float(f64::from(f32::from_bits(w))));
-                4
-            }
-            None => return Ok(None),
-        },
-        (T::Float, Shape::F8) => match d.get(..8) {
-            Some(b) => {
-                put(out, Variant::Float(f64::from_le_bytes(arr(b))));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Vector2, Shape::F8) => match reals_at::<2>(d, false) {
-            Some(a) => {
-                put(out, Variant::Vector2(Vector2::from_array(a)));
-                8
-            }
-            None => return Ok(None),
-        },
-        (T::Vector2, Shape::F16) if !narrow => match reals_at::<2>(d, true) {
-            Some(a) => {
-                put(out, Variant::Vector2(Vector2::from_array(a)));
-                16
-            }
-            None => return Ok(None),
-        },
-        (T::Vector3, Shape::F12) => match reals_at::<3>(d, false) {
-            Some(a) => {
-                put(out, Variant::Vector3(Vector3::from_array(a)));
-                12
-            }
-            None => return Ok(None),
-        },
-        (T::Vector3, Shape::F24) if !narrow => match reals_at::<3>(d, true) {
-            Some(a) => {
-                put(out, Variant::Vector3(Vector3::from_array(a)));
-                24
-            }
-            None => return Ok(None),
-        },
-        _ => return Ok(None),
-    };
-    Ok(Some(4 + n))
-}
-
-/// `N` reals at the start of `d` (f64 when `wide`, else f32 widened exactly).
-#[inline(always)]
-fn reals_at<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
-    let mut out = [0.0; N];
-    if wide {
-        let b = d.get(..8 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(arr(c));
-        }
-    } else {
-        let b = d.get(..4 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
-        }
-    }
-    Some(out)
-}
-
-/// The little-endian word at `at` in `d`.
-#[inline(always)]
-fn word(d: &[u8], at: usize) -> Option<u32> {
-    d.get(at..at + 4).map(|b| u32::from_le_bytes(arr(b)))
-}
-
-/// The first `N` bytes of `b` (which has at least `N`) as an array.
-#[inline(always)]
-fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut out = [0; N];
-    out.copy_from_slice(&b[..N]);
-    out
-}
-
-/// `N` reals after the header (f64 when `wide`, else f32 widened exactly), in one bounds
-/// check.
-#[inline(always)]
-fn reals<const N: usize>(d: &[u8], wide: bool) -> Option<[f64; N]> {
-    let mut out = [0.0; N];
-    if wide {
-        let b = d.get(4..4 + 8 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(8)) {
-            *x = f64::from_le_bytes(arr(c));
-        }
-    } else {
-        let b = d.get(4..4 + 4 * N)?;
-        for (x, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            *x = crate::math::widen(f32::from_le_bytes(arr(c)));
-        }
-    }
-    Some(out)
 }
 
 /// Converts a value that is not a container with a body still to read (`v` is sized, or is a
@@ -948,71 +774,79 @@ impl VariantRef<'_> {
             // bytes, without an event, in a loop per kind of container whose values are within
             // the depth limit; anything else (and any error) takes the event path.
             let narrowing = narrow.is_some();
-            let in_depth = w.depth() <= opts.max_depth();
-            match &mut top {
-                Building::Dict(d) if in_depth => {
-                    // A pending key's value first, then whole pairs, each read into its place
-                    // at the end of the entries: a key whose value is not plain is left there
-                    // pending (with a Nil value) for the event path.
-                    if let (true, Some(rest)) = (d.pending, w.plain_bytes()) {
-                        let mut x = Variant::Nil;
-                        let at = w.offset();
-                        let read =
-                            plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, &mut x)?;
-                        if let Some(n) = read {
-                            w.plain_consumed(n);
-                            d.value(x, rule);
-                        }
-                    }
-                    while let (false, Some(rest)) = (d.pending, w.plain_bytes()) {
-                        let at = w.offset();
-                        d.entries.push(NIL_PAIR);
-                        let Some((k, v)) = d.entries.last_mut() else {
-                            break;
-                        };
-                        let Some(n) =
-                            plain_leaf_into(rest, at, rule, true, &mut cache, narrowing, k)?
-                        else {
-                            // Nothing to drop: the pair is still Nil, Nil.
-                            if let Some(pair) = d.entries.pop() {
-                                core::mem::forget(pair);
-                            }
-                            break;
-                        };
-                        let value = rest.get(n..).unwrap_or(&[]);
-                        match plain_leaf_into(value, at + n, rule, false, &mut cache, narrowing, v)?
-                        {
-                            Some(m) => {
-                                w.plain_pair_consumed(n + m);
-                                d.placed(rule);
-                            }
-                            None => {
-                                w.plain_consumed(n);
-                                d.pending = true;
+            if let Some(mut p) = w.plain() {
+                match &mut top {
+                    Building::Dict(d) => {
+                        // A pending key's value first, then whole pairs, each read into its
+                        // place at the end of the entries: a key whose value is not plain is
+                        // left there pending (with a Nil value) for the event path.
+                        if let (true, Some(rest)) = (d.pending, p.bytes()) {
+                            let mut x = Variant::Nil;
+                            let at = w.offset_of(&p);
+                            let read = plain_leaf_into::<true>(
+                                rest, at, rule, false, &mut cache, narrowing, &mut x,
+                            )?;
+                            if let Some(n) = read {
+                                p.take(n);
+                                d.value(x, rule);
                             }
                         }
-                    }
-                }
-                Building::Array { items, .. } if in_depth => {
-                    while let Some(rest) = w.plain_bytes() {
-                        let at = w.offset();
-                        items.push(Variant::Nil);
-                        let Some(x) = items.last_mut() else {
-                            break;
-                        };
-                        match plain_leaf_into(rest, at, rule, false, &mut cache, narrowing, x)? {
-                            Some(n) => w.plain_consumed(n),
-                            None => {
-                                // Nothing to drop: the element is still Nil.
-                                if let Some(x) = items.pop() {
-                                    core::mem::forget(x);
+                        while let (false, Some(rest)) = (d.pending, p.bytes()) {
+                            let at = w.offset_of(&p);
+                            d.entries.push(NIL_PAIR);
+                            let Some((k, v)) = d.entries.last_mut() else {
+                                break;
+                            };
+                            let Some(n) = plain_leaf_into::<true>(
+                                rest, at, rule, true, &mut cache, narrowing, k,
+                            )?
+                            else {
+                                // Nothing to drop: the pair is still Nil, Nil.
+                                if let Some(pair) = d.entries.pop() {
+                                    core::mem::forget(pair);
                                 }
                                 break;
+                            };
+                            let value = rest.get(n..).unwrap_or(&[]);
+                            let at = at + n;
+                            match plain_leaf_into::<true>(
+                                value, at, rule, false, &mut cache, narrowing, v,
+                            )? {
+                                Some(m) => {
+                                    p.take_pair(n + m);
+                                    d.placed(rule);
+                                }
+                                None => {
+                                    p.take(n);
+                                    d.pending = true;
+                                }
                             }
                         }
                     }
+                    Building::Array { items, .. } => {
+                        while let Some(rest) = p.bytes() {
+                            let at = w.offset_of(&p);
+                            items.push(Variant::Nil);
+                            let Some(x) = items.last_mut() else {
+                                break;
+                            };
+                            match plain_leaf_into::<true>(
+                                rest, at, rule, false, &mut cache, narrowing, x,
+                            )? {
+                                Some(n) => p.take(n),
+                                None => {
+                                    // Nothing to drop: the element is still Nil.
+                                    if let Some(x) = items.pop() {
+                                        core::mem::forget(x);
+                                    }
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Building::Object { .. } => {}
                 }
-                _ => {}
+                w.resume(p);
             }
             let Some(event) = w.next_event_inline()? else {
                 break;
@@ -1054,10 +888,14 @@ fn convert<'a>(
     cache: &mut StrCache<'a>,
     narrow: Option<&ReadOptions>,
 ) -> Result<Variant> {
-    if let Some(x) = quick_leaf(v, key, cache, narrow.is_some())? {
-        return Ok(x);
-    }
     let mut out = Variant::Nil;
+    // The head read the whole value: its bytes are checked.
+    let (b, at) = (v.h.data, v.offset());
+    if plain_leaf_into::<false>(b, at, v.dialect(), key, cache, narrow.is_some(), &mut out)?
+        .is_some()
+    {
+        return Ok(out);
+    }
     leaf(v, &mut v.body_reader(), budget, cache, &mut out)?;
     match narrow {
         Some(opts) if v.is_wide() => Ok(crate::convert::narrowed(out, opts)),

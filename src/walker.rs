@@ -49,7 +49,7 @@ use crate::head::{
     check_script, head, head_at, is_fixed, is_script, out_of_line, read_string, skip_fixed,
     skip_plain, skip_strings, too_deep, Body, Head,
 };
-use crate::reader::Reader;
+use crate::reader::{counted, Reader};
 use crate::strings::{self, Text};
 use crate::types::{Layout, ReadOptions, Shape, ENGINE_MAX_DEPTH};
 use crate::value::VariantRef;
@@ -74,6 +74,57 @@ pub enum Event<'a> {
     Value(VariantRef<'a>),
     /// The innermost open container ends.
     End,
+}
+
+/// The cursor of the walker's fast path ([`Walker::plain`]): the input from the next value on
+/// and how many values are due on it. A reader takes values on it (each read whole, with the
+/// one decoder of leaves) and hands it back to the walker ([`Walker::resume`]); the walker
+/// tells its offsets ([`Walker::offset_of`]). (Two words and a count: a reader keeps it in
+/// registers.)
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plain<'a> {
+    /// The input from the next value on.
+    pub(crate) rest: &'a [u8],
+    /// How many values are due on the cursor.
+    pub(crate) left: u32,
+}
+
+impl<'a> Plain<'a> {
+    /// A cursor with nothing on it.
+    #[cfg(feature = "serde")]
+    pub(crate) const NONE: Plain<'static> = Plain { rest: &[], left: 0 };
+
+    /// The input from the next value on, if a value is due.
+    #[inline(always)]
+    pub(crate) fn bytes(&self) -> Option<&'a [u8]> {
+        (self.left > 0).then_some(self.rest)
+    }
+
+    /// Takes a value of `n` bytes read whole from [`bytes`](Plain::bytes).
+    #[inline(always)]
+    pub(crate) fn take(&mut self, n: usize) {
+        counted(n);
+        self.rest = self.rest.get(n..).unwrap_or(&[]);
+        self.left -= 1;
+    }
+
+    /// Takes a Dictionary's key and value, `n` bytes together, read whole from
+    /// [`bytes`](Plain::bytes) at a key.
+    #[inline(always)]
+    pub(crate) fn take_pair(&mut self, n: usize) {
+        counted(n);
+        self.rest = self.rest.get(n..).unwrap_or(&[]);
+        self.left = self.left.saturating_sub(2);
+    }
+
+    /// Takes a value that a cursor from [`reader`](Plain::reader) read (and counted): `rest` is
+    /// what that cursor left.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn take_to(&mut self, rest: &'a [u8]) {
+        self.rest = rest;
+        self.left -= 1;
+    }
 }
 
 /// Which kind of container a frame walks.
@@ -283,6 +334,10 @@ pub struct Walker<'a> {
     open: u32,
     /// The innermost open container (meaningful while `open > 0`).
     top: Frame,
+    /// Whether the innermost open container is an Array or a Dictionary whose values are within
+    /// the depth limit: its values take the fast path ([`plain`](Walker::plain)) without
+    /// further checks.
+    plain: bool,
     /// The absolute offset of the last property name's bytes.
     name_at: usize,
     /// The open containers below the innermost one.
@@ -324,6 +379,7 @@ impl<'a> Walker<'a> {
             script: false,
             open: 0,
             top: Frame::NONE,
+            plain: false,
             name_at: 0,
             stack: Stack::new(),
         }
@@ -438,21 +494,117 @@ impl<'a> Walker<'a> {
         self.name_at
     }
 
-    // ----- the fast paths of the serde deserializer and of `to_owned` -----
-    //
-    // The deserializer (and `to_owned`, through `plain_bytes`) reads the commonest values
-    // (scalars, strings, math types, the heads of untyped containers, PackedStringArrays)
-    // straight from a copy of the walker's cursor and then commits that copy here, instead of
-    // building an event (a serde map reads on a cursor of its own and commits it with
-    // `set_plain_state`). A fast path reads only what it knows to be well-formed by the very
-    // checks `head` makes (bounds, UTF-8 by the dialect's rules); on anything else it
-    // declines, consuming nothing, and the event path reads the value and reports any error
-    // exactly as `validate` does.
+    // ----- the fast path: the next plain value -----
 
-    /// A copy of the cursor at the next value, if a value is due: the top value not begun yet,
-    /// or the next element, key or value of the innermost container (in a full object, the
-    /// value after its property name). Neither the depth limit nor the `script` rule is
-    /// checked: this is for peeking at the header.
+    /// The fast path for "the next plain value", for the crate's readers that take the
+    /// commonest values (scalars, strings, math types, the heads of untyped containers)
+    /// straight from the input with the one decoder of leaves instead of as events (`to_owned`
+    /// and the serde deserializer): a [`Plain`] cursor at the next value when a value may be
+    /// read that way, to be handed back with [`resume`](Walker::resume) (or
+    /// [`resume_open`](Walker::resume_open)) before the walker is used again.
+    ///
+    /// A value may be read that way when it is due and within the depth limit, and no `script`
+    /// rule is pending: the top value not begun yet, a full object's property value after its
+    /// name (the cursor then holds that one value), or any value of an Array or Dictionary
+    /// within the depth limit (the cursor holds all the values still due in it, a Dictionary
+    /// counting keys and values). `None` otherwise (the cursor may also hold no value: an Array
+    /// or Dictionary that is complete).
+    ///
+    /// A reader on the cursor reads only what it knows to be well-formed by the very checks
+    /// `validate` makes (bounds, UTF-8 by the dialect's rules); on anything else it stops, and
+    /// the events read that value and report any error exactly as `validate` does.
+    #[inline(always)]
+    pub(crate) fn plain(&self) -> Option<Plain<'a>> {
+        if self.state == State::Running && self.plain {
+            return Some(self.cursor_of(self.top.remaining));
+        }
+        let depth = match self.state {
+            State::Running
+                if self.top.remaining > 0
+                    && self.top.kind == Kind::Object
+                    && self.named
+                    && !self.script =>
+            {
+                self.base + self.open
+            }
+            State::Start => self.base,
+            _ => return None,
+        };
+        (depth <= self.opts.max_depth).then(|| self.cursor_of(1))
+    }
+
+    /// A [`Plain`] cursor at the walker's, with `left` values due.
+    #[inline(always)]
+    fn cursor_of(&self, left: u32) -> Plain<'a> {
+        Plain {
+            rest: self.r.rest(),
+            left,
+        }
+    }
+
+    /// The absolute offset of the next value on `p`, a cursor this walker handed out.
+    #[inline(always)]
+    pub(crate) fn offset_of(&self, p: &Plain<'a>) -> usize {
+        self.r.end() - p.rest.len()
+    }
+
+    /// A reading cursor at the next value on `p`, a cursor this walker handed out (its bytes
+    /// before that counted by whoever read them).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn reader_of(&self, p: &Plain<'a>) -> Reader<'a> {
+        self.r.with_rest_len(p.rest.len())
+    }
+
+    /// Closes the innermost container if all its values have been read: its
+    /// [`End`](Event::End) without building the event (for the fast path's readers, whose
+    /// containers end on the cursor); `false` otherwise.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn close(&mut self) -> bool {
+        if self.state == State::Running && self.top.remaining == 0 {
+            self.pop();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Takes back the cursor that [`plain`](Walker::plain) handed out (nothing else in
+    /// between), with what was read on it: the walk goes on after the values it took (the
+    /// reader on the cursor counted their bytes).
+    #[inline(always)]
+    pub(crate) fn resume(&mut self, p: Plain<'a>) {
+        // Only the length of the bytes left is taken: their pointer follows from the walker's
+        // own, and loading the cursor's slice whole (16 bytes a fast path had just stored as two
+        // halves) stalls the store forwarding.
+        self.r = self.r.with_rest_len(p.rest.len());
+        if self.state == State::Running && self.plain {
+            self.top.remaining = p.left;
+        } else if p.left == 0 {
+            // The one value of the cursor was taken: the top value, or a property's.
+            if self.state == State::Start {
+                self.state = State::Done;
+            } else {
+                self.top.remaining -= 1;
+                self.named = false;
+            }
+        }
+    }
+
+    /// [`resume`](Walker::resume) where the last value taken on the cursor is the head of an
+    /// untyped Array or Dictionary (`body`) of `count` elements or pairs: the container is open.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn resume_open(&mut self, p: Plain<'a>, count: u32, body: Body) {
+        self.resume(p);
+        self.push(Frame::of(count, body));
+    }
+
+    /// A cursor at the next value, if a value is due: the top value not begun yet, or the next
+    /// element, key or value of the innermost container (in a full object, the value after its
+    /// property name). Neither the depth limit nor the `script` rule is checked: this is for
+    /// peeking at the header.
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn value_due(&self) -> Option<Reader<'a>> {
@@ -464,181 +616,6 @@ impl<'a> Walker<'a> {
             }
             State::Start => Some(self.r),
             _ => None,
-        }
-    }
-
-    /// [`value_due`](Walker::value_due), when the value may be read by a fast path: within
-    /// the depth limit, no `script` rule pending, everything checked (`check`).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn leaf_slot(&self) -> Option<Reader<'a>> {
-        let depth = if self.state == State::Running
-            && self.top.remaining > 0
-            && (self.top.kind != Kind::Object || (self.named && !self.script))
-        {
-            self.base + self.open
-        } else if self.state == State::Start {
-            self.base
-        } else {
-            return None;
-        };
-        (depth <= self.opts.max_depth).then_some(self.r)
-    }
-
-    /// The input from the next value on, when it may be read by a fast path (as
-    /// [`leaf_slot`](Walker::leaf_slot)).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn leaf_bytes(&self) -> Option<&'a [u8]> {
-        self.leaf_slot().map(|r| r.rest())
-    }
-
-    /// Commits a value of `n` bytes that a fast path read whole from the bytes that
-    /// [`leaf_bytes`](Walker::leaf_bytes) returned (nothing else in between; `n` is at most
-    /// their length).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn leaf_consumed(&mut self, n: usize) {
-        // Cannot fail: `n` bytes are there.
-        let _ = self.r.skip(n);
-        self.leaf_counted();
-    }
-
-    /// The walk after a value a fast path read whole: the top value done, or one value fewer
-    /// due in the innermost container.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    fn leaf_counted(&mut self) {
-        if self.state == State::Start {
-            self.state = State::Done;
-        } else {
-            self.top.remaining -= 1;
-            self.named = false;
-        }
-    }
-
-    /// The input from the next value on, when the innermost open container is an Array or a
-    /// Dictionary whose values the caller knows to be within the depth limit (it checked
-    /// [`depth`](Walker::depth) when the container opened) and a value of it is still due.
-    #[inline(always)]
-    pub(crate) fn plain_bytes(&self) -> Option<&'a [u8]> {
-        if self.state == State::Running && self.top.remaining > 0 {
-            debug_assert!(self.top.kind != Kind::Object);
-            debug_assert!(self.base + self.open <= self.opts.max_depth);
-            Some(self.r.rest())
-        } else {
-            None
-        }
-    }
-
-    /// Commits a value of `n` bytes that a fast path read whole from the bytes that
-    /// [`plain_bytes`](Walker::plain_bytes) returned.
-    #[inline(always)]
-    pub(crate) fn plain_consumed(&mut self, n: usize) {
-        // Cannot fail: `n` bytes are there.
-        let _ = self.r.skip(n);
-        self.top.remaining -= 1;
-    }
-
-    /// Commits a dictionary's key and value, `n` bytes together, that a fast path read whole
-    /// from the bytes that [`plain_bytes`](Walker::plain_bytes) returned at a key position (so
-    /// the key's value is still due in the container's count).
-    #[inline(always)]
-    pub(crate) fn plain_pair_consumed(&mut self, n: usize) {
-        // Cannot fail: `n` bytes are there.
-        let _ = self.r.skip(n);
-        self.top.remaining = self.top.remaining.saturating_sub(2);
-    }
-
-    /// Commits the head of a container, `n` bytes read by a fast path from
-    /// [`leaf_bytes`](Walker::leaf_bytes), of `count` elements (pairs for a Dictionary): the
-    /// container is open.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn open_consumed(&mut self, n: usize, count: u32, body: Body) {
-        self.leaf_consumed(n);
-        self.push(Frame::of(count, body));
-    }
-
-    /// [`open_consumed`](Walker::open_consumed) for a head read from
-    /// [`plain_bytes`](Walker::plain_bytes).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn plain_open_consumed(&mut self, n: usize, count: u32, body: Body) {
-        self.plain_consumed(n);
-        self.push(Frame::of(count, body));
-    }
-
-    /// Commits a value that a fast path read whole from the cursor that
-    /// [`leaf_slot`](Walker::leaf_slot) returned (nothing else in between): `r` is after it.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn leaf_done(&mut self, r: Reader<'a>) {
-        self.r = r;
-        self.leaf_counted();
-    }
-
-    /// The cursor and the count of values still due in the innermost open container, if the
-    /// walk is running (for a serde container that reads its plain values on a cursor of its
-    /// own, see [`set_plain_state`](Walker::set_plain_state)).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn plain_state(&self) -> Option<(&'a [u8], u32)> {
-        (self.state == State::Running && self.open > 0)
-            .then_some((self.r.rest(), self.top.remaining))
-    }
-
-    /// [`plain_state`](Walker::plain_state) with the length of the bytes left rather than the
-    /// bytes: for a container whose own cursor is behind the walker's (a suffix of it), which
-    /// takes the walker's position without loading its slice whole (see
-    /// [`set_plain_state`](Walker::set_plain_state)).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn plain_state_len(&self) -> Option<(usize, u32)> {
-        (self.state == State::Running && self.open > 0)
-            .then_some((self.r.rest().len(), self.top.remaining))
-    }
-
-    /// Commits what a serde container read on its own cursor since
-    /// [`plain_state`](Walker::plain_state): `rest`, a suffix of the bytes it returned, is where
-    /// the walk goes on, and `remaining` values are still due in the innermost container. The
-    /// bytes in between are not counted as read here: the container counted them.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn set_plain_state(&mut self, rest: &'a [u8], remaining: u32) {
-        debug_assert!(self.state == State::Running && remaining <= self.top.remaining);
-        // (The container counted the bytes as it read them.) Only `rest`'s length is taken:
-        // its pointer follows from the cursor's own, and loading the caller's slice whole (16
-        // bytes its fast paths had just stored as two halves) stalls the store forwarding.
-        self.r = self.r.with_rest_len(rest.len());
-        self.top.remaining = remaining;
-    }
-
-    /// A copy of the cursor at `rest`, a suffix of the input from the cursor on (for a serde
-    /// container reading on a cursor of its own).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn cursor_at(&self, rest: &'a [u8]) -> Reader<'a> {
-        self.r.with_rest(rest)
-    }
-
-    /// The absolute offset of `rest`, a suffix of the input from the cursor on.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn offset_of(&self, rest: &[u8]) -> usize {
-        self.r.offset_of(rest)
-    }
-
-    /// Closes the innermost container if all its values have been read (its
-    /// [`End`](Event::End) event, without building it); `false` otherwise.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn end_fast(&mut self) -> bool {
-        if self.state == State::Running && self.top.remaining == 0 {
-            self.pop();
-            true
-        } else {
-            false
         }
     }
 
@@ -756,6 +733,7 @@ impl<'a> Walker<'a> {
         self.top = f;
         self.open += 1;
         self.state = State::Running;
+        self.plain = self.plain_top();
     }
 
     #[inline(always)]
@@ -763,9 +741,16 @@ impl<'a> Walker<'a> {
         self.open -= 1;
         if self.open > 0 {
             self.top = self.stack.pop();
+            self.plain = self.plain_top();
         } else {
             self.state = State::Done;
         }
+    }
+
+    /// Whether the innermost open container is plain (see [`Walker::plain`]'s field).
+    #[inline(always)]
+    fn plain_top(&self) -> bool {
+        self.top.kind != Kind::Object && self.base + self.open <= self.opts.max_depth
     }
 }
 

@@ -11,7 +11,7 @@ use super::error::{Error, Result};
 use super::scalar::{is_field, str_seed};
 use super::slot::{Slot, NOT_FAST};
 use crate::reader::{counted, pad4, suffix};
-use crate::walker::Event;
+use crate::walker::{Event, Plain};
 
 /// The elements of an Array.
 pub(super) struct Seq<'a, 'de, S> {
@@ -57,11 +57,10 @@ pub(super) struct Map<'a, 'de, S, const FIELDS: bool> {
     /// Where to start looking for the next key among `fields`: after the last one found (keys
     /// usually come in field order).
     pub(super) next_field: usize,
-    /// The map's own cursor (when `fast`): the input from its next key or value on, ahead of
-    /// the walker's, which catches up (`sync`) before anything else reads.
-    pub(super) rest: &'de [u8],
-    /// The keys and values still due, on that cursor (0 when not `fast`).
-    pub(super) left: u32,
+    /// The map's own cursor (when `fast`; nothing due on it otherwise), the walker's fast path
+    /// ([`Walker::plain`](crate::walker::Walker::plain)): its next key or value on, ahead of
+    /// the walker, which catches up (`sync`) before anything else reads.
+    pub(super) p: Plain<'de>,
     /// Whether the map reads on its own cursor: a plain Dictionary (not an object, its values
     /// within the depth limit), and no error since.
     pub(super) fast: bool,
@@ -72,7 +71,7 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     #[inline(always)]
     fn sync(&mut self) {
         if self.fast {
-            self.de.w.set_plain_state(self.rest, self.left);
+            self.de.w.resume(self.p);
         }
     }
 
@@ -89,11 +88,11 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         // nothing more on the map's own cursor).
         if fast && res.is_ok() {
             // (The walker's bytes left are a suffix of the map's cursor, behind it: only their
-            // length is taken, see `Walker::set_plain_state`.)
-            if let Some((len, left)) = self.de.w.plain_state_len() {
+            // length is taken, see `Walker::resume`.)
+            if let Some(p) = self.de.w.plain() {
                 self.fast = true;
-                self.rest = suffix(self.rest, len);
-                self.left = left;
+                self.p.rest = suffix(self.p.rest, p.rest.len());
+                self.p.left = p.left;
             }
         }
         res
@@ -129,18 +128,22 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         // walker elsewhere, and the map must then leave it be. (Nothing read: `after` says so.)
         self.fast = false;
         self.de.after = b.len();
+        // (The cursor rebuilt from `b`, in registers: copying the map's own whole would load
+        // its slice, just stored as two halves, in one piece and stall the store forwarding.)
         let res = seed.deserialize(Slot {
             de: &mut *self.de,
-            b,
-            left: self.left,
+            p: Plain {
+                rest: b,
+                left: self.p.left,
+            },
         });
         match self.de.after {
-            NOT_FAST => self.left = 0,
+            NOT_FAST => self.p.left = 0,
             after => {
                 self.fast = true;
                 if after != b.len() {
-                    self.rest = suffix(b, after);
-                    self.left -= 1;
+                    self.p.rest = suffix(b, after);
+                    self.p.left -= 1;
                 }
             }
         }
@@ -151,22 +154,21 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     #[inline(always)]
     fn stop_fast(&mut self) {
         self.fast = false;
-        self.left = 0;
+        self.p.left = 0;
     }
 
     /// The input from the next key or value on, for the fast paths.
     #[inline(always)]
     fn bytes(&self) -> Option<&'de [u8]> {
         // (Nothing is left on the cursor when not `fast`.)
-        (self.left > 0).then_some(self.rest)
+        self.p.bytes()
     }
 
     /// Commits a key or value read from [`bytes`](Map::bytes): `rest` is after it.
     #[inline(always)]
     fn took(&mut self, rest: &'de [u8]) {
-        counted(self.rest.len() - rest.len());
-        self.rest = rest;
-        self.left -= 1;
+        counted(self.p.rest.len() - rest.len());
+        self.p.take_to(rest);
     }
 }
 
@@ -311,7 +313,7 @@ impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
-        let (raw, after) = crate::head::plain_string::<false>(rest)?;
+        let (raw, after) = crate::leaf::plain_string::<false>(rest)?;
         // The field after the last one found, straight; else every field in turn.
         let fields = self.fields;
         let j = self.next_field;
@@ -372,7 +374,7 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
                     Ok(k) => Ok(Some(k)),
                     Err(e) => {
                         // At the key, which ends at the map's cursor and whose text is the name.
-                        let at = self.de.w.offset_of(self.rest) - (8 + pad4(name.len()));
+                        let at = self.de.w.offset_of(&self.p) - (8 + pad4(name.len()));
                         Err(self.in_entry(e.0.at(at)))
                     }
                 };
@@ -385,7 +387,7 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
             return Ok(Some(v));
         }
         let at = if self.fast {
-            self.de.w.offset_of(self.rest)
+            self.de.w.offset_of(&self.p)
         } else {
             self.de.w.offset()
         };
@@ -422,7 +424,7 @@ impl<'de, S: Source, const FIELDS: bool> de::MapAccess<'de> for Map<'_, 'de, S, 
     fn size_hint(&self) -> Option<usize> {
         // Entries take 8 bytes at least (a key and a value).
         let bytes = if self.fast {
-            self.rest.len()
+            self.p.rest.len()
         } else {
             self.de.w.bytes_left()
         };

@@ -62,7 +62,7 @@ use crate::reader::Reader;
 use crate::serde_impl::{options_word, Magic};
 use crate::types::{ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
-use crate::walker::{Event, Walker};
+use crate::walker::{Event, Plain, Walker};
 
 mod deserializer;
 mod elements;
@@ -97,7 +97,6 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     let mut de = Deserializer {
         w: Walker::new(bytes, opts),
         remaining_depth: RECURSION_LIMIT,
-        plain: false,
         ids,
         input: Reader::new(bytes, 0),
         source: core::marker::PhantomData::<FromInput>,
@@ -115,7 +114,6 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
     let mut de = Deserializer {
         w: Walker::from_value(v),
         remaining_depth: RECURSION_LIMIT,
-        plain: false,
         ids,
         input: Reader::new(v.h.data, v.h.offset),
         source: core::marker::PhantomData::<FromInput>,
@@ -182,10 +180,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
-        // The values of an Array or Dictionary within the depth limit take the fast paths'
-        // plain slots; an object's (property names, the `script` rule) never.
-        let outer = self.plain;
-        self.plain = ty != VariantType::Object && self.w.depth() <= self.w.options().max_depth;
         let res = match ty {
             VariantType::Array => visitor.visit_seq(Seq {
                 de: self,
@@ -193,9 +187,11 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 index: 0,
             }),
             _ => {
-                let (rest, left, fast) = match self.w.plain_state() {
-                    Some((rest, left)) if self.plain => (rest, left, true),
-                    _ => (&[][..], 0, false),
+                // A Dictionary whose values take the fast path reads them on a cursor of its
+                // own (an object's, with property names and the `script` rule, never).
+                let (p, fast) = match self.w.plain() {
+                    Some(p) if ty == VariantType::Dictionary => (p, true),
+                    _ => (Plain::NONE, false),
                 };
                 visitor.visit_map(Map::<S, FIELDS> {
                     de: self,
@@ -205,13 +201,11 @@ impl<'de, S: Source> Deserializer<'de, S> {
                     object: ty == VariantType::Object,
                     fields,
                     next_field: 0,
-                    rest,
-                    left,
+                    p,
                     fast,
                 })
             }
         };
-        self.plain = outer;
         self.leave();
         let value = match res {
             Ok(v) => v,
@@ -222,7 +216,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 return Err(e.value_at(ty, self.dialect(), offset));
             }
         };
-        if self.w.end_fast() {
+        if self.w.close() {
             return Ok(value);
         }
         // Everything the visitor left unread is an error, as a length mismatch.
@@ -300,11 +294,10 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             return visitor.visit_some(self);
         }
         // Nil is its header alone.
-        match self.w.leaf_slot() {
-            Some(r) if r.remaining() >= 4 => {
-                let mut r = r;
-                let _ = r.skip(4);
-                self.w.leaf_done(r);
+        match self.plain_value() {
+            Some((mut p, b)) if b.len() >= 4 => {
+                p.take(4);
+                self.w.resume(p);
             }
             _ => drop(self.next()?),
         }
@@ -369,9 +362,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             Event::Begin(v) if v.ty() == VariantType::Dictionary && v.count() == 1 => {
                 let offset = v.offset();
                 self.enter()?;
-                let outer = core::mem::replace(&mut self.plain, false);
                 let res = visitor.visit_enum(Enum { de: self });
-                self.plain = outer;
                 self.leave();
                 let value = match res {
                     Ok(v) => v,
@@ -402,9 +393,10 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // A value of a fixed size or a string of plain text: skipped as `validate` skips it.
-        if let Some(b) = self.leaf_bytes() {
+        if let Some((mut p, b)) = self.plain_value() {
             if let Some(rest) = skip_plain::<true>(b, self.dialect().layouts()) {
-                self.leaf_consumed(b.len() - rest.len());
+                p.take(b.len() - rest.len());
+                self.w.resume(p);
                 return visitor.visit_unit();
             }
         }
