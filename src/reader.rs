@@ -113,6 +113,13 @@ impl<'a> Reader<'a> {
         self.end
     }
 
+    /// A copy of the cursor with `rest`, a suffix of its bytes left, left.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn with_rest(&self, rest: &'a [u8]) -> Reader<'a> {
+        Reader { rest, ..*self }
+    }
+
     /// A copy of the cursor with only its last `len` bytes left (the suffix of that length).
     #[inline(always)]
     pub(crate) fn with_rest_len(&self, len: usize) -> Reader<'a> {

@@ -553,7 +553,9 @@ impl<'a> Walker<'a> {
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn reader_of(&self, p: &Plain<'a>) -> Reader<'a> {
-        self.r.with_rest_len(p.rest.len())
+        // (The cursor's own slice, not the suffix of the walker's of its length: a fast path
+        // that declines then reads nothing of the walker's.)
+        self.r.with_rest(p.rest)
     }
 
     /// Closes the innermost container if all its values have been read: its

@@ -76,7 +76,7 @@ mod typed;
 use deserializer::{expected_value, fewer_elements, handoff_error, Source, RECURSION_LIMIT};
 pub use deserializer::{Deserializer, FromEngine, FromInput};
 pub use error::{Error, Result};
-use map::{Enum, KeyAt, Map, Seq};
+use map::{Enum, KeyAt, Map, Own, Seq};
 use scalar::{scalar_methods, Ids, BOOL, FLOAT, INT, NIL, SCALARS, STR};
 
 /// Reads a `T` from the Godot 4 value at the start of `bytes`, with the engine's limits (depth
@@ -189,11 +189,14 @@ impl<'de, S: Source> Deserializer<'de, S> {
             _ => {
                 // A Dictionary whose values take the fast path reads them on a cursor of its
                 // own (an object's, with property names and the `script` rule, never).
-                let (p, fast) = match self.w.plain() {
-                    Some(p) if ty == VariantType::Dictionary => (p, true),
-                    _ => (Plain::NONE, false),
+                let mut own = match self.w.plain() {
+                    Some(p) if ty == VariantType::Dictionary => Own { p, fast: true },
+                    _ => Own {
+                        p: Plain::NONE,
+                        fast: false,
+                    },
                 };
-                visitor.visit_map(Map::<S, FIELDS> {
+                let res = visitor.visit_map(Map::<S, FIELDS> {
                     de: self,
                     len,
                     index: 0,
@@ -201,9 +204,14 @@ impl<'de, S: Source> Deserializer<'de, S> {
                     object: ty == VariantType::Object,
                     fields,
                     next_field: 0,
-                    p,
-                    fast,
-                })
+                    own: &mut own,
+                });
+                // The walker caught up with what the visitor read (after an error the walk is
+                // over, below).
+                if res.is_ok() {
+                    own.sync(&mut self.w);
+                }
+                res
             }
         };
         self.leave();
