@@ -14,7 +14,8 @@ use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
-use crate::walker::{Event, Plain, Walker};
+use crate::walker::plain::Plain;
+use crate::walker::{Event, Walker};
 
 /// serde's nesting limit, on top of the engine's depth limit (as serde_json's 128).
 pub(super) const RECURSION_LIMIT: u32 = 128;

@@ -11,7 +11,8 @@ use super::error::{Error, Result};
 use super::scalar::{is_field, str_seed};
 use super::slot::{Slot, NOT_FAST};
 use crate::reader::{counted, pad4, suffix};
-use crate::walker::{Event, Plain};
+use crate::walker::plain::Plain;
+use crate::walker::Event;
 
 /// The elements of an Array.
 pub(super) struct Seq<'a, 'de, S> {

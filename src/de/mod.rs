@@ -62,7 +62,8 @@ use crate::reader::Reader;
 use crate::serde_impl::{options_word, Magic};
 use crate::types::{ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
-use crate::walker::{Event, Plain, Walker};
+use crate::walker::plain::Plain;
+use crate::walker::{Event, Walker};
 
 mod deserializer;
 mod elements;

@@ -12,7 +12,7 @@ use crate::leaf::word;
 use crate::reader::counted;
 use crate::serde_impl::Magic;
 use crate::types::VariantType;
-use crate::walker::Plain;
+use crate::walker::plain::Plain;
 
 /// What a [`Slot`] leaves in [`Deserializer::after`] when the map can no longer read on its own
 /// cursor (the walker read the value, and the walk did not go on as a plain walk).

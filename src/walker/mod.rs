@@ -40,7 +40,7 @@
 //! ```
 
 mod frames;
-mod plain;
+pub(crate) mod plain;
 mod skip;
 
 use core::iter::FusedIterator;
@@ -53,8 +53,6 @@ use crate::types::ReadOptions;
 use crate::value::VariantRef;
 
 use frames::{Frame, Kind, Stack};
-#[cfg(feature = "serde")]
-pub(crate) use plain::Plain;
 pub(crate) use skip::{read_value, skip_body, skip_one, skip_value, skip_values, validate_at};
 use skip::{skip_rest, Pending};
 
