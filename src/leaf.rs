@@ -14,6 +14,7 @@
 //! allocates, loops over more than a value's own bytes, or panics.
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 
 use crate::error::Result;
 use crate::reader::pad4;
@@ -147,16 +148,21 @@ pub(crate) fn simple_text(raw: &[u8]) -> Option<&str> {
 /// leading BOM stripped, cut at the first NUL, checked by the dialect's rules (the error
 /// `validate` gives); borrowed when it is UTF-8, else (text only Godot 3 accepts) decoded as
 /// Godot 3 reads it. The slow path of every reader whose [`simple_text`] declined.
-#[cold]
+#[inline]
 pub(crate) fn engine_str(raw: &[u8], at: usize, dialect: Dialect) -> Result<Cow<'_, str>> {
     let (t, skipped) = engine_text(raw);
     match utf8(t) {
         Some(s) => Ok(Cow::Borrowed(s)),
-        None => {
-            check(t, dialect, at + skipped)?;
-            Ok(Cow::Owned(decode_godot3(t)))
-        }
+        None => not_utf8(t, at + skipped, dialect).map(Cow::Owned),
     }
+}
+
+/// [`engine_str`]'s text `t` (at `at`) that is not UTF-8: checked by the dialect's rules,
+/// decoded as Godot 3 reads it.
+#[cold]
+fn not_utf8(t: &[u8], at: usize, dialect: Dialect) -> Result<String> {
+    check(t, dialect, at)?;
+    Ok(decode_godot3(t))
 }
 
 /// A plain leaf value, read by [`plain`].
