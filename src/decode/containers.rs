@@ -73,7 +73,7 @@ pub(super) struct DictBuilder {
 
 impl DictBuilder {
     /// Takes a key or a value.
-    #[inline(always)]
+    #[inline]
     pub(super) fn push(&mut self, x: Variant, rule: Dialect) {
         if self.pending {
             self.value(x, rule);
@@ -85,6 +85,7 @@ impl DictBuilder {
 
     /// Sets the value of the pending key: the last entry's, or, if an earlier key is the same
     /// key, that entry's (and the last entry goes).
+    // gs_to_owned +3 % without (layout-pinned A/B, with get_into, plain_short, convert, value)
     #[inline(always)]
     pub(super) fn value(&mut self, x: Variant, rule: Dialect) {
         self.pending = false;
@@ -106,7 +107,7 @@ impl DictBuilder {
 
     /// Takes the pair just put at the end of the entries whole (no key was pending): if an
     /// earlier key is the same key, the value replaces that entry's, and the last entry goes.
-    #[inline(always)]
+    #[inline]
     pub(super) fn placed(&mut self, rule: Dialect) {
         let Some(((key, value), earlier)) = self.entries.split_last_mut() else {
             return;
@@ -121,14 +122,13 @@ impl DictBuilder {
     }
 
     /// After an entry was added: the index is built once there are more than [`SCAN_MAX`].
-    #[inline(always)]
+    #[inline]
     fn grown(&mut self, rule: Dialect) {
         if self.index.is_none() && self.entries.len() > SCAN_MAX {
             self.build_index(rule);
         }
     }
 
-    #[cold]
     fn build_index(&mut self, rule: Dialect) {
         let mut index = Index::with_capacity(KeyState::new(), self.entries.capacity());
         for (at, (k, _)) in self.entries.iter().enumerate() {
@@ -160,6 +160,7 @@ impl DictBuilder {
 /// dialect's key rule: by the hash `index` once there is one (`key`, if new, is then indexed
 /// at `earlier.len()`), else by a scan, which a String or StringName key whose fingerprint bit
 /// is clear in `strings` skips (and sets the bit).
+// in_to_owned +34 % without (layout-pinned A/B; outlined with plain_leaf_into)
 #[inline(always)]
 fn find_earlier(
     index: &mut Option<Index>,
@@ -198,7 +199,7 @@ fn find_earlier(
 }
 
 /// A 6-bit fingerprint of a key's text: equal texts have equal fingerprints.
-#[inline(always)]
+#[inline]
 fn fingerprint(t: &[u8]) -> u32 {
     match (t.first(), t.last()) {
         (Some(&f), Some(&l)) => {
@@ -210,7 +211,7 @@ fn fingerprint(t: &[u8]) -> u32 {
 
 /// The position of the same key as `key` among the (few) `entries`, by a scan; string keys,
 /// by far the most common, are compared by length first.
-#[inline(always)]
+#[inline]
 fn scan(entries: &[(Variant, Variant)], key: &Variant, rule: Dialect) -> Option<usize> {
     match key {
         Variant::String(t) | Variant::StringName(t) => {
@@ -243,7 +244,7 @@ pub(super) fn capacity(count: u32, remaining: usize, min_size: usize, budget: &m
 
 impl Building {
     /// Adds a converted child: an element, a key or its value, a property value.
-    #[inline(always)]
+    #[inline]
     pub(super) fn push(&mut self, x: Variant, rule: Dialect) {
         match self {
             Building::Array { items, .. } => items.push(x),
@@ -255,7 +256,7 @@ impl Building {
     }
 
     /// Whether the next child is a dictionary key.
-    #[inline(always)]
+    #[inline]
     pub(super) fn wants_key(&self) -> bool {
         matches!(self, Building::Dict(d) if !d.pending)
     }
