@@ -5,7 +5,8 @@ use core::iter::FusedIterator;
 
 use crate::array::{container_types, ContainerType};
 use crate::error::Result;
-use crate::head::{head, head_at, plain_string, skip_plain, too_deep};
+use crate::head::{head, head_at, skip_plain, too_deep};
+use crate::leaf::plain_string;
 use crate::reader::Reader;
 use crate::seq::{Nested, Seq};
 use crate::strings::{engine_text, BOM};

@@ -4,6 +4,7 @@
 //! returns errors with absolute offsets; nothing here allocates or recurses.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::leaf::plain_string;
 use crate::reader::{pad4, Reader};
 use crate::strings::{self, Text};
 use crate::types::{layout_index, Dialect, Layout, ReadOptions, Shape, VariantType, FLAG_64};
@@ -340,29 +341,6 @@ pub(crate) fn skip_plain<'a, const CHECK: bool>(
         Shape::F128 => after.get(128..),
         _ => None,
     }
-}
-
-/// The plain case of a §5 string at the start of `b` (its length word, bytes and padding): its
-/// bytes and what follows, or `None` (short input, a negative length, text that is not plain
-/// ASCII when `CHECK`). The padded size of a short string is a constant of the branch its
-/// length predicts.
-#[inline(always)]
-pub(crate) fn plain_string<const CHECK: bool>(b: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (l, after) = b.split_first_chunk::<4>()?;
-    let len = u32::from_le_bytes(*l) as usize;
-    let (padded, rest) = match len {
-        0 => after.split_at_checked(0)?,
-        1..=4 => after.split_at_checked(4)?,
-        5..=8 => after.split_at_checked(8)?,
-        9..=12 => after.split_at_checked(12)?,
-        13..=16 => after.split_at_checked(16)?,
-        _ if len <= i32::MAX as usize => after.split_at_checked(pad4(len))?,
-        _ => return None,
-    };
-    if CHECK && !strings::ascii_padded(padded) {
-        return None;
-    }
-    Some((padded.get(..len)?, rest))
 }
 
 /// Whether `shape` is a fixed-size payload.

@@ -74,6 +74,7 @@ mod head;
 mod interop;
 #[cfg(feature = "std")]
 pub mod json;
+mod leaf;
 #[cfg(feature = "std")]
 mod literal;
 pub mod math;

@@ -81,9 +81,8 @@ pub(crate) struct Reader<'a> {
 }
 
 /// The last `len` bytes of `b` (`len <= b.len()`): a suffix rebuilt from its length alone, for
-/// the serde cursors that pass each other only that (a slice just stored as two halves and
+/// the fast-path cursors that pass each other only that (a slice just stored as two halves and
 /// loaded whole stalls the store forwarding).
-#[cfg(feature = "serde")]
 #[inline(always)]
 pub(crate) fn suffix(b: &[u8], len: usize) -> &[u8] {
     debug_assert!(len <= b.len());
@@ -108,30 +107,26 @@ impl<'a> Reader<'a> {
         self.end - self.rest.len()
     }
 
-    /// A copy of this cursor at `rest`, a suffix of its bytes, whose bytes before `rest` are
-    /// counted as read by whoever read them.
+    /// The absolute offset just past the last byte.
+    #[inline(always)]
+    pub(crate) fn end(&self) -> usize {
+        self.end
+    }
+
+    /// A copy of the cursor with `rest`, a suffix of its bytes left, left.
     #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn with_rest(&self, rest: &'a [u8]) -> Reader<'a> {
-        debug_assert!(rest.len() <= self.rest.len());
         Reader { rest, ..*self }
     }
 
     /// A copy of the cursor with only its last `len` bytes left (the suffix of that length).
-    #[cfg(feature = "serde")]
     #[inline(always)]
     pub(crate) fn with_rest_len(&self, len: usize) -> Reader<'a> {
         Reader {
             rest: suffix(self.rest, len),
             ..*self
         }
-    }
-
-    /// The absolute offset of `rest`, a suffix of this cursor's bytes.
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    pub(crate) fn offset_of(&self, rest: &[u8]) -> usize {
-        self.end - rest.len()
     }
 
     /// The position relative to the start of this cursor's slice.
@@ -255,31 +250,6 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn read_u64(&mut self) -> Result<u64> {
         self.read_array().map(u64::from_le_bytes)
-    }
-
-    #[inline]
-    pub(crate) fn read_i64(&mut self) -> Result<i64> {
-        self.read_array().map(i64::from_le_bytes)
-    }
-
-    #[inline]
-    pub(crate) fn read_f32(&mut self) -> Result<f32> {
-        self.read_array().map(f32::from_le_bytes)
-    }
-
-    #[inline]
-    pub(crate) fn read_f64(&mut self) -> Result<f64> {
-        self.read_array().map(f64::from_le_bytes)
-    }
-
-    /// Reads a real number: f64 when `wide`, else f32 widened.
-    #[inline]
-    pub(crate) fn read_real(&mut self, wide: bool) -> Result<f64> {
-        if wide {
-            self.read_f64()
-        } else {
-            self.read_f32().map(f64::from)
-        }
     }
 
     /// Reads an `i32` length or count; negative is an error reported at the field's offset.

@@ -3,11 +3,12 @@
 use core::fmt;
 
 use crate::error::{Error, ErrorKind, Expected, Result};
-use crate::head::{flag_applies, plain_string, read_text, Body, Head};
+use crate::head::{read_text, Body, Head};
+use crate::leaf;
 use crate::math::*;
 use crate::reader::Reader;
 use crate::strings::Text;
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType};
 
 /// A borrowed, lazy view of one encoded Variant.
 ///
@@ -72,7 +73,7 @@ impl<'a> VariantRef<'a> {
     /// false for types that ignore the flag.
     #[inline]
     pub fn is_wide(&self) -> bool {
-        self.h.header & FLAG_64 != 0 && flag_applies(self.h.ty, self.opts.dialect)
+        leaf::wide(self.h.header, &self.opts.dialect.layout(self.h.header))
     }
 
     /// The nesting depth of this value (the top-level value is at depth 0).
@@ -170,27 +171,35 @@ impl<'a> VariantRef<'a> {
 
     // ----- scalars -----
 
+    /// The payload read by `read` (one of the [`leaf`] decoders), whose `n` bytes the head has
+    /// bounds-checked; a view cut short is an error at its payload.
+    #[inline(always)]
+    fn leaf<T>(&self, n: usize, read: impl FnOnce(&'a [u8]) -> Option<T>) -> Result<T> {
+        let p = self.payload();
+        match read(p.rest()) {
+            Some(x) => Ok(x),
+            None => Err(p.eof(n)),
+        }
+    }
+
     /// The value of a bool: any non-zero payload is true, as in the engine.
     pub fn as_bool(&self) -> Result<bool> {
         self.expect(VariantType::Bool)?;
-        Ok(self.payload().read_u32()? != 0)
+        self.leaf(4, leaf::boolean)
     }
 
     /// The value of an int (32-bit payloads are sign-extended).
     pub fn as_i64(&self) -> Result<i64> {
         self.expect(VariantType::Int)?;
-        let mut p = self.payload();
-        if self.h.header & FLAG_64 != 0 {
-            p.read_i64()
-        } else {
-            p.read_i32().map(i64::from)
-        }
+        let wide = self.is_wide();
+        self.leaf(if wide { 8 } else { 4 }, |p| leaf::int(p, wide))
     }
 
     /// The value of a float (32-bit payloads are widened exactly).
     pub fn as_f64(&self) -> Result<f64> {
         self.expect(VariantType::Float)?;
-        self.payload().read_real(self.h.header & FLAG_64 != 0)
+        let wide = self.is_wide();
+        self.leaf(if wide { 8 } else { 4 }, |p| leaf::float(p, wide))
     }
 
     /// The text of a String or StringName as `&str`, borrowed from the input: a leading BOM is
@@ -217,7 +226,7 @@ impl<'a> VariantRef<'a> {
     /// The raw bytes of a String or StringName (before the engine's BOM strip and NUL cut).
     #[inline]
     fn string_bytes(&self) -> Result<&'a [u8]> {
-        match self.h.data.get(4..).and_then(plain_string::<false>) {
+        match self.h.data.get(4..).and_then(leaf::plain_string::<false>) {
             Some((raw, _)) => Ok(raw),
             // Not plain (a view cut short): read the exact way, for the error.
             None => self.payload().read_string_raw().map(|(raw, _)| raw),
@@ -268,27 +277,13 @@ impl<'a> VariantRef<'a> {
     fn reals<const N: usize>(&self, ty: VariantType) -> Result<[f64; N]> {
         self.expect(ty)?;
         let wide = self.is_wide();
-        let mut p = self.payload();
-        let mut out = [0.0; N];
-        for v in &mut out {
-            // Components are read exactly, NaN payloads included (see `math::widen`).
-            *v = if wide {
-                p.read_real(true)?
-            } else {
-                crate::math::widen(p.read_f32()?)
-            };
-        }
-        Ok(out)
+        // Components are read exactly, NaN payloads included (see `math::widen`).
+        self.leaf(N * if wide { 8 } else { 4 }, |p| leaf::reals(p, wide))
     }
 
     fn ints<const N: usize>(&self, ty: VariantType) -> Result<[i32; N]> {
         self.expect(ty)?;
-        let mut p = self.payload();
-        let mut out = [0; N];
-        for v in &mut out {
-            *v = p.read_i32()?;
-        }
-        Ok(out)
+        self.leaf(4 * N, leaf::ints)
     }
 
     /// A Vector2.
@@ -358,13 +353,7 @@ impl<'a> VariantRef<'a> {
     /// A Color (always f32 components).
     pub fn as_color(&self) -> Result<Color> {
         self.expect(VariantType::Color)?;
-        let mut p = self.payload();
-        Ok(Color::new(
-            p.read_f32()?,
-            p.read_f32()?,
-            p.read_f32()?,
-            p.read_f32()?,
-        ))
+        self.leaf(16, leaf::singles).map(Color::from_array)
     }
 }
 

@@ -1,4 +1,4 @@
-//! What the text and JSON readers build from the values they read: an owned [`Variant`] tree
+//! What the text and JSON readers build from the values they read: an owned [`Variant`](crate::Variant) tree
 //! ([`Tree`]) or the encoded bytes straight away ([`Bytes`], no tree), behind one set of checks
 //! ([`Builder`]) that refuses everything [`validate_with`](crate::validate_with) would refuse
 //! in the bytes: a value nested deeper than the depth limit, a type the dialect does not have,
@@ -13,13 +13,13 @@
 //! Dictionaries read from text or from a plain JSON object *merge* repeated keys as the engine's
 //! `str_to_var` does: the first key and its position, the last value. Which keys are the same
 //! key is decided by the crate's one key identity (`owned::key`, through an owned
-//! [`Dictionary`]) under the rule the reader gives ([`Open::Dict`]): the text's dialect, Godot 4
+//! [`Dictionary`](crate::Dictionary)) under the rule the reader gives ([`Open::Dict`]): the text's dialect, Godot 4
 //! for JSON. Lookups are hashed (every key type, containers included), so reading `n` entries
 //! costs O(n) expected whatever the key type.
 //!
 //! [`Bytes`] writes every value as soon as it is complete and never builds the tree: memory is
 //! the output plus, for each open dictionary that merges keys, its keys (owned, in a
-//! [`Dictionary`] that finds repeats) and a small record per entry (keys that are containers
+//! [`Dictionary`](crate::Dictionary) that finds repeats) and a small record per entry (keys that are containers
 //! are built as small trees first, to be compared). A repeated key does not
 //! move bytes: the dictionary is recorded as a *reordering* of byte ranges, and the final output
 //! is produced in one pass that follows these records (nested ones included), so the work stays

@@ -14,6 +14,7 @@ use crate::object::ObjectRef;
 use crate::reader::Reader;
 use crate::types::{Dialect, VariantType};
 use crate::value::VariantRef;
+use crate::walker::plain::Plain;
 use crate::walker::{Event, Walker};
 
 /// serde's nesting limit, on top of the engine's depth limit (as serde_json's 128).
@@ -23,10 +24,6 @@ pub(super) const RECURSION_LIMIT: u32 = 128;
 pub struct Deserializer<'de, S = FromInput> {
     pub(super) w: Walker<'de>,
     pub(super) remaining_depth: u32,
-    /// Whether the innermost open container is an Array or a Dictionary whose values are within
-    /// the depth limit: its values are read by the fast paths without the walker's slot checks
-    /// (see `Walker::plain_bytes`).
-    pub(super) plain: bool,
     pub(super) ids: Ids,
     /// The walker's cursor when this deserializer took it: every key it reads lies after it
     /// (an error path re-reads a key's text from here).
@@ -99,7 +96,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
         Deserializer {
             w,
             remaining_depth: RECURSION_LIMIT,
-            plain: false,
             ids,
             input,
             source: core::marker::PhantomData,
@@ -111,26 +107,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
     #[inline(always)]
     pub(super) fn dialect(&self) -> Dialect {
         self.w.options().dialect
-    }
-
-    /// The input from the next value on, if a fast path may read it.
-    #[inline(always)]
-    pub(super) fn leaf_bytes(&self) -> Option<&'de [u8]> {
-        if self.plain {
-            self.w.plain_bytes()
-        } else {
-            self.w.leaf_bytes()
-        }
-    }
-
-    /// Commits a value of `n` bytes read from [`leaf_bytes`](Deserializer::leaf_bytes).
-    #[inline(always)]
-    pub(super) fn leaf_consumed(&mut self, n: usize) {
-        if self.plain {
-            self.w.plain_consumed(n)
-        } else {
-            self.w.leaf_consumed(n)
-        }
     }
 
     /// The next event (the event path).
@@ -154,20 +130,29 @@ impl<'de, S: Source> Deserializer<'de, S> {
         self.dialect().type_of(self.peek_header()? & 0xFF)
     }
 
+    /// The walker's fast-path cursor ([`Walker::plain`]) and the input from the next value on,
+    /// if a value may be read there.
+    #[inline(always)]
+    pub(super) fn plain_value(&self) -> Option<(Plain<'de>, &'de [u8])> {
+        let p = self.w.plain()?;
+        Some((p, p.bytes()?))
+    }
+
     /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.
     #[inline(always)]
     pub(super) fn fast_scalar<V: Visitor<'de>, const MASK: u8>(
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let Some(b) = self.leaf_bytes() else {
+        let Some((mut p, b)) = self.plain_value() else {
             return Err(visitor);
         };
         let (ids, dialect) = (self.ids, self.dialect());
         scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| {
-            self.leaf_consumed(n);
-            // The value's offset: `n` bytes before the cursor.
-            self.w.offset() - n
+            let at = self.w.offset_of(&p);
+            p.take(n);
+            self.w.resume(p);
+            at
         })
     }
 
@@ -179,7 +164,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
         array: bool,
         dict: bool,
     ) -> Option<(VariantType, usize, usize)> {
-        let b = self.leaf_bytes()?;
+        let (mut p, b) = self.plain_value()?;
         let head = b.first_chunk::<8>()?;
         // Header and count in one load.
         let word = u64::from_le_bytes(*head);
@@ -194,12 +179,9 @@ impl<'de, S: Source> Deserializer<'de, S> {
         };
         // Bit 31 of the count is the historical "shared" flag.
         let count = (word >> 32) as u32 & 0x7FFF_FFFF;
-        let at = self.w.offset();
-        if self.plain {
-            self.w.plain_open_consumed(8, count, body);
-        } else {
-            self.w.open_consumed(8, count, body);
-        }
+        let at = self.w.offset_of(&p);
+        p.take(8);
+        self.w.resume_open(p, count, body);
         Some((ty, count as usize, at))
     }
 
@@ -211,12 +193,12 @@ impl<'de, S: Source> Deserializer<'de, S> {
         n: usize,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let Some(b) = self.leaf_bytes() else {
+        let Some((mut p, b)) = self.plain_value() else {
             return Err(visitor);
         };
-        let at = self.w.offset();
-        let (res, size) = math_at(b, at, ty, n, self.w.options(), visitor)?;
-        self.leaf_consumed(size);
+        let (res, size) = math_at(b, self.w.offset_of(&p), ty, n, self.w.options(), visitor)?;
+        p.take(size);
+        self.w.resume(p);
         Ok(res)
     }
 
@@ -228,13 +210,14 @@ impl<'de, S: Source> Deserializer<'de, S> {
         &mut self,
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
-        let Some(r) = self.w.leaf_slot() else {
+        let Some((mut p, _)) = self.plain_value() else {
             return Err(visitor);
         };
-        let (res, r) = strings_at(r, &self.ids, self.dialect(), visitor)?;
+        let (res, r) = strings_at(self.w.reader_of(&p), &self.ids, self.dialect(), visitor)?;
         match res {
             Ok(v) => {
-                self.w.leaf_done(r);
+                p.take_to(r.rest());
+                self.w.resume(p);
                 Ok(Ok(v))
             }
             Err(e) => {

@@ -6,12 +6,12 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
 
 use super::error::{Error, Result};
-use super::scalar::{plain_text, slow_str, str_seed, Ids};
+use super::scalar::{str_seed, Ids};
 use crate::head::skip_string;
+use crate::leaf::{self, engine_str, simple_text};
 use crate::math::*;
 use crate::reader::Reader;
-use crate::strings::utf8;
-use crate::types::{Dialect, ReadOptions, VariantType, FLAG_64};
+use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 
 // ----- the fast paths: from the input bytes -----
@@ -34,15 +34,14 @@ pub(super) fn math_at<'de, V: Visitor<'de>>(
         return Err(visitor);
     };
     let header = u32::from_le_bytes(*h);
-    if dialect.type_of(header & 0xFF) != Some(ty) {
+    let l = dialect.layout(header);
+    // (An unknown id's layout says Nil, never a math type.)
+    if l.ty != ty {
         return Err(visitor);
     }
-    let wide = header & FLAG_64 != 0 && dialect == Dialect::Godot4;
-    let real = !matches!(
-        ty,
-        T::Vector2i | T::Vector3i | T::Rect2i | T::Vector4i | T::Color
-    );
-    let size = if real && wide { 8 } else { 4 };
+    // 8-byte components where the 64-bit flag applies (reals, Godot 4), else 4.
+    let wide = leaf::wide(header, &l);
+    let size = if wide { 8 } else { 4 };
     let Some(bytes) = rest.get(..n * size) else {
         return Err(visitor);
     };
@@ -143,9 +142,13 @@ impl Component for Real {
     }
     #[inline(always)]
     fn de<'de>(&self, b: &[u8]) -> Self::De<'de> {
-        match b.first_chunk::<8>() {
-            Some(w) if self.size == 8 => crate::convert::real(f64::from_le_bytes(*w), !self.narrow),
-            _ => f64::from(f32::from_le_bytes(le(b))),
+        let wide = self.size == 8;
+        // (`b` is a whole component.)
+        let x = leaf::float(b, wide).unwrap_or(0.0);
+        if wide {
+            crate::convert::real(x, !self.narrow)
+        } else {
+            x
         }
         .into_deserializer()
     }
@@ -230,9 +233,9 @@ impl<'de> Strings<'de> {
     fn next_str(&mut self) -> Result<alloc::borrow::Cow<'de, str>> {
         self.left -= 1;
         let (raw, at) = self.r.read_string_raw()?;
-        match plain_text(raw).and_then(utf8) {
+        match simple_text(raw) {
             Some(s) => Ok(s.into()),
-            _ => slow_str(raw, at, self.dialect),
+            _ => Ok(engine_str(raw, at, self.dialect)?),
         }
     }
 

@@ -62,6 +62,7 @@ use crate::reader::Reader;
 use crate::serde_impl::{options_word, Magic};
 use crate::types::{ReadOptions, VariantType, FLAG_64};
 use crate::value::VariantRef;
+use crate::walker::plain::Plain;
 use crate::walker::{Event, Walker};
 
 mod deserializer;
@@ -76,7 +77,7 @@ mod typed;
 use deserializer::{expected_value, fewer_elements, handoff_error, Source, RECURSION_LIMIT};
 pub use deserializer::{Deserializer, FromEngine, FromInput};
 pub use error::{Error, Result};
-use map::{Enum, KeyAt, Map, Seq};
+use map::{Enum, KeyAt, Map, Own, Seq};
 use scalar::{scalar_methods, Ids, BOOL, FLOAT, INT, NIL, SCALARS, STR};
 
 /// Reads a `T` from the Godot 4 value at the start of `bytes`, with the engine's limits (depth
@@ -97,7 +98,6 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     let mut de = Deserializer {
         w: Walker::new(bytes, opts),
         remaining_depth: RECURSION_LIMIT,
-        plain: false,
         ids,
         input: Reader::new(bytes, 0),
         source: core::marker::PhantomData::<FromInput>,
@@ -115,7 +115,6 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
     let mut de = Deserializer {
         w: Walker::from_value(v),
         remaining_depth: RECURSION_LIMIT,
-        plain: false,
         ids,
         input: Reader::new(v.h.data, v.h.offset),
         source: core::marker::PhantomData::<FromInput>,
@@ -182,10 +181,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
-        // The values of an Array or Dictionary within the depth limit take the fast paths'
-        // plain slots; an object's (property names, the `script` rule) never.
-        let outer = self.plain;
-        self.plain = ty != VariantType::Object && self.w.depth() <= self.w.options().max_depth;
         let res = match ty {
             VariantType::Array => visitor.visit_seq(Seq {
                 de: self,
@@ -193,11 +188,16 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 index: 0,
             }),
             _ => {
-                let (rest, left, fast) = match self.w.plain_state() {
-                    Some((rest, left)) if self.plain => (rest, left, true),
-                    _ => (&[][..], 0, false),
+                // A Dictionary whose values take the fast path reads them on a cursor of its
+                // own (an object's, with property names and the `script` rule, never).
+                let mut own = match self.w.plain() {
+                    Some(p) if ty == VariantType::Dictionary => Own { p, fast: true },
+                    _ => Own {
+                        p: Plain::NONE,
+                        fast: false,
+                    },
                 };
-                visitor.visit_map(Map::<S, FIELDS> {
+                let res = visitor.visit_map(Map::<S, FIELDS> {
                     de: self,
                     len,
                     index: 0,
@@ -205,13 +205,16 @@ impl<'de, S: Source> Deserializer<'de, S> {
                     object: ty == VariantType::Object,
                     fields,
                     next_field: 0,
-                    rest,
-                    left,
-                    fast,
-                })
+                    own: &mut own,
+                });
+                // The walker caught up with what the visitor read (after an error the walk is
+                // over, below).
+                if res.is_ok() {
+                    own.sync(&mut self.w);
+                }
+                res
             }
         };
-        self.plain = outer;
         self.leave();
         let value = match res {
             Ok(v) => v,
@@ -222,7 +225,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
                 return Err(e.value_at(ty, self.dialect(), offset));
             }
         };
-        if self.w.end_fast() {
+        if self.w.close() {
             return Ok(value);
         }
         // Everything the visitor left unread is an error, as a length mismatch.
@@ -233,7 +236,7 @@ impl<'de, S: Source> Deserializer<'de, S> {
     }
 
     /// Hands the next value over whole, borrowed, to the visitor of a
-    /// [`VariantRef`](crate::VariantRef) or [`Variant`](crate::Variant) (see
+    /// [`VariantRef`] or [`Variant`](crate::Variant) (see
     /// `serde_impl::variant`): as a sequence of its bytes, its offset, its options and depth.
     fn raw<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let v = self.take_value()?;
@@ -300,11 +303,10 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             return visitor.visit_some(self);
         }
         // Nil is its header alone.
-        match self.w.leaf_slot() {
-            Some(r) if r.remaining() >= 4 => {
-                let mut r = r;
-                let _ = r.skip(4);
-                self.w.leaf_done(r);
+        match self.plain_value() {
+            Some((mut p, b)) if b.len() >= 4 => {
+                p.take(4);
+                self.w.resume(p);
             }
             _ => drop(self.next()?),
         }
@@ -369,9 +371,7 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             Event::Begin(v) if v.ty() == VariantType::Dictionary && v.count() == 1 => {
                 let offset = v.offset();
                 self.enter()?;
-                let outer = core::mem::replace(&mut self.plain, false);
                 let res = visitor.visit_enum(Enum { de: self });
-                self.plain = outer;
                 self.leave();
                 let value = match res {
                     Ok(v) => v,
@@ -402,9 +402,10 @@ impl<'de, S: Source> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // A value of a fixed size or a string of plain text: skipped as `validate` skips it.
-        if let Some(b) = self.leaf_bytes() {
+        if let Some((mut p, b)) = self.plain_value() {
             if let Some(rest) = skip_plain::<true>(b, self.dialect().layouts()) {
-                self.leaf_consumed(b.len() - rest.len());
+                p.take(b.len() - rest.len());
+                self.w.resume(p);
                 return visitor.visit_unit();
             }
         }

@@ -6,16 +6,13 @@
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::error::Result;
-use crate::reader::pad4;
-use crate::strings::{has_nul, utf8, zero_flags};
-use crate::types::{Dialect, VariantType, FLAG_64};
+use crate::leaf::{self, simple_text, Leaf};
+use crate::strings::{has_nul, zero_flags};
+use crate::types::{Dialect, VariantType};
 
-/// Which scalar types a fast path reads (the others it leaves to the event path).
-pub(super) const NIL: u8 = 1;
-pub(super) const BOOL: u8 = 2;
-pub(super) const INT: u8 = 4;
-pub(super) const FLOAT: u8 = 8;
-pub(super) const STR: u8 = 16;
+/// Which scalar types a fast path reads (the others it leaves to the event path): masks of
+/// the one decoder of leaves.
+pub(super) use crate::leaf::{BOOL, FLOAT, INT, NIL, STR};
 pub(super) const SCALARS: u8 = NIL | BOOL | INT | FLOAT | STR;
 
 /// A scalar read by a fast path.
@@ -28,107 +25,41 @@ enum Scalar<'de> {
     Str(&'de str),
 }
 
-/// The exact headers the fast paths read, in the walk's dialect (from `types.rs`' one table).
-/// Any other header — flags, container type info, other types — is left to the event path,
-/// which reads it as `head` does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Ids {
-    pub(super) nil: u32,
-    pub(super) bool_: u32,
-    pub(super) int: u32,
-    pub(super) float: u32,
-    pub(super) string: u32,
-    /// The String id again in Godot 3, which has no StringName.
-    pub(super) string_name: u32,
-    pub(super) array: u32,
-    pub(super) dictionary: u32,
-    pub(super) strings: u32,
-}
+pub(super) use crate::leaf::Ids;
 
-impl Ids {
-    const GODOT4: Ids = Ids::of(Dialect::Godot4);
-    const GODOT3: Ids = Ids::of(Dialect::Godot3);
-
-    #[inline(always)]
-    pub(super) fn new(dialect: Dialect) -> Ids {
-        match dialect {
-            Dialect::Godot4 => Ids::GODOT4,
-            Dialect::Godot3 => Ids::GODOT3,
-        }
-    }
-
-    const fn of(dialect: Dialect) -> Ids {
-        use VariantType as T;
-        const fn id(dialect: Dialect, ty: VariantType) -> u32 {
-            match dialect.const_id_of(ty) {
-                Some(id) => id,
-                // Only StringName is missing (Godot 3): it reads as String there.
-                None => match dialect.const_id_of(T::String) {
-                    Some(id) => id,
-                    None => 0,
-                },
-            }
-        }
-        Ids {
-            nil: id(dialect, T::Nil),
-            bool_: id(dialect, T::Bool),
-            int: id(dialect, T::Int),
-            float: id(dialect, T::Float),
-            string: id(dialect, T::String),
-            string_name: id(dialect, T::StringName),
-            array: id(dialect, T::Array),
-            dictionary: id(dialect, T::Dictionary),
-            strings: id(dialect, T::PackedStringArray),
-        }
-    }
-}
-
-/// Reads the scalar at the start of `b` if its type is in `MASK` and it is well-formed
-/// (`head`'s checks: bounds, and a string's text valid and simple, see [`str_at`]); returns it,
-/// its type and its size, or `None`.
+/// Reads the scalar at the start of `b` if its type is in `MASK` and it is well-formed, by the
+/// one decoder of leaves ([`leaf::scalar`], the dialect's exact headers `ids`), a string's text
+/// simple ([`simple_text`]); returns it, its type and its size, or `None`.
 #[inline(always)]
 fn read_scalar<'de, const MASK: u8>(
     b: &'de [u8],
     ids: &Ids,
 ) -> Option<(Scalar<'de>, VariantType, usize)> {
-    use VariantType as T;
-    let (h, rest) = b.split_first_chunk::<4>()?;
-    let header = u32::from_le_bytes(*h);
-    if MASK & INT != 0 {
-        if header == ids.int {
-            return Some((Scalar::Int(i64::from(word(rest)? as i32)), T::Int, 8));
-        }
-        if header == ids.int | FLAG_64 {
-            let i = i64::from_le_bytes(*rest.first_chunk()?);
-            return Some((Scalar::Int(i), T::Int, 12));
-        }
+    match leaf::scalar::<_, MASK>(b, ids, AsScalar)? {
+        (Some((s, ty)), n) => Some((s, ty, n)),
+        (None, _) => None,
     }
-    if MASK & FLOAT != 0 {
-        if header == ids.float {
-            let f = f64::from(f32::from_bits(word(rest)?));
-            return Some((Scalar::Float(f), T::Float, 8));
-        }
-        if header == ids.float | FLAG_64 {
-            let f = f64::from_le_bytes(*rest.first_chunk()?);
-            return Some((Scalar::Float(f), T::Float, 12));
-        }
-    }
-    if MASK & STR != 0 && (header == ids.string || header == ids.string_name) {
-        let ty = if header == ids.string {
-            T::String
-        } else {
-            T::StringName
+}
+
+/// [`read_scalar`]'s sink: a scalar and its type, or `None` (a string whose text is not simple).
+struct AsScalar;
+
+impl<'de> leaf::Sink<'de> for AsScalar {
+    type Out = Option<(Scalar<'de>, VariantType)>;
+
+    #[inline(always)]
+    fn leaf(self, x: Leaf<'de>) -> Self::Out {
+        let s = match x {
+            Leaf::Nil => Scalar::Nil,
+            Leaf::Bool(b) => Scalar::Bool(b),
+            Leaf::Int(i) => Scalar::Int(i),
+            Leaf::Float(f) => Scalar::Float(f),
+            Leaf::String(raw) | Leaf::StringName(raw) => Scalar::Str(simple_text(raw)?),
+            // (Not in any mask of a scalar.)
+            Leaf::Vector2(_) | Leaf::Vector3(_) => return None,
         };
-        let (s, n) = str_at(rest)?;
-        return Some((Scalar::Str(s), ty, 4 + n));
+        Some((s, x.ty()))
     }
-    if MASK & BOOL != 0 && header == ids.bool_ {
-        return Some((Scalar::Bool(word(rest)? != 0), T::Bool, 8));
-    }
-    if MASK & NIL != 0 && header == ids.nil {
-        return Some((Scalar::Nil, T::Nil, 4));
-    }
-    None
 }
 
 /// The fast path of a scalar of a type in `MASK` at the start of `b` (see [`read_scalar`]):
@@ -156,45 +87,6 @@ pub(super) fn scalar_at<'de, V: Visitor<'de>, const MASK: u8>(
         }
         None => Err(visitor),
     }
-}
-
-/// The little-endian `u32` at the start of `b`.
-#[inline(always)]
-pub(super) fn word(b: &[u8]) -> Option<u32> {
-    b.first_chunk().map(|w| u32::from_le_bytes(*w))
-}
-
-/// The §5 string at the start of `b` (length, bytes, padding: all present, as `head` requires)
-/// if its engine text is simple: valid UTF-8 (so valid in both dialects), no BOM to strip, no
-/// NUL but perhaps one ending it (as the engine writes PackedStringArray elements). Returns the
-/// text and the string's size.
-#[inline(always)]
-pub(super) fn str_at(b: &[u8]) -> Option<(&str, usize)> {
-    let (raw, n) = raw_str_at(b)?;
-    Some((utf8(plain_text(raw)?)?, n))
-}
-
-/// The raw bytes of the §5 string at the start of `b` and its size with padding, if all of it
-/// is there and its length is not negative.
-#[inline(always)]
-fn raw_str_at(b: &[u8]) -> Option<(&[u8], usize)> {
-    let (l, rest) = b.split_first_chunk::<4>()?;
-    let len = usize::try_from(i32::from_le_bytes(*l)).ok()?;
-    let padded = pad4(len);
-    if padded > rest.len() {
-        return None;
-    }
-    Some((rest.get(..len)?, 4 + padded))
-}
-
-/// The engine text of `raw` if it is simple (see [`str_at`]; its UTF-8 is not checked here).
-#[inline(always)]
-pub(super) fn plain_text(raw: &[u8]) -> Option<&[u8]> {
-    let t = match raw.split_last() {
-        Some((0, t)) => t,
-        _ => raw,
-    };
-    (t.first() != Some(&0xEF) && !has_nul(t)).then_some(t)
 }
 
 /// Whether the raw key `raw` is the field name `name` as the engine reads it: the same bytes,
@@ -240,25 +132,6 @@ pub(super) fn is_field(name: &[u8], raw: &[u8]) -> bool {
             _ => false,
         },
         _ => name == raw && !has_nul(raw),
-    }
-}
-
-/// A string's text when [`str_at`] declined: the engine text, checked by the dialect's rules
-/// (the error `validate` gives); borrowed when it is UTF-8, else (text only Godot 3 accepts)
-/// decoded as Godot 3 reads it.
-#[cold]
-pub(super) fn slow_str(
-    raw: &[u8],
-    at: usize,
-    dialect: Dialect,
-) -> Result<alloc::borrow::Cow<'_, str>> {
-    let (t, skipped) = crate::strings::engine_text(raw);
-    match core::str::from_utf8(t) {
-        Ok(s) => Ok(s.into()),
-        Err(_) => {
-            crate::strings::check(t, dialect, at + skipped)?;
-            Ok(crate::strings::decode_godot3(t).into())
-        }
     }
 }
 
@@ -321,23 +194,6 @@ pub(super) use scalar_methods;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strings_take_the_fast_path_only_when_simple() {
-        // (`utf8` itself: `text`'s tests.)
-        // Strings through the fast path: ASCII and not, and text it leaves to the slow path.
-        let s = |t: &[u8]| {
-            let mut b = (t.len() as u32).to_le_bytes().to_vec();
-            b.extend_from_slice(t);
-            b.resize(4 + pad4(t.len()), 0);
-            str_at(&b).map(|(s, n)| (s.to_owned(), n))
-        };
-        assert_eq!(s(b"tags"), Some(("tags".into(), 8)));
-        assert_eq!(s("é".as_bytes()), Some(("é".into(), 8)));
-        assert_eq!(s(b"a\0b"), None);
-        assert_eq!(s(b"\xef\xbb\xbfa"), None);
-        assert_eq!(s(b"caf\xe9"), None);
-    }
 
     #[test]
     fn has_nul_finds_a_nul_at_every_position_of_every_length() {

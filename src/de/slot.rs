@@ -6,11 +6,13 @@ use serde::de::{self, Visitor};
 use super::deserializer::{Deserializer, Source};
 use super::elements::{math_at, strings_at};
 use super::error::{Error, Result};
-use super::scalar::{scalar_at, scalar_methods, word, BOOL, FLOAT, INT, NIL, SCALARS, STR};
+use super::scalar::{scalar_at, scalar_methods, BOOL, FLOAT, INT, NIL, SCALARS, STR};
 use crate::head::skip_plain;
+use crate::leaf::word;
 use crate::reader::counted;
 use crate::serde_impl::Magic;
 use crate::types::VariantType;
+use crate::walker::plain::Plain;
 
 /// What a [`Slot`] leaves in [`Deserializer::after`] when the map can no longer read on its own
 /// cursor (the walker read the value, and the walk did not go on as a plain walk).
@@ -22,10 +24,8 @@ pub(super) const NOT_FAST: usize = usize::MAX;
 /// learns where the value ended from [`Deserializer::after`].
 pub(super) struct Slot<'a, 'de, S> {
     pub(super) de: &'a mut Deserializer<'de, S>,
-    /// The input from the value on (the map's cursor).
-    pub(super) b: &'de [u8],
-    /// The keys and values due on the map's cursor, this one included.
-    pub(super) left: u32,
+    /// The map's cursor, at the value (the keys and values due on it, this one included).
+    pub(super) p: Plain<'de>,
 }
 
 /// The `deserialize_*` methods of [`Slot`] for a scalar: the fast path for the types in
@@ -36,10 +36,11 @@ macro_rules! slot_scalar {
         fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
             match self.scalar::<V, { $mask }>(visitor) {
                 Ok(res) => res,
-                // (Out of line for integers: the derived visitors of `u32`, `u8`, … check the
-                // range, and with the event path out of line the fast path stays small enough
-                // to be inlined into a struct's loop.)
-                Err(visitor) if integers_only($mask) => {
+                // (Out of line for integers and bools: with the event path out of line the
+                // fast path stays small enough to be inlined into a struct's loop — the
+                // derived visitors of `u32`, `u8`, … check the range; `bool::deserialize` was
+                // a call per bool otherwise.)
+                Err(visitor) if falls_back_cold($mask) => {
                     self.cold_fallback(visitor, |de, v| de.$method(v))
                 }
                 Err(visitor) => self.fallback(|de| de.$method(visitor)),
@@ -48,9 +49,9 @@ macro_rules! slot_scalar {
     )*};
 }
 
-/// Whether the fast-path mask `mask` is that of the integer types.
-const fn integers_only(mask: u8) -> bool {
-    mask == INT
+/// Whether the fast path of the mask `mask` falls back out of line: integers' and bools'.
+const fn falls_back_cold(mask: u8) -> bool {
+    mask == INT || mask == BOOL
 }
 
 /// The `deserialize_*` methods of [`Slot`] that the deserializer reads.
@@ -69,19 +70,19 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
     #[inline(always)]
     fn commit(&mut self, n: usize) -> usize {
         counted(n);
-        self.de.after = self.b.len() - n;
-        self.de.w.offset_of(self.b)
+        self.de.after = self.p.rest.len() - n;
+        self.de.w.offset_of(&self.p)
     }
 
     /// `f` on the deserializer, the walker moved to the value first (it is behind the map's
     /// cursor, in the same container); then where the walk goes on, for the map.
     #[inline(always)]
     fn fallback<T>(self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
-        self.de.w.set_plain_state(self.b, self.left);
+        self.de.w.resume(self.p);
         let res = f(self.de);
         // (After an error the walk is over: nothing more on the map's own cursor.)
-        self.de.after = match self.de.w.plain_state_len() {
-            Some((len, _)) if res.is_ok() => len,
+        self.de.after = match self.de.w.plain() {
+            Some(p) if res.is_ok() => p.rest.len(),
             _ => NOT_FAST,
         };
         res
@@ -107,7 +108,7 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
         let (ids, dialect) = (self.de.ids, self.de.dialect());
-        let b = self.b;
+        let b = self.p.rest;
         scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| self.commit(n))
     }
 }
@@ -127,7 +128,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         // Nil is its header alone, whatever its flag bits (as the deserializer reads it).
         let dialect = self.de.dialect();
-        match word(self.b) {
+        match word(self.p.rest) {
             Some(h) if dialect.type_of(h & 0xFF) == Some(VariantType::Nil) => {
                 self.commit(4);
                 visitor.visit_none()
@@ -146,7 +147,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
         let visitor = match crate::serde_impl::magic(name) {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
             Some(Magic::Math(ty, n)) => {
-                let (b, at) = (self.b, self.de.w.offset_of(self.b));
+                let (b, at) = (self.p.rest, self.de.w.offset_of(&self.p));
                 return match math_at(b, at, ty, n, self.de.w.options(), visitor) {
                     Ok((res, size)) => {
                         self.commit(size);
@@ -166,8 +167,8 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        if let Some(rest) = skip_plain::<true>(self.b, self.de.dialect().layouts()) {
-            self.commit(self.b.len() - rest.len());
+        if let Some(rest) = skip_plain::<true>(self.p.rest, self.de.dialect().layouts()) {
+            self.commit(self.p.rest.len() - rest.len());
             return visitor.visit_unit();
         }
         self.fallback(|de| de.deserialize_ignored_any(visitor))
@@ -179,7 +180,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let de = &mut *self.de;
-        match strings_at(de.w.cursor_at(self.b), &de.ids, de.dialect(), visitor) {
+        match strings_at(de.w.reader_of(&self.p), &de.ids, de.dialect(), visitor) {
             Ok((Ok(v), r)) => {
                 // (The cursor counted what it read.)
                 de.after = r.rest().len();
@@ -188,7 +189,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
             Ok((Err(e), _)) => {
                 // Part-way through the value: the walk cannot go on (from the value's start, where
                 // the deserializer's own fast path leaves it too).
-                de.w.set_plain_state(self.b, self.left);
+                de.w.resume(self.p);
                 de.w.stop();
                 de.after = NOT_FAST;
                 Err(e)

@@ -39,7 +39,7 @@ impl Enc<'_> {
     /// [`checked_string`](Enc::checked_string) did not write, with the errors in their order:
     /// a string the engine would read back changed is written so that it reads back whole (a
     /// leading BOM gets a second one before it, which the reader strips; a NUL is refused,
-    /// [`ErrorKind::UnwritableString`], as nothing written reads back past it); then the
+    /// [`ErrorKind::UnwritableString`](crate::ErrorKind::UnwritableString), as nothing written reads back past it); then the
     /// header's type, then the length.
     // Cold: game state encode -12 % instructions, input packet encode -13 %.
     #[cold]

@@ -486,6 +486,7 @@ impl Dictionary {
 
     /// The dictionary built by `to_owned`: `entries` already merged by `rule`, and `index`
     /// when it has more than [`SCAN_MAX`] of them.
+    #[inline]
     pub(crate) fn from_parts(
         entries: Vec<(Variant, Variant)>,
         types: Option<Box<(TypeInfo, TypeInfo)>>,

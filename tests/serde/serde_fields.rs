@@ -447,3 +447,50 @@ fn narrow_integer_and_math_fields_read_fast_and_leave_the_rest_to_the_walk() {
     ));
     assert_eq!(gdvariant::from_slice::<Placed>(&array).unwrap(), want);
 }
+
+/// A visitor that reads exactly as many entries as its map's size hint counts, never asking for
+/// one more key, leaves the walk in step after the map (the array goes on with its next
+/// element); one that stops after the first entry and returns is an error (the entry it left).
+#[test]
+fn a_map_read_to_its_count_without_asking_for_the_end_leaves_the_walk_in_step() {
+    use serde::de::{MapAccess, Visitor};
+    use std::fmt;
+
+    /// The entries of a map, read up to its size hint (`ALL`) or just the first.
+    struct Counted<const ALL: bool>(Vec<(String, i64)>);
+    impl<'de, const ALL: bool> Deserialize<'de> for Counted<ALL> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<const ALL: bool>;
+            impl<'de, const ALL: bool> Visitor<'de> for V<ALL> {
+                type Value = Counted<ALL>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a map")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let n = if ALL { map.size_hint().unwrap() } else { 1 };
+                    let mut out = Vec::new();
+                    for _ in 0..n {
+                        out.push(map.next_entry()?.unwrap());
+                    }
+                    Ok(Counted(out))
+                }
+            }
+            d.deserialize_map(V::<ALL>)
+        }
+    }
+
+    let s = |t: &str| text_bytes(4, t.as_bytes());
+    let d = dictionary_bytes(&[(s("a"), int_bytes(1)), (s("b"), int_bytes(2))]);
+    // The Array [d, 7].
+    let bytes = [&[28, 0, 0, 0, 2, 0, 0, 0][..], &d, &int_bytes(7)].concat();
+    let (m, i) = gdvariant::from_slice::<(Counted<true>, i64)>(&bytes).unwrap();
+    assert_eq!(m.0, [("a".to_owned(), 1), ("b".to_owned(), 2)]);
+    assert_eq!(i, 7);
+    let e = gdvariant::from_slice::<(Counted<false>, i64)>(&bytes)
+        .map(drop)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "[0]: invalid length 2, expected fewer elements at offset 8"
+    );
+}
