@@ -7,13 +7,14 @@ use std::time::Instant;
 
 use gdvariant::{math::Vector2, Variant};
 use gdvariant_multiplayer::server::{
-    Action, Event, Outgoing, RpcSpec, ServerConfig, ServerCore, ServerSchema, SpawnerAuthority,
-    TransferMode,
+    Action, Event, RpcSpec, ServerConfig, ServerCore, ServerSchema, SpawnerAuthority, TransferMode,
 };
 use gdvariant_multiplayer::{
     confirm_path, despawn, simplify_path, DeltaBuilder, Property, ReplicationMode, RpcMethods,
     SpawnBuilder, SyncBuilder,
 };
+
+use crate::server_core::{events, rejected, sends};
 
 const R: TransferMode = TransferMode::Reliable;
 
@@ -34,36 +35,6 @@ fn schema() -> ServerSchema {
 
 fn plain() -> [u8; 32] {
     RpcMethods::new(std::iter::empty::<&str>()).checksum()
-}
-
-fn sends(actions: &[Action]) -> Vec<(i32, Vec<u8>)> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(Outgoing { to, bytes, .. }) => Some((*to, bytes.to_vec())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn events(actions: Vec<Action>) -> Vec<Event> {
-    actions
-        .into_iter()
-        .filter_map(|a| match a {
-            Action::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect()
-}
-
-fn rejected(actions: &[Action]) -> Vec<String> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Event(Event::Rejected { reason, .. }) => Some(reason.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn pos(x: f64, y: f64) -> Variant {

@@ -37,7 +37,7 @@ fn core(flavor: Flavor) -> ServerCore {
     )
 }
 
-fn sends(actions: &[Action]) -> Vec<(i32, Vec<u8>)> {
+pub(crate) fn sends(actions: &[Action]) -> Vec<(i32, Vec<u8>)> {
     actions
         .iter()
         .filter_map(|a| match a {
@@ -47,7 +47,7 @@ fn sends(actions: &[Action]) -> Vec<(i32, Vec<u8>)> {
         .collect()
 }
 
-fn events(actions: Vec<Action>) -> Vec<Event> {
+pub(crate) fn events(actions: Vec<Action>) -> Vec<Event> {
     actions
         .into_iter()
         .filter_map(|a| match a {
@@ -57,7 +57,7 @@ fn events(actions: Vec<Action>) -> Vec<Event> {
         .collect()
 }
 
-fn rejected(actions: &[Action]) -> Vec<String> {
+pub(crate) fn rejected(actions: &[Action]) -> Vec<String> {
     actions
         .iter()
         .filter_map(|a| match a {
