@@ -9,8 +9,10 @@
 # Prints a table: per server, transport and peer count, the saturation (closed loop, window 1 and
 # 8 per peer: echoes/s, echoes per server CPU-second, p50/p99/p99.9, the server's and the load
 # generator's CPU share), the crate's server at the Godot server's saturation rate (open loop),
-# and server memory per connected peer (idle). Every run waits for all peers to
-# connect, then 1 s of warm-up outside the measurement; lost or reordered echoes are counted.
+# and server memory per connected peer (idle). Every run waits for all peers to connect (or
+# until none more got ready for 10 s: the Godot ENet server takes about a minute for 1000 peers,
+# see mp_loadgen's docs), then 1 s of warm-up outside the measurement; lost or reordered echoes
+# are counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-5}

@@ -85,6 +85,13 @@ pub async fn host(
                 for p in &mut paces {
                     p.begin(x.start);
                 }
+                // Not ready: out of the run, before the calls (no join completes during them).
+                for (i, &s) in slot_of.iter().enumerate() {
+                    if alive[i] && !confirmed[i] {
+                        host.peer_mut(s).disconnect(0);
+                        alive[i] = false;
+                    }
+                }
             }
             while pending < connecting && slot_of.len() < n {
                 // As a Godot 4 client: 255 channels, its id in the CONNECT's data.

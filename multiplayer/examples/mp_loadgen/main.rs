@@ -7,19 +7,32 @@
 //! ```sh
 //! cargo run --release -p gdvariant-multiplayer --features server-ws,server-enet --example mp_loadgen -- \
 //!     (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W]
-//!     [--rate R] [--hosts H] [--connecting C] [--pid PID]
+//!     [--rate R] [--hosts H] [--connecting C] [--stall S] [--pid PID]
 //! ```
 //!
-//! The peers connect (and cache the path) first; the calls start once all of them are ready (or
-//! after a time-out, without the late ones), then `--warmup` seconds (default 1) not measured,
-//! then `--seconds` measured (default 5); then the calls still in flight have 2 s to come back.
+//! The peers connect (and cache the path) first; the calls start once all of them are ready, or
+//! once `--stall` seconds (default 10) passed without one more peer ready (the late ones then
+//! leave, before the calls), then `--warmup` seconds (default 1) not measured, then `--seconds`
+//! measured (default 5); then the calls still in flight have 2 s to come back.
+//!
+//! The wait ends on a stall, not at a fixed time, because the Godot 4 ENet server admits peers
+//! ever more slowly: each join makes the engine send an `ADD_PEER` to every peer (and every
+//! peer's ADD_PEER to the new one), one datagram each (every `put_packet` flushes the host), and
+//! it reads its socket once a frame, at most 256 datagrams, about 145 frames a second headless
+//! (6.9 ms asleep a frame): the acknowledgements of those messages overflow its 256 KiB socket
+//! buffer and ENet resends them. With 8 connecting at a time it admitted 1000 peers in 59 s
+//! (500 in 15 s, 900 in 40 s; 527 806 datagrams dropped by its socket on loopback, load
+//! average 6); the fixed wait this replaced (5 s + 10 ms a peer, 15 s) started the calls with
+//! 475-621 of them.
 //!
 //! `--window W`: each peer keeps W calls in flight (closed loop: the server's saturation).
 //! `--rate R`: R calls per second in all, spread evenly over the peers and over time (open loop,
 //! at most W in flight per peer). `--hosts H` (ENet): the peers spread over H ENet hosts (UDP
-//! sockets). `--connecting C` (default 8): at most C peers connecting at a time (the Godot
-//! server accepts few connections at once; a burst beyond its accept queue waits for SYN
-//! retries). `--pid`: the server's process, to report its CPU time over the measured seconds and
+//! sockets). `--connecting C` (default 8): at most C peers connecting (until ready) at a time:
+//! the Godot WebSocket server accepts few connections at once (a burst beyond its accept queue
+//! waits for SYN retries); its ENet server with 1000 peers got all of them ready in 59 s at 8,
+//! 805 in 129 s at 1, and at 32 988 in 30 s but never the last 7 (58 more dropped during the
+//! calls). `--pid`: the server's process, to report its CPU time over the measured seconds and
 //! its memory per peer (from `/proc`). Prints one line `RESULT key=value ...`.
 
 mod enet;
@@ -34,6 +47,10 @@ use std::time::{Duration, Instant};
 use proto::{Pace, Phases, Report};
 use tokio::sync::watch;
 
+/// The longest the peers have to connect, progress or not (`--stall` ends the wait first when
+/// they stop getting ready).
+const CONNECT_MAX: Duration = Duration::from_secs(300);
+
 #[derive(Clone, Debug)]
 struct Opts {
     ws: Option<SocketAddr>,
@@ -45,11 +62,12 @@ struct Opts {
     rate: Option<f64>,
     hosts: usize,
     connecting: usize,
+    stall: f64,
     pid: Option<u32>,
 }
 
 fn usage(why: &str) -> ! {
-    eprintln!("mp_loadgen: {why}\nusage: mp_loadgen (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W] [--rate R] [--hosts H] [--connecting C] [--pid PID]");
+    eprintln!("mp_loadgen: {why}\nusage: mp_loadgen (--ws ADDR:PORT | --enet ADDR:PORT) [--peers N] [--seconds S] [--warmup S] [--window W] [--rate R] [--hosts H] [--connecting C] [--stall S] [--pid PID]");
     std::process::exit(2)
 }
 
@@ -64,6 +82,7 @@ fn opts() -> Opts {
         rate: None,
         hosts: 1,
         connecting: 8,
+        stall: 10.0,
         pid: None,
     };
     let mut a = std::env::args().skip(1);
@@ -82,6 +101,7 @@ fn opts() -> Opts {
             "--rate" => o.rate = Some(v.parse().unwrap_or_else(|e| bad(&e))),
             "--hosts" => o.hosts = v.parse().unwrap_or_else(|e| bad(&e)),
             "--connecting" => o.connecting = v.parse().unwrap_or_else(|e| bad(&e)),
+            "--stall" => o.stall = v.parse().unwrap_or_else(|e| bad(&e)),
             "--pid" => o.pid = Some(v.parse().unwrap_or_else(|e| bad(&e))),
             _ => usage(&format!("unknown argument {k}")),
         }
@@ -95,6 +115,7 @@ fn opts() -> Opts {
     o.connecting = o.connecting.clamp(1, o.peers);
     o.seconds = o.seconds.clamp(0.1, 120.0);
     o.warmup = o.warmup.clamp(0.0, 60.0);
+    o.stall = o.stall.clamp(0.1, 120.0);
     if o.rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
         usage("--rate must be above 0");
     }
@@ -123,8 +144,8 @@ async fn main() {
     let server = o.pid.map(|p| p.to_string());
     let before = server.as_deref().and_then(proc_stat);
     let t0 = Instant::now();
-    // Time to connect: generous, the Godot WebSocket server takes its time.
-    let connect_by = t0 + Duration::from_secs_f64(5.0 + o.peers as f64 / 100.0);
+    // The longest wait for the peers, however steady the progress.
+    let connect_by = t0 + CONNECT_MAX;
     let ready = Arc::new(AtomicUsize::new(0));
     let (ph_tx, ph_rx) = watch::channel(None::<Phases>);
     let paces = (0..o.peers).map(|i| Pace::new(i, o.peers, o.rate, o.window));
@@ -153,8 +174,17 @@ async fn main() {
             }));
         }
     }
-    // Every peer ready, or the time-out: the calls start.
-    while ready.load(Ordering::Relaxed) < o.peers && Instant::now() < connect_by {
+    // Every peer ready, or `stall` seconds without one more: the calls start.
+    let stall = Duration::from_secs_f64(o.stall);
+    let (mut seen, mut progress) = (0, t0);
+    loop {
+        let (n, now) = (ready.load(Ordering::Relaxed), Instant::now());
+        if n > seen {
+            (seen, progress) = (n, now);
+        }
+        if n >= o.peers || now >= connect_by || now >= progress + stall {
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let connect_s = t0.elapsed().as_secs_f64();

@@ -103,6 +103,10 @@ pub async fn peer(
     else {
         return p.finish(false);
     };
+    // The calls started while this peer waited: it is out of the run.
+    if phases.borrow().is_some() {
+        return p.finish(false);
+    }
     let opened = tokio::time::timeout_at(connect_by.into(), open(addr)).await;
     let Ok(Some((mut tcp, mut c, rest))) = opened else {
         return p.finish(false);
