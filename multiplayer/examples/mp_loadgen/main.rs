@@ -19,7 +19,7 @@
 //! ever more slowly: each join makes the engine send an `ADD_PEER` to every peer (and every
 //! peer's ADD_PEER to the new one), one datagram each (every `put_packet` flushes the host), and
 //! it reads its socket once a frame, at most 256 datagrams, about 145 frames a second headless
-//! (6.9 ms asleep a frame): the acknowledgements of those messages overflow its 256 KiB socket
+//! (6.9 ms asleep a frame): the acknowledgements of those messages overflow its socket's receive
 //! buffer and ENet resends them. With 8 connecting at a time it admitted 1000 peers in 59 s
 //! (500 in 15 s, 900 in 40 s; 527 806 datagrams dropped by its socket on loopback, load
 //! average 6); the fixed wait this replaced (5 s + 10 ms a peer, 15 s) started the calls with
