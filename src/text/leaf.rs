@@ -46,7 +46,9 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                num::int(i64::from(x)).write_to(s).map_err(|_| Stop::Write)?;
+                num::int(i64::from(x))
+                    .write_to(s)
+                    .map_err(|_| Stop::Write)?;
             }
             put(s, close)?;
         }};

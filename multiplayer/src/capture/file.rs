@@ -275,7 +275,9 @@ impl<R: Read> Records<R> {
         } else {
             u32::from_le_bytes([a, b, c, d])
         };
-        data.len().checked_sub(16).is_some_and(|n| n >= len as usize)
+        data.len()
+            .checked_sub(16)
+            .is_some_and(|n| n >= len as usize)
     }
 
     fn fatal(&mut self, what: &str) -> Next<'static> {
