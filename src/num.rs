@@ -82,26 +82,46 @@ fn short_decimal(x: f32) -> Option<(u32, usize)> {
 }
 
 #[cfg(feature = "std")]
-/// Appends `n`'s decimal digits, at least `width`.
-fn push_digits(mut n: u32, width: usize, out: &mut NumText) {
-    let mut buf = [b'0'; 10];
-    let mut at = buf.len();
-    while n > 0 {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
+/// Appends `n`'s decimal digits, at least `width` (at most 10), written in place.
+fn push_digits(n: u32, width: usize, out: &mut NumText) {
+    const POWERS: [u32; 10] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+        1_000_000_000,
+    ];
+    let len = 1 + POWERS[1..].iter().take_while(|p| n >= **p).count();
+    let start = out.len;
+    let end = start + len.max(width.min(10));
+    if let Some(slot) = out.buf.get_mut(start..end) {
+        let mut n = n;
+        for d in slot.iter_mut().rev() {
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        out.len = end;
     }
-    at = at.min(buf.len() - width.clamp(1, buf.len()));
-    out.push_bytes(&buf[at..]);
 }
 
 #[cfg(feature = "std")]
 /// Lays out `m × 10^-k` ([`short_decimal`]) as [`positional`] does its digits: `70`, `7.1`,
 /// `0.0001`.
 fn fixed(m: u32, k: usize, out: &mut NumText) {
-    let ten = 10u32.pow(k as u32);
-    push_digits(m / ten, 1, out);
-    let mut frac = m % ten;
+    // Divisions by constants: a division by a variable takes some 25 cycles.
+    let (whole, mut frac) = match k {
+        0 => (m, 0),
+        1 => (m / 10, m % 10),
+        2 => (m / 100, m % 100),
+        3 => (m / 1_000, m % 1_000),
+        _ => (m / 10_000, m % 10_000),
+    };
+    push_digits(whole, 1, out);
     if frac != 0 {
         let mut places = k;
         while frac % 10 == 0 {
@@ -418,6 +438,17 @@ impl<const N: usize> NumText<N> {
     }
 
     #[cfg(feature = "std")]
+    /// Writes the text to `w` a character at a time: for a number's few bytes, cheaper than
+    /// checking them as UTF-8 ([`as_str`](Self::as_str)) and copying them.
+    #[inline]
+    pub(crate) fn write_to<W: fmt::Write + ?Sized>(&self, w: &mut W) -> fmt::Result {
+        for &b in &self.buf[..self.len] {
+            w.write_char(char::from(b))?;
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "std")]
     fn contains(&self, b: u8) -> bool {
         self.buf[..self.len].contains(&b)
     }
@@ -665,8 +696,8 @@ pub(crate) fn real(x: f64, dialect: Dialect) -> String {
 pub(crate) fn float_text(x: f64, dialect: Dialect) -> NumText {
     let mut s = real_text(x, dialect);
     let word = match dialect {
-        Dialect::Godot4 => matches!(s.as_str(), "inf" | "inf_neg" | "nan"),
-        Dialect::Godot3 => matches!(s.as_str(), "inf" | "nan"),
+        Dialect::Godot4 => matches!(&s.buf[..s.len], b"inf" | b"inf_neg" | b"nan"),
+        Dialect::Godot3 => matches!(&s.buf[..s.len], b"inf" | b"nan"),
     };
     if !word && !s.contains(b'.') && !s.contains(b'e') {
         s.push_bytes(b".0");

@@ -432,9 +432,18 @@ pub(crate) fn show_call4(
     schema: &StaticSchema,
     o: &mut Out<'_>,
 ) -> Result<(), Error> {
-    // The arguments are checked as they are shown (`checked`: the same error at the same place
-    // as `validate`'s, and the caller drops what was shown of a packet that fails), which spares
-    // most packets a second walk of their values; other packets are checked first.
+    call_head4(c, cached, schema, o);
+    call_args4(c, o)
+}
+
+/// A call's command, node, method and flags: what [`show_call4`] writes before the arguments
+/// (the same for every call of a node's method).
+pub(crate) fn call_head4(
+    c: &RemoteCall<'_>,
+    cached: Option<&str>,
+    schema: &StaticSchema,
+    o: &mut Out<'_>,
+) {
     o.cmd("REMOTE_CALL");
     let path = match c.node() {
         NodeTarget::Path(p) => Some(p.to_string_lossy()),
@@ -461,6 +470,13 @@ pub(crate) fn show_call4(
         c.is_byte_only().then_some(Cow::Borrowed("byte-only")),
     ];
     o.flags(&flags);
+}
+
+/// A call's arguments, after its [`call_head4`]. They are checked as they are shown
+/// (`checked`: the same error at the same place as `validate`'s, and the caller drops what was
+/// shown of a packet that fails), which spares most packets a second walk of their values;
+/// other packets are checked first.
+pub(crate) fn call_args4(c: &RemoteCall<'_>, o: &mut Out<'_>) -> Result<(), Error> {
     values(o, "args", c.args().checked(), &[])?;
     o.end();
     Ok(())

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use gdvariant::Error;
+use gdvariant::{Error, VariantType};
 use gdvariant_multiplayer::{Value, ValueRef};
 
 /// The most lists open at once: a relay's inner SYNC or DELTA (entries, then values); a SYS
@@ -123,7 +123,8 @@ impl<'s> Out<'s> {
     /// ` key ` with `_` as spaces.
     fn text_key(&mut self, k: &str) {
         self.s.push(' ');
-        if k.contains('_') {
+        // A byte loop: keys are a few letters, too short for `memchr`.
+        if k.bytes().any(|b| b == b'_') {
             self.s
                 .extend(k.chars().map(|c| if c == '_' { ' ' } else { c }));
         } else {
@@ -297,15 +298,24 @@ impl<'s> Out<'s> {
             self.s.push_str(": ");
             let start = self.s.len();
             // As `ValueRef`'s `Display`, without its formatting machinery.
+            let mut lines = false;
             match v.value() {
                 Value::Variant(x) => {
                     let _ = gdvariant::text::to_fmt(&x, &mut *self.s)?;
+                    // Only these print line breaks (other texts escape them or have none).
+                    lines = matches!(
+                        x.ty(),
+                        VariantType::String
+                            | VariantType::Object
+                            | VariantType::Array
+                            | VariantType::Dictionary
+                    );
                 }
                 Value::Int(i) => self.s.push_str(itoa::Buffer::new().format(i)),
                 Value::Bool(b) => self.s.push_str(if b { "true" } else { "false" }),
                 Value::Bytes(b) => push_bytes_text(self.s, b),
             }
-            if self.s[start..].contains('\n') {
+            if lines && self.s[start..].contains('\n') {
                 let tail = self.s.split_off(start);
                 self.s.push_str(&tail.replace('\n', " "));
             }
@@ -413,7 +423,11 @@ pub(crate) fn jstr(s: &str) -> String {
 pub(crate) fn push_jstr(out: &mut String, s: &str) {
     out.push('"');
     let mut rest = s;
-    while let Some(i) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
+    // Bytes, not chars: what is escaped is ASCII.
+    while let Some(i) = rest
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < b' ')
+    {
         out.push_str(&rest[..i]);
         let c = rest.as_bytes()[i];
         match c {

@@ -32,7 +32,7 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 }
                 let x = x as f64;
                 let x = if narrow { f64::from(x as f32) } else { x };
-                put(s, num::real_text(x, d).as_str())?;
+                num::real_text(x, d).write_to(s).map_err(|_| Stop::Write)?;
             }
             put(s, close)?;
         }};
@@ -46,7 +46,9 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 if i > 0 {
                     put(s, ", ")?;
                 }
-                put(s, num::int(i64::from(x)).as_str())?;
+                num::int(i64::from(x))
+                    .write_to(s)
+                    .map_err(|_| Stop::Write)?;
             }
             put(s, close)?;
         }};
@@ -54,8 +56,10 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     match v.ty() {
         T::Nil => put(s, "null")?,
         T::Bool => put(s, if v.as_bool()? { "true" } else { "false" })?,
-        T::Int => put(s, num::int(v.as_i64()?).as_str())?,
-        T::Float => put(s, num::float_text(v.as_f64()?, d).as_str())?,
+        T::Int => num::int(v.as_i64()?).write_to(s).map_err(|_| Stop::Write)?,
+        T::Float => num::float_text(v.as_f64()?, d)
+            .write_to(s)
+            .map_err(|_| Stop::Write)?,
         T::String => {
             let t = v.as_text()?;
             ch(s, '"')?;

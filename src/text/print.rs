@@ -28,14 +28,14 @@ use super::order::{godot_sort, sorts_before};
 use crate::array::ArrayIter;
 use crate::convert;
 use crate::error::{Error, ErrorKind};
-use crate::head::{head, read_text, skip_strings};
+use crate::head::{head, read_text, skip_strings, ContainerType};
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
 use crate::owned::TypeInfo;
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType as T};
 use crate::value::VariantRef;
-use crate::walker::Walker;
+use crate::walker::{Event, Walker};
 
 /// Prints `v` to `out`; see the [module docs](self).
 pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
@@ -56,6 +56,9 @@ fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: boo
     if h.body().is_none() {
         return leaf(v, out);
     }
+    if plain(v, out)? {
+        return Ok(());
+    }
     if u32::try_from(v.h.data.len()).is_ok() {
         let idx = index::<u32>(v, detect)?;
         if idx.differs {
@@ -69,6 +72,59 @@ fn print_as<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W, detect: boo
         }
         Printer::new(v, idx, out).run(v)
     }
+}
+
+/// Prints `v` when it is an untyped Array whose elements have none, or an untyped Dictionary
+/// of one such entry (a capture's list of vectors, a state's one field): nothing to sort,
+/// nothing the engine reads otherwise. One walk checks it (as pass 1's would, which it is up
+/// to its first error), a second one prints its elements: no index and no frames. Returns
+/// whether it printed `v` (`false`, nothing written: another value, for the two passes).
+fn plain<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R<bool> {
+    let untyped = |t: &[ContainerType<'_>]| t.iter().all(|t| matches!(t, ContainerType::None));
+    let dict = match v.ty() {
+        T::Array if crate::array::container_types::<1>(v).is_ok_and(|t| untyped(&t)) => false,
+        T::Dictionary
+            if v.count() == 1
+                && crate::array::container_types::<2>(v).is_ok_and(|t| untyped(&t)) =>
+        {
+            true
+        }
+        _ => return Ok(false),
+    };
+    // An element with elements of its own (or an empty container, or an object: printed by
+    // the frames) is left to the two passes.
+    let plain = |x: &VariantRef<'_>| !matches!(x.ty(), T::Array | T::Dictionary | T::Object);
+    let mut w = Walker::from_value(*v);
+    w.next_event()?;
+    while let Some(e) = w.next_event()? {
+        match e {
+            Event::Value(x) if plain(&x) => {}
+            Event::End => {}
+            _ => return Ok(false),
+        }
+    }
+    let g3 = v.dialect() == Dialect::Godot3;
+    let mut w = Walker::from_value(*v);
+    w.next_event()?;
+    if dict {
+        put(out, "{\n")?;
+    } else {
+        put(out, if g3 { "[ " } else { "[" })?;
+    }
+    let mut i = 0;
+    while let Some(Event::Value(x)) = w.next_event()? {
+        if i > 0 {
+            put(out, if dict { ": " } else { ", " })?;
+        }
+        leaf(&x, out)?;
+        i += 1;
+    }
+    if dict {
+        put(out, "\n}")?;
+    } else {
+        put(out, if g3 { " ]" } else { "]" })?;
+    }
+    Ok(true)
 }
 
 /// Replaces the null objects of `v` by their instance-id form: the engine holds a null object

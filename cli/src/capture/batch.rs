@@ -10,7 +10,9 @@ use std::ops::Range;
 
 use gdvariant::{Dialect, ReadOptions};
 use gdvariant_multiplayer::capture::{self, Channel, Control, FlowId, Timestamp, Transport};
-use gdvariant_multiplayer::{godot3, NodeTarget, Packet, PacketOptions, Session, StaticSchema};
+use gdvariant_multiplayer::{
+    godot3, NodeTarget, Packet, PacketOptions, RemoteCall, Session, StaticSchema,
+};
 
 use crate::mp::{self, Out};
 
@@ -193,6 +195,7 @@ pub(super) fn format(cx: &Ctx, b: &mut Batch) {
         types,
         errors,
         empty: Session::default(),
+        calls: Vec::new(),
     };
     for item in items.iter() {
         let line = out.len();
@@ -235,7 +238,8 @@ fn push_time(l: &mut String, prefix: &str, t: Timestamp) {
         *d += (micros % 10) as u8;
         micros /= 10;
     }
-    l.push_str(std::str::from_utf8(&text).unwrap_or_default());
+    // ASCII, a character at a time: cheaper than checking it as UTF-8 and copying it.
+    l.extend(text.iter().map(|&b| char::from(b)));
 }
 
 /// The JSON line's fields before its body's.
@@ -328,6 +332,21 @@ struct Formatter<'b> {
     errors: &'b mut u64,
     /// The session of the packets whose text reads none.
     empty: Session,
+    /// The heads of the calls met so far (text lines), the latest last.
+    calls: Vec<CallHead>,
+}
+
+/// The most call heads a batch keeps: a game's few nodes and methods, both ways.
+const MAX_CALLS: usize = 16;
+
+/// The text of a call's head ([`mp::call_head4`]: its node, method and flags), kept for the
+/// batch's later calls of the same node's method.
+struct CallHead {
+    /// Node id, method id, their widths, byte-only.
+    key: (u32, u16, usize, usize, bool),
+    /// The node's path, as looked up when the call was read.
+    path: Option<String>,
+    text: String,
 }
 
 impl Formatter<'_> {
@@ -357,17 +376,30 @@ impl Formatter<'_> {
             }
             Body::Packet4 { bytes, path: p } => {
                 let bytes = &self.bytes[bytes.clone()];
-                let res = gdvariant_multiplayer::parse_with(bytes, &self.cx.opts).and_then(|p4| {
-                    let mut o = Out::new(s, json);
-                    if !json {
-                        o = o.inline();
-                    }
+                let cx = self.cx;
+                let res = gdvariant_multiplayer::parse_with(bytes, &cx.opts).and_then(|p4| {
                     match &p4 {
-                        Packet::RemoteCall(c) => {
-                            mp::show_call4(c, path(p), &self.cx.schema, &mut o)?
+                        Packet::RemoteCall(c) if !json => {
+                            self.call_head(c, path(p), s);
+                            mp::call_args4(c, &mut Out::new(s, false).inline())?
                         }
                         p4 => {
-                            mp::show4(p4, item.meta.from(), &self.empty, &self.cx.schema, &mut o)?
+                            let mut o = Out::new(s, json);
+                            if !json {
+                                o = o.inline();
+                            }
+                            match p4 {
+                                Packet::RemoteCall(c) => {
+                                    mp::show_call4(c, path(p), &cx.schema, &mut o)?
+                                }
+                                p4 => mp::show4(
+                                    p4,
+                                    item.meta.from(),
+                                    &self.empty,
+                                    &cx.schema,
+                                    &mut o,
+                                )?,
+                            }
                         }
                     }
                     Ok(p4.name())
@@ -397,6 +429,39 @@ impl Formatter<'_> {
                 "error".into()
             }
         }
+    }
+
+    /// Appends the head of call `c` (text), from the heads met before when it is one of them.
+    fn call_head(&mut self, c: &RemoteCall<'_>, path: Option<&str>, s: &mut String) {
+        let NodeTarget::Id(id) = c.node() else {
+            mp::call_head4(c, path, &self.cx.schema, &mut Out::new(s, false).inline());
+            return;
+        };
+        let key = (
+            id,
+            c.method(),
+            c.node_id_width(),
+            c.method_id_width(),
+            c.is_byte_only(),
+        );
+        if let Some(h) = self
+            .calls
+            .iter()
+            .find(|h| h.key == key && h.path.as_deref() == path)
+        {
+            s.push_str(&h.text);
+            return;
+        }
+        let start = s.len();
+        mp::call_head4(c, path, &self.cx.schema, &mut Out::new(s, false).inline());
+        if self.calls.len() >= MAX_CALLS {
+            self.calls.remove(0);
+        }
+        self.calls.push(CallHead {
+            key,
+            path: path.map(str::to_string),
+            text: s[start..].to_string(),
+        });
     }
 
     /// A packet's name, or its error in place of what was shown of it.

@@ -101,6 +101,8 @@ pub(crate) struct Records<R: Read> {
     inner: Inner<R>,
     /// Legacy pcap: the link type and whether timestamps are in nanoseconds.
     legacy: (u32, bool),
+    /// Legacy pcap, once its header is read: whether its records' fields are big-endian.
+    big_endian: Option<bool>,
     interfaces: Vec<Interface>,
     buffer: usize,
     done: bool,
@@ -173,6 +175,7 @@ impl<R: Read> Records<R> {
         Ok(Records {
             inner,
             legacy: (1, false),
+            big_endian: None,
             interfaces: Vec::new(),
             buffer: START_BUFFER,
             done: false,
@@ -198,6 +201,11 @@ impl<R: Read> Records<R> {
             self.it().consume(n);
             self.offset += n as u64;
             self.taken = 0;
+        }
+        // A legacy record already whole in the buffer is parsed once (the loop parses it to
+        // see that it is whole, then `block` again, to return it).
+        if self.whole_legacy_record() {
+            return self.block();
         }
         // Refill until a whole block is in the buffer (or the file ends).
         loop {
@@ -253,6 +261,25 @@ impl<R: Read> Records<R> {
         self.block()
     }
 
+    /// Whether the buffer starts with a whole legacy pcap record (after the file's header).
+    fn whole_legacy_record(&self) -> bool {
+        let (Inner::Legacy(r), Some(big)) = (&self.inner, self.big_endian) else {
+            return false;
+        };
+        let data = r.data();
+        let Some(&[a, b, c, d]) = data.get(8..12) else {
+            return false;
+        };
+        let len = if big {
+            u32::from_be_bytes([a, b, c, d])
+        } else {
+            u32::from_le_bytes([a, b, c, d])
+        };
+        data.len()
+            .checked_sub(16)
+            .is_some_and(|n| n >= len as usize)
+    }
+
     fn fatal(&mut self, what: &str) -> Next<'static> {
         self.done = true;
         Next::Fatal(Error::new(what, Place::File, self.offset))
@@ -261,7 +288,8 @@ impl<R: Read> Records<R> {
     /// Reads the block now whole at the buffer's start.
     fn block(&mut self) -> Next<'_> {
         let offset = self.offset;
-        let (legacy, interfaces) = (&mut self.legacy, &mut self.interfaces);
+        let (legacy, big_endian, interfaces) =
+            (&mut self.legacy, &mut self.big_endian, &mut self.interfaces);
         let (size, block) = match &mut self.inner {
             Inner::Legacy(r) => r.next(),
             Inner::Ng(r) => r.next(),
@@ -271,6 +299,7 @@ impl<R: Read> Records<R> {
         match block {
             PcapBlockOwned::LegacyHeader(h) => {
                 *legacy = (h.network.0 as u32, h.is_nanosecond_precision());
+                *big_endian = (!h.is_modified_format()).then(|| h.is_bigendian());
                 Next::Other
             }
             PcapBlockOwned::Legacy(b) => {
