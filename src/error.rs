@@ -172,12 +172,10 @@ impl Error {
         self
     }
 
-    #[cold]
     pub(crate) fn eof(offset: usize, needed: usize) -> Error {
         Error::new(ErrorKind::UnexpectedEof { needed }, offset)
     }
 
-    #[cold]
     pub(crate) fn wrong_type(offset: usize, expected: Expected, found: VariantType) -> Error {
         Error::new(ErrorKind::WrongType { expected, found }, offset)
     }

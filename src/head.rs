@@ -3,6 +3,9 @@
 //! Godot 4 `script` property rule. Everything here reads through the [`Reader`] cursor and
 //! returns errors with absolute offsets; nothing here allocates or recurses.
 
+// This file's #[inline(always)]s, #[cold]s and debug-only switches, as a group: gs_validate +61 %
+// time without them (layout-pinned A/B); its #[cold]s alone: gs_to_owned +2 % instructions.
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::leaf::plain_string;
 use crate::reader::{pad4, Reader};

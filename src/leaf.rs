@@ -13,6 +13,9 @@
 //! the simple case): callers that need an error read the value the exact way. Nothing here
 //! allocates, loops over more than a value's own bytes, or panics.
 
+// This file's #[inline(always)]s and #[cold], as a group: gs_validate +34 %, in_to_owned +28 %,
+// gs_to_owned +15 % time without them (layout-pinned A/B).
+
 use alloc::borrow::Cow;
 use alloc::string::String;
 

@@ -3,6 +3,9 @@
 //! Every read is bounds-checked and returns an [`Error`] carrying the absolute offset of the
 //! field that could not be read; nothing here can panic.
 
+// This file's #[inline(always)]s and #[cold], as a group: gs_validate +17 %, in_to_owned +6 % time
+// without them (layout-pinned A/B); its cold eof_at alone: gs_to_owned +2.6 % instructions.
+
 use crate::error::{Error, ErrorKind, Result};
 
 /// A per-thread count of the input bytes every cursor has consumed (feature `__count-reads`,

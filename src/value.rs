@@ -173,7 +173,7 @@ impl<'a> VariantRef<'a> {
 
     /// The payload read by `read` (one of the [`leaf`] decoders), whose `n` bytes the head has
     /// bounds-checked; a view cut short is an error at its payload.
-    #[inline(always)]
+    #[inline]
     fn leaf<T>(&self, n: usize, read: impl FnOnce(&'a [u8]) -> Option<T>) -> Result<T> {
         let p = self.payload();
         match read(p.rest()) {

@@ -77,7 +77,6 @@ pub struct Writer {
     stack: Vec<Open>,
 }
 
-#[cold]
 fn misuse(what: &'static str, at: usize) -> Error {
     Error::new(ErrorKind::WriterMisuse { what }, at)
 }
@@ -259,7 +258,7 @@ impl Writer {
     /// Writes one leaf value with `f`, one of the encoder's primitives, for the serde
     /// serializer: [`put`](Writer::put), inlined into the serializer's methods.
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn serde_leaf(&mut self, f: impl FnOnce(&mut Enc<'_>) -> Result<()>) -> Result<()> {
         self.put(f)
     }

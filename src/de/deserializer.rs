@@ -2,6 +2,9 @@
 //! ([`Source`]), and how it reads the next value: on the fast paths, straight from the walker's
 //! cursor, or as the walker's events.
 
+// This file's #[inline(always)]s and #[cold]s, as a group: gs_serde +6 % time without them (layout-
+// pinned A/B); its #[cold] error constructors alone: in_serde +1.5 % instructions.
+
 use alloc::string::String;
 
 use serde::de::{self, Visitor};

@@ -3,6 +3,8 @@
 //! type's components, a PackedStringArray's strings: [`math_at`], [`strings_at`]), and from a
 //! value the walker has read ([`visit_elements`]).
 
+// This file's #[inline(always)]s, as a group: gs_serde +8 % time without them (layout-pinned A/B).
+
 use serde::de::{self, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
 
 use super::error::{Error, Result};

@@ -1,5 +1,8 @@
 //! The deserialization error: a message, the field path and the byte offset, boxed.
 
+// This file's #[cold] error constructors, as a group: in_serde +1.5 % instructions without them;
+// with those of map.rs and deserializer.rs, +3 % instructions and +5 % time.
+
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
 use alloc::string::{String, ToString};

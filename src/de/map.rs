@@ -2,6 +2,10 @@
 //! Dictionary's entries or a full object's properties ([`Map`], on a cursor of its own for a
 //! plain Dictionary), and an externally tagged enum ([`Enum`]).
 
+// This file's #[inline(always)]s and #[cold]s, as a group: in_serde +27 %, gs_serde +12 % time
+// without them (layout-pinned A/B); its #[cold] error constructors alone: in_serde +1.4 %
+// instructions.
+
 use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Visitor};

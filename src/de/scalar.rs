@@ -3,6 +3,9 @@
 //! the checks `validate` makes, and the text of a string as the deserializer hands it over.
 //! Also the one list of the scalar `deserialize_*` methods ([`scalar_methods`]).
 
+// This file's #[inline(always)]s and debug-only switches, as a group: in_serde +37 %, gs_serde +10
+// % time without them (layout-pinned A/B).
+
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::error::Result;

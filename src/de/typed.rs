@@ -2,6 +2,9 @@
 //! Dictionary is not what its bytes say, the deserializer reads that value instead ([`Source`]
 //! for [`FromInput`]).
 
+// This file's #[inline(always)]s and #[cold]s, as a group: gs_serde +5 % time without them (layout-
+// pinned A/B).
+
 use serde::de::{self, Visitor};
 
 use super::deserializer::{Deserializer, FromEngine, FromInput, Source};

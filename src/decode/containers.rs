@@ -99,6 +99,7 @@ impl DictBuilder {
             }
             None => {
                 // The slot holds the Nil put there with the key: nothing to drop (no call).
+                // in_to_owned +19 %, gs_to_owned +7 % time with drops in place of decode/'s four forgets (layout-pinned A/B)
                 core::mem::forget(core::mem::replace(slot, x));
                 self.grown(rule);
             }

@@ -39,6 +39,7 @@ fn read_strings<'a>(
 /// Sets `out`, which is Nil, without dropping it (no call, no check).
 #[inline]
 pub(super) fn put(out: &mut Variant, x: Variant) {
+    // in_to_owned +19 %, gs_to_owned +7 % time with drops in place of decode/'s four forgets (layout-pinned A/B)
     core::mem::forget(core::mem::replace(out, x));
 }
 

@@ -109,6 +109,7 @@ impl VariantRef<'_> {
                             else {
                                 // Nothing to drop: the pair is still Nil, Nil.
                                 if let Some(pair) = d.entries.pop() {
+                                    // in_to_owned +19 %, gs_to_owned +7 % time with drops in place of decode/'s four forgets (layout-pinned A/B)
                                     core::mem::forget(pair);
                                 }
                                 break;
@@ -143,6 +144,7 @@ impl VariantRef<'_> {
                                 None => {
                                     // Nothing to drop: the element is still Nil.
                                     if let Some(x) = items.pop() {
+                                        // in_to_owned +19 %, gs_to_owned +7 % time with drops in place of decode/'s four forgets (layout-pinned A/B)
                                         core::mem::forget(x);
                                     }
                                     break;

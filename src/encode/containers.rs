@@ -41,7 +41,6 @@ impl Enc<'_> {
         }
     }
 
-    #[cold]
     fn untyped_only(&self, ty: VariantType) -> Error {
         Error::new(ErrorKind::UnsupportedInDialect { ty }, self.pos())
     }
@@ -168,7 +167,6 @@ impl Enc<'_> {
     /// The Godot 4 rule on a full object's `script` property (the one the reader applies:
     /// Nil, or a String holding a `res://` path), on the value just written at `start` in
     /// `out`.
-    #[cold]
     pub(crate) fn check_script_at(&self, start: usize) -> Result<()> {
         let bytes = self.out.get(start..).unwrap_or(&[]);
         let mut r = Reader::new(bytes, start - self.base);

@@ -153,7 +153,6 @@ impl Enc<'_> {
 
     /// A PackedStringArray entry that [`checked_string`](Enc::checked_string) did not write:
     /// kept whole, or refused.
-    #[cold]
     fn packed_string_slow(&mut self, s: &[u8]) -> Result<()> {
         let kept;
         let s = if crate::strings::reads_back(s) {

@@ -37,7 +37,6 @@ pub(crate) struct Enc<'o> {
     pub(crate) depth: usize,
 }
 
-#[cold]
 pub(crate) fn too_long(at: usize) -> Error {
     Error::new(ErrorKind::TooLong, at)
 }

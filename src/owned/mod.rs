@@ -556,7 +556,7 @@ impl Drop for Dictionary {
             }
         }
         while let Some(pair) = self.entries.pop() {
-            // Forgotten, not dropped: see above.
+            // Forgotten, not dropped: see above (input packet to_owned -12 % instructions).
             core::mem::forget(pair);
         }
         if !stack.is_empty() {

@@ -31,14 +31,12 @@ impl fmt::Display for Error {
 impl core::error::Error for Error {}
 
 impl ser::Error for Error {
-    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Error {
         Error::Message(msg.to_string())
     }
 }
 
 impl From<crate::error::Error> for Error {
-    #[cold]
     fn from(e: crate::error::Error) -> Error {
         Error::Format(e)
     }
@@ -62,7 +60,6 @@ pub(crate) fn check_nesting(w: &Writer) -> Result<()> {
     Ok(())
 }
 
-#[cold]
 pub(crate) fn nesting_error() -> Error {
     Error::Message(alloc::format!(
         "serde's nesting limit of {RECURSION_LIMIT} exceeded: write deeper values with \
@@ -119,7 +116,6 @@ pub(crate) trait Nested {
 }
 
 /// The error for a value of the wrong shape: `what` came where `wants` was expected.
-#[cold]
 pub(crate) fn unexpected(what: &str, wants: &str) -> Error {
     Error::Message(alloc::format!("{what} where {wants} was expected"))
 }

@@ -33,7 +33,7 @@ impl Frame {
     };
 
     /// The frame of a container with `count` elements / pairs / properties.
-    #[inline(always)]
+    #[inline]
     pub(super) fn of(count: u32, body: Body) -> Frame {
         match body {
             // count <= 2^31 - 1 (bit 31 masked), so keys plus values fit in a u32.
@@ -61,7 +61,7 @@ pub(super) struct Frames<const N: usize> {
 }
 
 impl<const N: usize> Frames<N> {
-    #[inline(always)]
+    #[inline]
     pub(super) fn new() -> Self {
         Frames {
             inline: ArrayVec::new_const(),
@@ -69,6 +69,8 @@ impl<const N: usize> Frames<N> {
         }
     }
 
+    // gs_validate +5 to 8 % time when it is outlined, as it is without the other files' kept
+    // attributes (layout-pinned A/B)
     #[inline(always)]
     pub(super) fn push(&mut self, f: Frame) {
         if self.spill.is_empty() && !self.inline.is_full() {
@@ -78,14 +80,13 @@ impl<const N: usize> Frames<N> {
         }
     }
 
-    #[cold]
     #[inline(never)]
     fn push_spill(&mut self, f: Frame) {
         self.spill.push(f);
     }
 
     /// The frame pushed last; `None` when empty.
-    #[inline(always)]
+    #[inline]
     pub(super) fn pop(&mut self) -> Option<Frame> {
         if self.spill.is_empty() {
             self.inline.pop()
@@ -117,7 +118,7 @@ pub(super) const INLINE_DEPTH: usize = 32;
 const _: () = assert!(INLINE_DEPTH == 32);
 
 impl Stack {
-    #[inline(always)]
+    #[inline]
     pub(super) fn new() -> Stack {
         Stack {
             // (Not `new_const`: built from that constant, the inline frames were zeroed, 128
@@ -129,6 +130,8 @@ impl Stack {
         }
     }
 
+    // gs_validate +5 to 8 % time when it is outlined, as it is without the other files' kept
+    // attributes (layout-pinned A/B)
     #[inline(always)]
     pub(super) fn push(&mut self, f: Frame, max_depth: u32) {
         let object = f.kind == Kind::Object;
@@ -145,7 +148,6 @@ impl Stack {
         }
     }
 
-    #[cold]
     #[inline(never)]
     fn push_spill(&mut self, remaining: u32, object: bool, max_depth: u32) {
         if self.spill.capacity() == 0 {
@@ -170,7 +172,7 @@ impl Stack {
     }
 
     /// The frame pushed last (the walker pops only what it pushed).
-    #[inline(always)]
+    #[inline]
     pub(super) fn pop(&mut self) -> Frame {
         let (remaining, object) = match self.spill.pop() {
             Some(r) => {

@@ -32,13 +32,13 @@ impl<'a> Plain<'a> {
     pub(crate) const NONE: Plain<'static> = Plain { rest: &[], left: 0 };
 
     /// The input from the next value on, if a value is due.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn bytes(&self) -> Option<&'a [u8]> {
         (self.left > 0).then_some(self.rest)
     }
 
     /// Takes a value of `n` bytes read whole from [`bytes`](Plain::bytes).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn take(&mut self, n: usize) {
         counted(n);
         self.rest = self.rest.get(n..).unwrap_or(&[]);
@@ -47,7 +47,7 @@ impl<'a> Plain<'a> {
 
     /// Takes a Dictionary's key and value, `n` bytes together, read whole from
     /// [`bytes`](Plain::bytes) at a key.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn take_pair(&mut self, n: usize) {
         counted(n);
         self.rest = self.rest.get(n..).unwrap_or(&[]);
@@ -57,7 +57,7 @@ impl<'a> Plain<'a> {
     /// Takes a value that a cursor from [`Walker::reader_of`] read (and counted): `rest` is
     /// what that cursor left.
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn take_to(&mut self, rest: &'a [u8]) {
         self.rest = rest;
         self.left -= 1;
@@ -82,7 +82,7 @@ impl<'a> Walker<'a> {
     /// A reader on the cursor reads only what it knows to be well-formed by the very checks
     /// `validate` makes (bounds, UTF-8 by the dialect's rules); on anything else it stops, and
     /// the events read that value and report any error exactly as `validate` does.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn plain(&self) -> Option<Plain<'a>> {
         if self.state == State::Running && self.plain {
             return Some(self.cursor_of(self.top.remaining));
@@ -103,7 +103,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A [`Plain`] cursor at the walker's, with `left` values due.
-    #[inline(always)]
+    #[inline]
     fn cursor_of(&self, left: u32) -> Plain<'a> {
         Plain {
             rest: self.r.rest(),
@@ -112,7 +112,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The absolute offset of the next value on `p`, a cursor this walker handed out.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn offset_of(&self, p: &Plain<'a>) -> usize {
         self.r.end() - p.rest.len()
     }
@@ -120,7 +120,7 @@ impl<'a> Walker<'a> {
     /// A reading cursor at the next value on `p`, a cursor this walker handed out (its bytes
     /// before that counted by whoever read them).
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn reader_of(&self, p: &Plain<'a>) -> Reader<'a> {
         // (The cursor's own slice, not the suffix of the walker's of its length: a fast path
         // that declines then reads nothing of the walker's.)
@@ -131,7 +131,7 @@ impl<'a> Walker<'a> {
     /// [`End`](super::Event::End) without building the event (for the fast path's readers, whose
     /// containers end on the cursor); `false` otherwise.
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn close(&mut self) -> bool {
         if self.state == State::Running && self.top.remaining == 0 {
             self.pop();
@@ -144,7 +144,7 @@ impl<'a> Walker<'a> {
     /// Takes back the cursor that [`plain`](Walker::plain) handed out (nothing else in
     /// between), with what was read on it: the walk goes on after the values it took (the
     /// reader on the cursor counted their bytes).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn resume(&mut self, p: Plain<'a>) {
         // Only the length of the bytes left is taken: their pointer follows from the walker's
         // own, and loading the cursor's slice whole (16 bytes a fast path had just stored as two
@@ -166,6 +166,7 @@ impl<'a> Walker<'a> {
     /// [`resume`](Walker::resume) where the last value taken on the cursor is the head of an
     /// untyped Array or Dictionary (`body`) of `count` elements or pairs: the container is open.
     #[cfg(feature = "serde")]
+    // in_serde +6 % time without it (layout-pinned A/B; it is outlined then)
     #[inline(always)]
     pub(crate) fn resume_open(&mut self, p: Plain<'a>, count: u32, body: Body) {
         self.resume(p);
@@ -177,7 +178,7 @@ impl<'a> Walker<'a> {
     /// property name). Neither the depth limit nor the `script` rule is checked: this is for
     /// peeking at the header.
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn value_due(&self) -> Option<Reader<'a>> {
         match self.state {
             State::Running
@@ -201,7 +202,7 @@ impl<'a> Walker<'a> {
     /// Whether the walk is over: the top value complete, or an error (or
     /// [`stop`](Walker::stop)) ended it.
     #[cfg(feature = "serde")]
-    #[inline(always)]
+    #[inline]
     pub(crate) fn is_over(&self) -> bool {
         self.state == State::Done
     }

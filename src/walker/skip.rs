@@ -2,6 +2,9 @@
 //! the lazy views ([`VariantRef::raw`], [`VariantRef::byte_len`], [`VariantRef::sized`],
 //! [`VariantRef::validate`]).
 
+// This file's #[inline(always)]s, as a group: gs_validate +19 % time without them (layout-pinned
+// A/B).
+
 use crate::error::Result;
 use crate::head::{
     check_script, head, head_at, is_fixed, is_script, out_of_line, read_string, skip_fixed,
