@@ -12,8 +12,8 @@
 # `gdvariant capture FILE > /dev/null` (every message of every flow in engine text) and
 # `tshark -r FILE > /dev/null` (its one-line summary of every packet), wall time (as a user sees
 # it), CPU time (user + system, every thread) and peak RSS from /usr/bin/time -v; prints a table
-# and the ratios of the medians. gdvariant formats on every core (--threads, default one per
-# core); tshark -r uses one.
+# and the ratios of the medians. gdvariant formats on every core (--threads, default one more
+# than the cores); tshark -r uses one.
 # Usage: bash cli/benches/capture.sh [SIZE_MB] [ROUNDS]
 #        bash cli/benches/capture.sh --record   (records godot4_game.pcap again: root, tcpdump, Godot 4)
 set -euo pipefail
