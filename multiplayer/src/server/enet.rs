@@ -8,7 +8,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusty_enet as enet;
 use tokio::net::UdpSocket;
@@ -26,6 +26,10 @@ const UDP_BUFFER: usize = 4 << 20;
 
 /// The most peers one ENet host serves (ENet's own limit is 4095).
 const MAX_PEERS: usize = 4095;
+
+/// How often ENet's timers (resends, pings, timeouts) are serviced when nothing else wakes the
+/// task.
+const TICK: Duration = Duration::from_millis(5);
 
 /// A tokio UDP socket as ENet's socket: non-blocking reads and writes, readiness for the task.
 struct Socket(Arc<UdpSocket>);
@@ -173,13 +177,22 @@ async fn run(
         by_id: HashMap::new(),
     };
     let mut out: Vec<TransportEvent> = Vec::new();
+    // Each `service` call makes two passes over all of the host's peer slots (sends, then after
+    // its receive, sends again): it runs when the socket woke the task or ENet's timers are due,
+    // not after every command. At 1000 peers and 32 000 echoes/s spread over them (one datagram
+    // a wake-up), calling it until it had nothing more, and again after every command, took the
+    // whole core (benches/mp_server.sh, rust@g).
+    let mut due = true;
+    let mut serviced = Instant::now();
     loop {
-        // Everything ENet has for us (and its timers: resends, pings, timeouts).
-        loop {
-            match host.service() {
-                Ok(Some(ev)) => on_event(ev, flavor, &ids, &tx, &mut slots, &mut out),
-                Ok(None) => break,
-                Err(_) => break,
+        if due {
+            // ENet's I/O and timers (resends, pings, timeouts), then every event it has queued
+            // without another pass.
+            serviced = Instant::now();
+            let mut ev = host.service().ok().flatten();
+            while let Some(e) = ev {
+                on_event(e, flavor, &ids, &tx, &mut slots, &mut out);
+                ev = host.check_events();
             }
         }
         for ev in out.drain(..) {
@@ -188,7 +201,10 @@ async fn run(
             }
         }
         tokio::select! {
-            r = sock.readable() => { if r.is_err() { return; } }
+            r = sock.readable() => {
+                if r.is_err() { return; }
+                due = true;
+            }
             cmd = rx.recv() => {
                 let Some(cmd) = cmd else { return };
                 apply(&mut host, &mut slots, &ids, flavor, cmd, &mut out);
@@ -196,8 +212,9 @@ async fn run(
                     apply(&mut host, &mut slots, &ids, flavor, cmd, &mut out);
                 }
                 host.flush();
+                due = serviced.elapsed() >= TICK;
             }
-            () = tokio::time::sleep(Duration::from_millis(5)) => {}
+            () = tokio::time::sleep(TICK) => due = true,
         }
     }
 }
