@@ -669,8 +669,9 @@ func _process(_delta: float) -> bool:
 				leaving_at = Time.get_ticks_msec()
 		"leaving":
 			# client_sync=1: this client saw the others' state, they may not have seen its own
-			# yet (its path confirmed a round trip later): it stays a second longer.
-			if cfg.get("client_sync", "0") == "1" and Time.get_ticks_msec() < leaving_at + 1000:
+			# yet (its path confirmed a round trip later): it stays 3 s longer (1 s was too
+			# short on a loaded 2-core machine: a peer left before its state reached the other).
+			if cfg.get("client_sync", "0") == "1" and Time.get_ticks_msec() < leaving_at + 3000:
 				return false
 			if lowest():
 				finish()
