@@ -76,14 +76,13 @@ pub async fn host(
     let mut confirmed = vec![false; n];
     let mut alive = vec![true; n];
     let mut ph: Option<Phases> = None;
-    let closed_loop = paces.first().is_some_and(|p| p.next_due().is_none());
     loop {
         let now = Instant::now();
         if ph.is_none() {
             if let Some(x) = *phases.borrow_and_update() {
                 ph = Some(x);
                 for p in &mut paces {
-                    p.begin(x.start);
+                    p.begin(&x);
                 }
                 // Not ready: out of the run, before the calls (no join completes during them).
                 for (i, &s) in slot_of.iter().enumerate() {
@@ -135,7 +134,7 @@ pub async fn host(
                             p.report.ready = true;
                             ready.fetch_add(1, Ordering::Relaxed);
                         }
-                        Got::Echo if sending && closed_loop && p.report.ready => {
+                        Got::Echo if sending && p.report.ready => {
                             while paces[i].due(now, p.sent.len()) {
                                 let b = p.call(now);
                                 let _ = peer.send(0, &enet::Packet::reliable(b));
@@ -171,7 +170,7 @@ pub async fn host(
                             .peer_mut(slot_of[i])
                             .send(0, &enet::Packet::reliable(b));
                     }
-                    if let Some(d) = paces[i].next_due() {
+                    if let Some(d) = paces[i].next_due(p.sent.len()) {
                         wake = wake.min(d);
                     }
                 }
@@ -192,6 +191,11 @@ pub async fn host(
     protos
         .into_iter()
         .zip(alive)
-        .map(|(p, a)| p.finish(!a))
+        .zip(paces)
+        .map(|((p, a), pace)| {
+            let mut report = p.finish(!a);
+            report.late = pace.late;
+            report
+        })
         .collect()
 }

@@ -122,6 +122,13 @@ fn opts() -> Opts {
     o
 }
 
+/// The `p` quantile of sorted `v` (0 if empty).
+fn quantile(v: &[u32], p: f64) -> u32 {
+    v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
 /// A process's CPU seconds (user + system) and resident memory in KiB, from `/proc`.
 fn proc_stat(pid: &str) -> Option<(f64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -221,11 +228,12 @@ async fn main() {
     lat.sort_unstable();
     let lost: u64 = reports.iter().filter(|r| r.ready).map(|r| r.lost).sum();
     let reordered: u64 = reports.iter().map(|r| r.reordered).sum();
-    let q = |p: f64| {
-        lat.get(((lat.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(0)
-    };
+    let q = |p: f64| quantile(&lat, p);
+    let mut late: Vec<u32> = reports
+        .iter()
+        .flat_map(|r| r.late.iter().copied())
+        .collect();
+    late.sort_unstable();
     let mut line = format!(
         "RESULT peers={} connected={ready_n} dropped={dropped} connect_s={connect_s:.1} echoes={} echoes_per_s={:.0} p50_us={} p99_us={} p999_us={} max_us={} lost={lost} reordered={reordered} lost_or_reordered={}",
         o.peers,
@@ -237,6 +245,10 @@ async fn main() {
         lat.last().copied().unwrap_or(0),
         lost + reordered,
     );
+    if o.rate.is_some() {
+        let at = |p: f64| quantile(&late, p);
+        line += &format!(" late_p50_us={} late_p99_us={}", at(0.5), at(0.99));
+    }
     if let (Some((g0, _)), Some((g1, _))) = (gen_warm, gen_end) {
         line += &format!(" gen_cpu={:.2}", (g1 - g0) / o.seconds);
     }

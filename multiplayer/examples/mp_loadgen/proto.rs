@@ -25,6 +25,9 @@ pub struct Phases {
 pub struct Report {
     /// Round trips of the measured calls, in µs.
     pub lat: Vec<u32>,
+    /// Open loop: how late each call due in the measured span was framed after its due time,
+    /// in µs (the pacing's own error, not part of the round trips).
+    pub late: Vec<u32>,
     /// Calls never answered (by the drain's end, or before the connection ended).
     pub lost: u64,
     /// Answers out of order (or to no call in flight).
@@ -130,6 +133,10 @@ pub struct Pace {
     offset: Duration,
     next: Option<Instant>,
     window: usize,
+    /// The measured span, `warm..end`: the lateness of the calls due in it is recorded.
+    measured: Option<(Instant, Instant)>,
+    /// How late the measured open-loop calls went, in µs (see [`Report::late`]).
+    pub late: Vec<u32>,
 }
 
 impl Pace {
@@ -142,13 +149,21 @@ impl Pace {
             offset: interval.map_or(Duration::ZERO, |iv| iv.mul_f64(i as f64 / n as f64)),
             next: None,
             window,
+            measured: None,
+            late: Vec::new(),
         }
     }
 
-    /// Starts the schedule at `start`.
-    pub fn begin(&mut self, start: Instant) {
+    /// Open loop (a rate), not closed.
+    pub fn is_open(&self) -> bool {
+        self.interval.is_some()
+    }
+
+    /// Starts the schedule at the phases' start.
+    pub fn begin(&mut self, ph: &Phases) {
         if self.interval.is_some() {
-            self.next = Some(start + self.offset);
+            self.next = Some(ph.start + self.offset);
+            self.measured = Some((ph.warm, ph.end));
         }
     }
 
@@ -160,6 +175,10 @@ impl Pace {
         match (self.interval, self.next.as_mut()) {
             (None, _) => true,
             (Some(iv), Some(next)) if now >= *next => {
+                if self.measured.is_some_and(|(a, b)| *next >= a && *next < b) {
+                    let us = now.saturating_duration_since(*next).as_micros();
+                    self.late.push(us.min(u32::MAX as u128) as u32);
+                }
                 *next += iv;
                 true
             }
@@ -167,8 +186,9 @@ impl Pace {
         }
     }
 
-    /// When the next open-loop call is due.
-    pub fn next_due(&self) -> Option<Instant> {
-        self.next
+    /// When the next open-loop call is due, with `in_flight` calls in flight: none in closed
+    /// loop, nor while the window is full (the next call then waits for an echo).
+    pub fn next_due(&self, in_flight: usize) -> Option<Instant> {
+        self.next.filter(|_| in_flight < self.window)
     }
 }

@@ -127,7 +127,7 @@ pub async fn peer(
         if ph.is_none() {
             if let Some(x) = *phases.borrow_and_update() {
                 ph = Some(x);
-                pace.begin(x.start);
+                pace.begin(&x);
             }
         }
         let wake = match ph {
@@ -143,7 +143,7 @@ pub async fn peer(
                     let b = p.call(now);
                     c.frame(&b);
                 }
-                Some(pace.next_due().map_or(x.end, |d| d.min(x.end)))
+                Some(pace.next_due(p.sent.len()).map_or(x.end, |d| d.min(x.end)))
             }
             Some(x) => Some(x.drain),
         };
@@ -190,7 +190,9 @@ pub async fn peer(
     c.out.clear();
     write_frame(&mut c.out, true, Opcode::Close, Some([1, 2, 3, 4]), &[]);
     let _ = tcp.write_all(&c.out).await;
-    p.finish(dropped)
+    let mut report = p.finish(dropped);
+    report.late = pace.late;
+    report
 }
 
 /// Connects and upgrades; the bytes read past the server's head come back.
