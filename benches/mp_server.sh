@@ -25,7 +25,8 @@ BIN=$CARGO_TARGET_DIR/release/examples
 PIN_S="taskset -c 0"; PIN_L="taskset -c 1"
 [ "$(nproc)" -ge 2 ] || { PIN_S=""; PIN_L=""; }
 # MP_SERVER_RT=1: server and generator under SCHED_FIFO (root), so that on a machine busy with
-# other work they get their core when they wake (otherwise the tails measure the scheduler).
+# other work they get their core when they wake (otherwise the tails measure the scheduler);
+# the generator not in the open-loop rows, where it spins (see load below).
 if [ "${MP_SERVER_RT:-0}" = 1 ]; then PIN_S="chrt -f 20 $PIN_S"; PIN_L="chrt -f 20 $PIN_L"; fi
 TMP=$(mktemp -d)
 PIDS=()
@@ -64,8 +65,11 @@ stop_server() { kill "$SPID" 2>/dev/null || true; if [ -n "${GWRAP:-}" ]; then k
 load() {
     local t=$1 n=$2 w=$3 r=${4:-}
     local extra=()
-    [ -n "$r" ] && extra=(--rate "$r")
-    $PIN_L "$BIN/mp_loadgen" "--$t" "127.0.0.1:$SPORT" --peers "$n" --window "$w" --seconds "$SECS" --pid "$SPID" "${extra[@]}" | grep RESULT
+    local pin=$PIN_L
+    # Open loop: the generator spins on its core (mp_loadgen's clock), which under SCHED_FIFO the
+    # kernel's real-time throttling would stop for 50 ms a second: normal scheduling there.
+    [ -n "$r" ] && { extra=(--rate "$r"); pin=${PIN_L#chrt -f 20 }; }
+    $pin "$BIN/mp_loadgen" "--$t" "127.0.0.1:$SPORT" --peers "$n" --window "$w" --seconds "$SECS" --pid "$SPID" "${extra[@]}" | grep RESULT
 }
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }

@@ -1,6 +1,10 @@
 //! Godot 4 ENet clients: many peers on one ENet host (one UDP socket), as many hosts as asked,
-//! each host one task on the generator's thread, woken by its socket or its schedule.
+//! each host one task on the generator's thread, woken by its socket or its schedule (in open
+//! loop, the peers' next calls on the fine clock). A wake-up costs a few passes over the host's
+//! peers (ENet's `service` and `flush`), so with many peers a host sends what fell due meanwhile.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,6 +15,7 @@ use rusty_enet as enet;
 use tokio::net::UdpSocket;
 use tokio::sync::watch;
 
+use crate::clock::{Alarm, Clock};
 use crate::proto::{Got, Pace, Phases, Proto, Report};
 
 /// The longest a host sleeps: ENet's own timers (resends, pings) need service.
@@ -42,11 +47,13 @@ impl enet::Socket for Socket {
 }
 
 /// One host with `paces.len()` peers, the first numbered `first` (their Godot ids follow from
-/// it); their reports in order.
+/// it); their reports in order. In open loop it waits on `clock` (running until the end) until
+/// the end, then on tokio's timer.
 pub async fn host(
     addr: SocketAddr,
     first: usize,
     mut paces: Vec<Pace>,
+    clock: Arc<Clock>,
     ready: Arc<AtomicUsize>,
     mut phases: watch::Receiver<Option<Phases>>,
     connect_by: Instant,
@@ -76,6 +83,12 @@ pub async fn host(
     let mut confirmed = vec![false; n];
     let mut alive = vec![true; n];
     let mut ph: Option<Phases> = None;
+    let open = paces.first().is_some_and(Pace::is_open);
+    // Open loop: the peers by their next call's instant (a peer with a full window is held out
+    // until an echo makes room), so that a wake-up looks at the peers due, not at all of them.
+    let mut due: BinaryHeap<Reverse<(Instant, usize)>> = BinaryHeap::new();
+    let mut held = vec![false; n];
+    let mut alarm = Alarm::new(clock);
     loop {
         let now = Instant::now();
         if ph.is_none() {
@@ -91,6 +104,9 @@ pub async fn host(
                         alive[i] = false;
                     }
                 }
+                for i in (0..slot_of.len()).filter(|&i| alive[i]) {
+                    due.extend(paces[i].next_due(0).map(|d| Reverse((d, i))));
+                }
             }
             while pending < connecting && slot_of.len() < n {
                 // As a Godot 4 client: 255 channels, its id in the CONNECT's data.
@@ -102,13 +118,12 @@ pub async fn host(
                 pending += 1;
             }
         }
-        // What arrived; in closed loop an answer makes room for the next call at once.
+        // What arrived (one service() reads the socket, at most 256 datagrams, and queues the
+        // events; more are left readable for the next wake-up); an answer makes room for the
+        // next call at once.
         let sending = ph.is_some_and(|x| now >= x.start && now < x.end);
-        loop {
-            let ev = match host.service() {
-                Ok(Some(ev)) => ev,
-                _ => break,
-            };
+        let mut next = host.service().ok().flatten();
+        while let Some(ev) = next {
             match ev {
                 enet::Event::Connect { peer, .. } => {
                     let i = index_of[peer.id().0];
@@ -139,11 +154,18 @@ pub async fn host(
                                 let b = p.call(now);
                                 let _ = peer.send(0, &enet::Packet::reliable(b));
                             }
+                            if held[i] {
+                                if let Some(d) = paces[i].next_due(p.sent.len()) {
+                                    due.push(Reverse((d, i)));
+                                    held[i] = false;
+                                }
+                            }
                         }
                         _ => {}
                     }
                 }
             }
+            next = host.check_events();
         }
         let mut wake = now + TICK;
         match ph {
@@ -157,8 +179,32 @@ pub async fn host(
                 }
             }
             Some(x) if now < x.start => wake = wake.min(x.start),
+            Some(x) if open => {
+                while let Some(&Reverse((d, i))) = due.peek() {
+                    if d > now {
+                        wake = wake.min(d);
+                        break;
+                    }
+                    due.pop();
+                    if !alive[i] {
+                        continue;
+                    }
+                    let p = &mut protos[i];
+                    while paces[i].due(now, p.sent.len()) {
+                        let b = p.call(now);
+                        let _ = host
+                            .peer_mut(slot_of[i])
+                            .send(0, &enet::Packet::reliable(b));
+                    }
+                    match paces[i].next_due(p.sent.len()) {
+                        Some(d) => due.push(Reverse((d, i))),
+                        None => held[i] = true,
+                    }
+                }
+                wake = wake.min(x.end);
+            }
             Some(x) => {
-                // Open loop: what is due; closed loop: the first calls (and any room left).
+                // Closed loop: the first calls (and any room left).
                 for i in 0..n {
                     if !(alive[i] && confirmed[i]) {
                         continue;
@@ -178,9 +224,11 @@ pub async fn host(
             }
         }
         host.flush();
+        let fine = open && ph.is_some_and(|x| wake <= x.end);
         tokio::select! {
             _ = sock.readable() => {}
-            () = tokio::time::sleep_until(wake.into()) => {}
+            () = tokio::time::sleep_until(wake.into()), if !fine => {}
+            () = alarm.wait(wake), if fine => {}
             r = phases.changed(), if ph.is_none() => { if r.is_err() { break; } }
         }
     }

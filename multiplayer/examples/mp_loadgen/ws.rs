@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{watch, Semaphore};
 
+use crate::clock::{Alarm, Clock};
 use crate::proto::{Got, Pace, Phases, Proto, Report};
 
 /// The server's bytes read at a time.
@@ -86,9 +87,12 @@ impl Conn {
 
 /// One peer: connects, caches `/root/Main`, says it is ready, waits for the phases, calls
 /// `echo(n)` as its pace says until the end, waits for what is in flight until the drain's end.
+/// In open loop it waits for its calls' instants on `clock` (running until the end), for the
+/// rest on tokio's timer.
 pub async fn peer(
     addr: SocketAddr,
     mut pace: Pace,
+    clock: Arc<Clock>,
     ready: Arc<AtomicUsize>,
     mut phases: watch::Receiver<Option<Phases>>,
     connect_by: Instant,
@@ -122,6 +126,7 @@ pub async fn peer(
     let sleep = tokio::time::sleep_until(connect_by.into());
     tokio::pin!(sleep);
     let mut sleep_at = connect_by;
+    let mut alarm = Alarm::new(clock);
     loop {
         let now = Instant::now();
         if ph.is_none() {
@@ -154,7 +159,9 @@ pub async fn peer(
             }
             c.out.clear();
         }
-        if let Some(w) = wake {
+        // Open loop, until the end: the fine clock.
+        let fine = pace.is_open() && matches!((wake, ph), (Some(w), Some(x)) if w <= x.end);
+        if let Some(w) = wake.filter(|_| !fine) {
             if w != sleep_at {
                 sleep.as_mut().reset(w.into());
                 sleep_at = w;
@@ -179,7 +186,8 @@ pub async fn peer(
                     drop(permit.take());
                 }
             }
-            () = &mut sleep, if wake.is_some() => {}
+            () = &mut sleep, if wake.is_some() && !fine => {}
+            () = alarm.wait(wake.unwrap_or(connect_by)), if fine => {}
             r = phases.changed(), if ph.is_none() => {
                 if r.is_err() {
                     break;
