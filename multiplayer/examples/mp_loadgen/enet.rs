@@ -7,16 +7,15 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusty_enet as enet;
 use tokio::net::UdpSocket;
-use tokio::sync::watch;
 
-use crate::clock::{Alarm, Clock};
-use crate::proto::{Got, Pace, Phases, Proto, Report};
+use crate::clock::Alarm;
+use crate::proto::{Got, Pace, Phases, Proto, Report, Run};
 
 /// The longest a host sleeps: ENet's own timers (resends, pings) need service.
 const TICK: Duration = Duration::from_millis(5);
@@ -47,18 +46,21 @@ impl enet::Socket for Socket {
 }
 
 /// One host with `paces.len()` peers, the first numbered `first` (their Godot ids follow from
-/// it); their reports in order. In open loop it waits on `clock` (running until the end) until
-/// the end, then on tokio's timer.
+/// it); their reports in order. In open loop it waits on the run's clock until the end, then on
+/// tokio's timer.
 pub async fn host(
     addr: SocketAddr,
     first: usize,
     mut paces: Vec<Pace>,
-    clock: Arc<Clock>,
-    ready: Arc<AtomicUsize>,
-    mut phases: watch::Receiver<Option<Phases>>,
-    connect_by: Instant,
+    run: Run,
     connecting: usize,
 ) -> Vec<Report> {
+    let Run {
+        ready,
+        mut phases,
+        connect_by,
+        clock,
+    } = run;
     let n = paces.len();
     let std_sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let s = socket2::SockRef::from(&std_sock);

@@ -53,7 +53,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clock::Clock;
-use proto::{Pace, Phases, Report};
+use proto::{Pace, Phases, Report, Run};
 use tokio::sync::watch;
 
 /// The longest the peers have to connect, progress or not (`--stall` ends the wait first when
@@ -168,6 +168,12 @@ async fn main() {
     let mut tasks: Vec<tokio::task::JoinHandle<Vec<Report>>> = Vec::new();
     // Open loop: the calls' instants, run from the phases on (see `clock`).
     let clock = Arc::new(Clock::default());
+    let run = Run {
+        ready: ready.clone(),
+        phases: ph_rx,
+        connect_by,
+        clock: clock.clone(),
+    };
     if let Some(addr) = o.enet {
         let mut paces: Vec<Pace> = paces.collect();
         let per = o.peers.div_ceil(o.hosts);
@@ -176,27 +182,16 @@ async fn main() {
             let rest = paces.split_off(per.min(paces.len()));
             let mine = std::mem::replace(&mut paces, rest);
             let k = mine.len();
-            let (r, p) = (ready.clone(), ph_rx.clone());
             let c = o.connecting.div_ceil(o.hosts);
-            tasks.push(tokio::spawn(enet::host(
-                addr,
-                first,
-                mine,
-                clock.clone(),
-                r,
-                p,
-                connect_by,
-                c,
-            )));
+            tasks.push(tokio::spawn(enet::host(addr, first, mine, run.clone(), c)));
             first += k;
         }
     } else if let Some(addr) = o.ws {
         let connecting = Arc::new(tokio::sync::Semaphore::new(o.connecting));
         for pace in paces {
-            let (r, p, c) = (ready.clone(), ph_rx.clone(), connecting.clone());
-            let k = clock.clone();
+            let (r, c) = (run.clone(), connecting.clone());
             tasks.push(tokio::spawn(async move {
-                vec![ws::peer(addr, pace, k, r, p, connect_by, c).await]
+                vec![ws::peer(addr, pace, r, c).await]
             }));
         }
     }

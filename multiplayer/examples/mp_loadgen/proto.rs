@@ -2,12 +2,30 @@
 //! answers checked against what is in flight, the pace of the calls and the run's phases.
 
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gdvariant::Variant;
 use gdvariant_multiplayer::{
     self as multiplayer, confirm_path, simplify_path, Packet, RemoteCallBuilder, RpcMethods, Target,
 };
+use tokio::sync::watch;
+
+use crate::clock::Clock;
+
+/// What every peer (or ENet host) shares with the run.
+#[derive(Clone)]
+pub struct Run {
+    /// How many peers are ready for the calls.
+    pub ready: Arc<AtomicUsize>,
+    /// The phases, once every peer connected (or the wait for them ended).
+    pub phases: watch::Receiver<Option<Phases>>,
+    /// The latest the peers may get ready by.
+    pub connect_by: Instant,
+    /// Open loop: the calls' instants (see `clock`), running from the phases until the end.
+    pub clock: Arc<Clock>,
+}
 
 /// The run's phases, set once every peer connected (or the wait for them ended): the calls start
 /// at `start`; those sent from `warm` to `end` are measured; after `end` no call is sent and what

@@ -3,7 +3,7 @@
 //! frames read from one buffer.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,10 +13,10 @@ use gdvariant_multiplayer::websocket::{
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::Semaphore;
 
-use crate::clock::{Alarm, Clock};
-use crate::proto::{Got, Pace, Phases, Proto, Report};
+use crate::clock::Alarm;
+use crate::proto::{Got, Pace, Phases, Proto, Report, Run};
 
 /// The server's bytes read at a time.
 const READ_BUF: usize = 16 << 10;
@@ -87,17 +87,20 @@ impl Conn {
 
 /// One peer: connects, caches `/root/Main`, says it is ready, waits for the phases, calls
 /// `echo(n)` as its pace says until the end, waits for what is in flight until the drain's end.
-/// In open loop it waits for its calls' instants on `clock` (running until the end), for the
-/// rest on tokio's timer.
+/// In open loop it waits for its calls' instants on the run's clock, for the rest on tokio's
+/// timer.
 pub async fn peer(
     addr: SocketAddr,
     mut pace: Pace,
-    clock: Arc<Clock>,
-    ready: Arc<AtomicUsize>,
-    mut phases: watch::Receiver<Option<Phases>>,
-    connect_by: Instant,
+    run: Run,
     connecting: Arc<Semaphore>,
 ) -> Report {
+    let Run {
+        ready,
+        mut phases,
+        connect_by,
+        clock,
+    } = run;
     let mut p = Proto::new();
     // A permit from the connection until the peer is ready: a few connections at a time, so
     // that no server's accept queue overflows (the Godot server's is short).
