@@ -62,8 +62,9 @@ pub struct CaptureArgs {
     /// are shown as Godot 4's text).
     #[arg(long, value_enum, default_value_t = ValueDialect::Auto)]
     dialect: ValueDialect,
-    /// Threads that format the lines while this one reads the capture (1: this one does both;
-    /// the output is the same). Default: one more than the cores, at most 8.
+    /// Threads that format the lines, counting the one that reads the capture (which formats a
+    /// batch of lines itself when the others have one waiting; 1: it does all). The output is
+    /// the same with any number. Default: the number of cores, at most 8.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     threads: Option<u16>,
     /// Capture files, pcap or pcapng ('-': standard input). `capture decode FILE` is the same
@@ -150,7 +151,7 @@ struct FlowStats {
     commands: BTreeMap<String, Count>,
 }
 
-/// The most formatting threads by default.
+/// The most threads by default.
 const MAX_THREADS: usize = 8;
 
 /// The most batches in flight (sent and not written yet) per formatting thread: what bounds the
@@ -285,11 +286,10 @@ pub fn run(
         opts,
         schema,
     };
-    let workers = a.threads.map_or_else(
-        // One more than the cores: the reading thread waits on full queues and on writes, and a
-        // third formatter on 2 cores took the 100 MB game capture from 0.35 s to 0.30 s wall
-        // (sessions capture: 0.41 s to 0.35 s; cli/benches/capture.sh's files, 3 runs each).
-        || std::thread::available_parallelism().map_or(1, |n| (n.get() + 1).min(MAX_THREADS)),
+    // One thread a core: the reading thread formats too when the others are busy (see
+    // `pipeline`).
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
         usize::from,
     );
     let mut r = Reader {
@@ -302,7 +302,7 @@ pub fn run(
         errors: 0,
     };
     let work = |b: &mut Batch| batch::format(&cx, b);
-    let bad = pipeline::run(workers, IN_FLIGHT * workers + 1, &work, |lanes| {
+    let bad = pipeline::run(threads - 1, IN_FLIGHT * threads + 1, &work, |lanes| {
         r.read(&config, host, lanes, out, err)
     })?;
     if a.stats {

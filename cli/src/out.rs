@@ -293,6 +293,8 @@ impl<'s> Out<'s> {
             self.s.push(' ');
             match name {
                 Some(n) => self.s.push_str(n),
+                // A digit as a char: no copy call for one byte (most calls have a few arguments).
+                None if i < 10 => self.s.push(char::from(b'0' + i as u8)),
                 None => self.s.push_str(itoa::Buffer::new().format(i)),
             }
             self.s.push_str(": ");

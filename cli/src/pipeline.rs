@@ -1,25 +1,38 @@
 //! An ordered pipeline: the calling thread sends batches of work, worker threads do them, and
 //! the calling thread gets them back done in the order it sent them, with a bounded number in
 //! flight (`gdvariant capture` formats its lines on every core while it reads the capture).
+//!
+//! The calling thread does a batch itself when every worker is busy and one more batch is
+//! already waiting for them ("caller runs"): on a machine of `n` cores, the caller and `n - 1`
+//! workers keep every core busy without more threads than cores, however the work divides
+//! between reading and formatting, and nothing waits for a thread the scheduler left out.
 
 use std::collections::VecDeque;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::{Mutex, PoisonError};
 
 /// A batch on its way to a worker, and where the worker hands it back.
 type Job<B> = (B, SyncSender<B>);
 
-/// A batch sent: done (no workers), or on its way back.
+/// A batch sent: done (by the caller), or on its way back.
 enum Slot<B> {
     Done(B),
     Waiting(Receiver<B>),
 }
 
+/// The workers' side of the lanes.
+struct Workers<'w, B> {
+    jobs: SyncSender<Job<B>>,
+    /// Batches sent to the workers that none has started yet.
+    waiting: &'w AtomicUsize,
+}
+
 /// Where batches go (see [`run`]).
 pub(crate) struct Lanes<'w, B> {
     /// `None`: no workers, batches are done as they are sent.
-    jobs: Option<SyncSender<Job<B>>>,
+    workers: Option<Workers<'w, B>>,
     work: &'w (dyn Fn(&mut B) + Sync),
     /// The batches sent and not taken back yet, in order.
     pending: VecDeque<Slot<B>>,
@@ -32,15 +45,17 @@ fn stopped() -> io::Error {
 }
 
 impl<B> Lanes<'_, B> {
-    /// Sends `batch` to be done.
+    /// Sends `batch` to be done: to the workers, or done here when a batch already waits for
+    /// them (see the [module docs](self)).
     pub(crate) fn send(&mut self, mut batch: B) -> io::Result<()> {
-        match &self.jobs {
-            Some(jobs) => {
+        match &self.workers {
+            Some(w) if w.waiting.load(Ordering::Relaxed) == 0 => {
                 let (done, back) = mpsc::sync_channel(1);
-                jobs.send((batch, done)).map_err(|_| stopped())?;
+                w.waiting.fetch_add(1, Ordering::Relaxed);
+                w.jobs.send((batch, done)).map_err(|_| stopped())?;
                 self.pending.push_back(Slot::Waiting(back));
             }
-            None => {
+            _ => {
                 (self.work)(&mut batch);
                 self.pending.push_back(Slot::Done(batch));
             }
@@ -71,9 +86,9 @@ impl<B> Lanes<'_, B> {
     }
 }
 
-/// Runs `body` with lanes to `workers` threads that do `work` on each batch sent (none below 2:
-/// the batches are done in place, on the calling thread), at most `max` batches in flight. The
-/// workers end when `body` returns.
+/// Runs `body` with lanes to `workers` threads that do `work` on each batch sent, the calling
+/// thread doing a batch itself when they are all busy (none: every batch is done in place), at
+/// most `max` batches in flight. The workers end when `body` returns.
 pub(crate) fn run<B: Send, R>(
     workers: usize,
     max: usize,
@@ -81,9 +96,9 @@ pub(crate) fn run<B: Send, R>(
     body: impl FnOnce(&mut Lanes<'_, B>) -> R,
 ) -> R {
     let max = max.max(1);
-    if workers < 2 {
+    if workers == 0 {
         return body(&mut Lanes {
-            jobs: None,
+            workers: None,
             work,
             pending: VecDeque::new(),
             max,
@@ -91,6 +106,7 @@ pub(crate) fn run<B: Send, R>(
     }
     let (jobs, queue) = mpsc::sync_channel::<Job<B>>(max);
     let queue = Mutex::new(queue);
+    let waiting = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
@@ -99,13 +115,17 @@ pub(crate) fn run<B: Send, R>(
                 let Ok((mut batch, done)) = job else {
                     break;
                 };
+                waiting.fetch_sub(1, Ordering::Relaxed);
                 work(&mut batch);
                 // The caller may have stopped (a write error): the batch is dropped.
                 let _ = done.send(batch);
             });
         }
         let mut lanes = Lanes {
-            jobs: Some(jobs),
+            workers: Some(Workers {
+                jobs,
+                waiting: &waiting,
+            }),
             work,
             pending: VecDeque::new(),
             max,
@@ -124,7 +144,7 @@ mod tests {
     /// Batches come back in the order they were sent, done, whatever the workers' speed.
     #[test]
     fn batches_come_back_in_order() {
-        for workers in [1, 2, 3, 8] {
+        for workers in [0, 1, 2, 3, 8] {
             let work = |b: &mut (u64, u64)| {
                 // Uneven work: later batches often finish first.
                 let spin = (b.0 * 7919) % 5000;
@@ -152,5 +172,41 @@ mod tests {
             let want: Vec<(u64, u64)> = (0..500).map(|i| (i, 2 * i)).collect();
             assert_eq!(got, want, "{workers} workers");
         }
+    }
+
+    /// The caller does a batch itself when the workers have one waiting, and only then.
+    #[test]
+    fn the_caller_runs_what_the_workers_cannot_take() {
+        let me = std::thread::current().id();
+        // Each batch notes the thread that did it; a worker is slow, the caller is not.
+        let work = |b: &mut (u64, Option<std::thread::ThreadId>)| {
+            let id = std::thread::current().id();
+            if id != me {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            b.1 = Some(id);
+        };
+        let by = run(1, 8, &work, |lanes| {
+            let mut by = Vec::new();
+            for i in 0..40u64 {
+                lanes.send((i, None)).unwrap();
+                while let Some(b) = lanes.done(false).unwrap() {
+                    by.push(b);
+                }
+            }
+            while let Some(b) = lanes.done(true).unwrap() {
+                by.push(b);
+            }
+            by
+        });
+        assert_eq!(
+            by.iter().map(|b| b.0).collect::<Vec<_>>(),
+            (0..40).collect::<Vec<_>>()
+        );
+        let mine = by.iter().filter(|b| b.1 == Some(me)).count();
+        // The worker took the first batch (none was waiting), and others while the caller
+        // worked; the caller took those sent while one waited.
+        assert_eq!(by[0].1.map(|id| id != me), Some(true));
+        assert!(mine > 0 && mine < 40, "{mine} of 40 done by the caller");
     }
 }

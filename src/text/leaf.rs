@@ -12,11 +12,29 @@ use crate::owned::TypeInfo;
 use crate::types::{Dialect, VariantType as T};
 use crate::value::VariantRef;
 
+/// Opens a math or packed value's components: `(`, in Godot 3 `( `. (A char, not a `&str` of
+/// either length: no copy call for one byte.)
+fn open<W: fmt::Write + ?Sized>(s: &mut W, g3: bool) -> R {
+    if g3 {
+        put(s, "( ")
+    } else {
+        ch(s, '(')
+    }
+}
+
+/// Closes what [`open`] opened.
+fn close<W: fmt::Write + ?Sized>(s: &mut W, g3: bool) -> R {
+    if g3 {
+        put(s, " )")
+    } else {
+        ch(s, ')')
+    }
+}
+
 /// Prints a value that is not a container with elements.
 pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     let d = v.dialect();
     let g3 = d == Dialect::Godot3;
-    let (open, close) = if g3 { ("( ", " )") } else { ("(", ")") };
     let name = v.ty().name_in(d);
     // 64-bit components as a single-precision engine reads them: narrowed to its `real_t`.
     let narrow = !g3 && v.is_wide() && !v.options().double_precision();
@@ -25,7 +43,7 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         ($arr:expr) => {{
             let items = $arr.into_iter();
             put(s, name)?;
-            put(s, open)?;
+            open(s, g3)?;
             for (i, x) in items.enumerate() {
                 if i > 0 {
                     put(s, ", ")?;
@@ -34,14 +52,14 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 let x = if narrow { f64::from(x as f32) } else { x };
                 num::real_text(x, d).write_to(s).map_err(|_| Stop::Write)?;
             }
-            put(s, close)?;
+            close(s, g3)?;
         }};
     }
     macro_rules! ints {
         ($arr:expr) => {{
             let items = $arr.into_iter();
             put(s, name)?;
-            put(s, open)?;
+            open(s, g3)?;
             for (i, x) in items.enumerate() {
                 if i > 0 {
                     put(s, ", ")?;
@@ -50,7 +68,7 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                     .write_to(s)
                     .map_err(|_| Stop::Write)?;
             }
-            put(s, close)?;
+            close(s, g3)?;
         }};
     }
     match v.ty() {
@@ -124,9 +142,9 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         T::PackedByteArray => {
             let bytes = v.as_byte_array()?;
             put(s, name)?;
-            put(s, open)?;
+            open(s, g3)?;
             num::write_bytes(bytes, s).map_err(|_| Stop::Write)?;
-            put(s, close)?;
+            close(s, g3)?;
         }
         T::PackedInt32Array => ints!(v.as_packed::<i32>()?.iter()),
         T::PackedInt64Array => ints!(v.as_packed::<i64>()?.iter()),
@@ -134,7 +152,7 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
         T::PackedFloat64Array => reals!(v.as_packed::<f64>()?.iter()),
         T::PackedStringArray => {
             put(s, name)?;
-            put(s, open)?;
+            open(s, g3)?;
             let mut it = v.as_string_array()?.iter();
             let mut first = true;
             while let Some(t) = it.try_next()? {
@@ -146,7 +164,7 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
                 c_escape(&t.to_string_lossy(), d, s)?;
                 ch(s, '"')?;
             }
-            put(s, close)?;
+            close(s, g3)?;
         }
         T::PackedVector2Array => {
             if v.is_wide() {

@@ -96,28 +96,46 @@ fn plain<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R<bool> {
     let plain = |x: &VariantRef<'_>| !matches!(x.ty(), T::Array | T::Dictionary | T::Object);
     let mut w = Walker::from_value(*v);
     w.next_event()?;
+    // The elements of a short container, kept from this walk for the printing (no second).
+    let mut few = [*v; FEW];
+    let mut n = 0;
     while let Some(e) = w.next_event()? {
         match e {
-            Event::Value(x) if plain(&x) => {}
+            Event::Value(x) if plain(&x) => {
+                if let Some(slot) = few.get_mut(n) {
+                    *slot = x;
+                }
+                n += 1;
+            }
             Event::End => {}
             _ => return Ok(false),
         }
     }
     let g3 = v.dialect() == Dialect::Godot3;
-    let mut w = Walker::from_value(*v);
-    w.next_event()?;
     if dict {
         put(out, "{\n")?;
     } else {
         put(out, if g3 { "[ " } else { "[" })?;
     }
-    let mut i = 0;
-    while let Some(Event::Value(x)) = w.next_event()? {
-        if i > 0 {
-            put(out, if dict { ": " } else { ", " })?;
+    let sep = if dict { ": " } else { ", " };
+    if let Some(few) = few.get(..n) {
+        for (i, x) in few.iter().enumerate() {
+            if i > 0 {
+                put(out, sep)?;
+            }
+            leaf(x, out)?;
         }
-        leaf(&x, out)?;
-        i += 1;
+    } else {
+        let mut w = Walker::from_value(*v);
+        w.next_event()?;
+        let mut i = 0;
+        while let Some(Event::Value(x)) = w.next_event()? {
+            if i > 0 {
+                put(out, sep)?;
+            }
+            leaf(&x, out)?;
+            i += 1;
+        }
     }
     if dict {
         put(out, "\n}")?;
@@ -126,6 +144,10 @@ fn plain<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R<bool> {
     }
     Ok(true)
 }
+
+/// The most elements [`plain`] keeps from its checking walk for the printing (a capture's
+/// vectors and one-field states); a longer container is walked a second time.
+const FEW: usize = 8;
 
 /// Replaces the null objects of `v` by their instance-id form: the engine holds a null object
 /// as an Object (printed `null`, but ordered as an Object among dictionary keys), which the

@@ -238,8 +238,7 @@ fn push_time(l: &mut String, prefix: &str, t: Timestamp) {
         *d += (micros % 10) as u8;
         micros /= 10;
     }
-    // ASCII, a character at a time: cheaper than checking it as UTF-8 and copying it.
-    l.extend(text.iter().map(|&b| char::from(b)));
+    l.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// The JSON line's fields before its body's.
