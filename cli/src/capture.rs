@@ -63,7 +63,7 @@ pub struct CaptureArgs {
     #[arg(long, value_enum, default_value_t = ValueDialect::Auto)]
     dialect: ValueDialect,
     /// Threads that format the lines, counting the one that reads the capture (which formats a
-    /// batch of lines itself when the others have one waiting; 1: it does all). The output is
+    /// batch of lines itself when the others have enough waiting; 1: it does all). The output is
     /// the same with any number. Default: the number of cores, at most 8.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     threads: Option<u16>,

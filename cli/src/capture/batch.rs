@@ -197,6 +197,7 @@ pub(super) fn format(cx: &Ctx, b: &mut Batch) {
         empty: Session::default(),
         calls: Vec::new(),
     };
+    let mut clock = Clock::default();
     for item in items.iter() {
         let line = out.len();
         if !item.shown || cx.stats {
@@ -211,7 +212,7 @@ pub(super) fn format(cx: &Ctx, b: &mut Batch) {
             f.render(item, out);
             out.push_str("}\n");
         } else {
-            push_time(out, prefix, item.meta.time);
+            clock.push(out, prefix, item.meta.time);
             out.push_str(&f.text[item.head.clone()]);
             out.push(' ');
             let body = out.len();
@@ -223,22 +224,41 @@ pub(super) fn format(cx: &Ctx, b: &mut Batch) {
     }
 }
 
-/// `prefix` and `HH:MM:SS.micros` (UTC), as [`Timestamp`]'s `Display` writes it, without its
-/// formatting machinery.
-fn push_time(l: &mut String, prefix: &str, t: Timestamp) {
-    l.push_str(prefix);
-    let day = t.secs() % 86400;
-    let mut text = *b"00:00:00.000000";
-    for (at, n) in [(0, day / 3600), (3, day / 60 % 60), (6, day % 60)] {
-        text[at] += (n / 10) as u8;
-        text[at + 1] += (n % 10) as u8;
+/// A line's time as [`Timestamp`]'s `Display` writes it (`HH:MM:SS.micros`, UTC), after the
+/// line's prefix, without its formatting machinery: the prefix and `HH:MM:SS.` are kept for the
+/// lines of the same second (most of a batch's), the micros pushed a digit at a time.
+#[derive(Default)]
+struct Clock {
+    /// The second of `text`, if it has one.
+    secs: Option<u64>,
+    /// The prefix and `HH:MM:SS.` of that second.
+    text: String,
+}
+
+impl Clock {
+    fn push(&mut self, l: &mut String, prefix: &str, t: Timestamp) {
+        if self.secs != Some(t.secs()) {
+            let day = t.secs() % 86400;
+            self.text.clear();
+            self.text.push_str(prefix);
+            for (n, sep) in [(day / 3600, ':'), (day / 60 % 60, ':'), (day % 60, '.')] {
+                self.text.push(char::from(b'0' + (n / 10) as u8));
+                self.text.push(char::from(b'0' + (n % 10) as u8));
+                self.text.push(sep);
+            }
+            self.secs = Some(t.secs());
+        }
+        l.push_str(&self.text);
+        let mut micros = t.nanos() / 1000;
+        let mut digits = [0u8; 6];
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (micros % 10) as u8;
+            micros /= 10;
+        }
+        for d in digits {
+            l.push(char::from(d));
+        }
     }
-    let mut micros = t.nanos() / 1000;
-    for d in text[9..].iter_mut().rev() {
-        *d += (micros % 10) as u8;
-        micros /= 10;
-    }
-    l.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// The JSON line's fields before its body's.
