@@ -20,6 +20,20 @@ use crate::proto::{Got, Pace, Phases, Proto, Report, Run};
 /// The longest a host sleeps: ENet's own timers (resends, pings) need service.
 const TICK: Duration = Duration::from_millis(5);
 
+/// Sends a peer's calls due at `now` (reliable, on channel 0) from its host slot.
+fn send_due(
+    host: &mut enet::Host<Socket>,
+    slot: enet::PeerID,
+    pace: &mut Pace,
+    p: &mut Proto,
+    now: Instant,
+) {
+    while pace.due(now, p.sent.len()) {
+        let b = p.call(now);
+        let _ = host.peer_mut(slot).send(0, &enet::Packet::reliable(b));
+    }
+}
+
 /// A tokio UDP socket as ENet's: non-blocking, readiness for the task.
 struct Socket(Arc<UdpSocket>);
 
@@ -192,12 +206,7 @@ pub async fn host(
                         continue;
                     }
                     let p = &mut protos[i];
-                    while paces[i].due(now, p.sent.len()) {
-                        let b = p.call(now);
-                        let _ = host
-                            .peer_mut(slot_of[i])
-                            .send(0, &enet::Packet::reliable(b));
-                    }
+                    send_due(&mut host, slot_of[i], &mut paces[i], p, now);
                     match paces[i].next_due(p.sent.len()) {
                         Some(d) => due.push(Reverse((d, i))),
                         None => held[i] = true,
@@ -212,12 +221,7 @@ pub async fn host(
                         continue;
                     }
                     let p = &mut protos[i];
-                    while paces[i].due(now, p.sent.len()) {
-                        let b = p.call(now);
-                        let _ = host
-                            .peer_mut(slot_of[i])
-                            .send(0, &enet::Packet::reliable(b));
-                    }
+                    send_due(&mut host, slot_of[i], &mut paces[i], p, now);
                     if let Some(d) = paces[i].next_due(p.sent.len()) {
                         wake = wake.min(d);
                     }
