@@ -268,15 +268,21 @@ pub fn godot_dir() -> PathBuf {
     repo_root().join("tests").join("godot")
 }
 
-/// The wrapper that runs Godot `n` (3 or 4): `godot{n} DIR SCRIPT.gd` (see `tests/godot`).
+/// The wrapper that runs Godot `n` (3, 4, or 36 for Godot 3.6): `godot{n} DIR SCRIPT.gd` (see
+/// `tests/godot`).
 pub fn godot_exe(n: u32) -> PathBuf {
     godot_dir().join(format!("godot{n}"))
 }
 
-/// The version Godot `n` (3 or 4) prints, or `None` when it does not run here (then a loud
-/// notice that the live `what` is skipped). Panics when `GDVARIANT_LIVE_GODOT{n}=1` (CI sets
-/// it) requires the engine and it does not run.
+/// The version Godot `n` (3, 4, or 36 for Godot 3.6) prints, or `None` when it does not run here
+/// (then a loud notice that the live `what` is skipped). Panics when `GDVARIANT_LIVE_GODOT{n}=1`
+/// (CI sets it) requires the engine and it does not run.
 pub fn engine_version(n: u32, what: &str) -> Option<String> {
+    let name = if n == 36 {
+        "3.6".to_string()
+    } else {
+        n.to_string()
+    };
     let version = std::process::Command::new(godot_exe(n))
         .arg("--version")
         .output()
@@ -291,9 +297,9 @@ pub fn engine_version(n: u32, what: &str) -> Option<String> {
     if version.is_none() {
         assert!(
             !required,
-            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {n} does not run (tests/godot/install.sh)"
+            "GDVARIANT_LIVE_GODOT{n}=1 but Godot {name} does not run (tests/godot/install.sh)"
         );
-        eprintln!("\n!!!!!! Godot {n} is not installed: {what} SKIPPED (run tests/godot/install.sh) !!!!!!\n");
+        eprintln!("\n!!!!!! Godot {name} is not installed: {what} SKIPPED (run tests/godot/install.sh) !!!!!!\n");
     }
     version
 }

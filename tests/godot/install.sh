@@ -3,12 +3,14 @@
 #   - Godot 3.2.3: Debian bookworm's `godot3-server` package (apt).
 #   - Godot 4.x:   Debian unstable's `godot` package in a debootstrapped sid root at
 #                  ${GODOT4_ROOT:-$HOME/godot4-root}, run through the root's own ld-linux loader.
+#   - Godot 3.6:   Debian unstable's `godot3-server` in the same root (tests/godot/godot36): the
+#                  Godot 3 whose ENet compresses with the range coder by default (3.4+).
 #   - tcpdump (apt), for the loopback captures (tests/godot/capture_*.sh, the capture tests).
 #   - libenet-dev (apt): ENet 1.3.17's own C, whose range coder (compress.c, the same file Godot
 #     3.x ships in thirdparty/enet/) multiplayer/tests/multiplayer/enet_c.rs checks ours against.
 # GODOT4_MIRROR overrides the Debian mirror (default: the machine's own apt mirror).
 # Idempotent: an engine that already works is left alone.
-# Exit status: 0 both installed; 1 Godot 3 failed; 2 Godot 4 failed; 3 both failed.
+# Exit status: 0 all installed; otherwise bits: 1 Godot 3 failed, 2 Godot 4 failed, 4 Godot 3.6 failed.
 # Failures print "WARNING: could not install Godot N: ..." to stderr so a caller can continue.
 set -u
 
@@ -89,6 +91,35 @@ install_godot4() {
     echo "Godot 4 installed in $ROOT" >&2
 }
 
+godot36_works() {
+    "$(dirname "$0")/godot36" --version >/dev/null 2>&1
+}
+
+# Godot 3.6 from the same sid root as Godot 4 (so it needs that root).
+install_godot36() {
+    if godot36_works; then
+        echo "Godot 3.6 already installed in $ROOT" >&2
+        return 0
+    fi
+    if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+        echo "WARNING: could not install Godot 3.6: no Debian root at $ROOT (Godot 4's install failed)" >&2
+        return 1
+    fi
+    if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot3-server >&2; then
+        $SUDO chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false update >&2 || true
+        if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot3-server >&2; then
+            echo "WARNING: could not install Godot 3.6: apt-get install godot3-server inside $ROOT failed" >&2
+            return 1
+        fi
+    fi
+    $SUDO chroot "$ROOT" apt-get clean >&2 || true
+    if ! godot36_works; then
+        echo "WARNING: could not install Godot 3.6: $ROOT/usr/bin/godot3-server does not run via the root's loader" >&2
+        return 1
+    fi
+    echo "Godot 3.6 installed in $ROOT: $("$(dirname "$0")/godot36" --version)" >&2
+}
+
 # tcpdump records the loopback captures of tests/godot/capture_*.sh and the capture tests. Not an
 # engine: a failure is a warning only (the tests that need it skip loudly without it).
 install_tcpdump() {
@@ -119,6 +150,7 @@ install_libenet() {
 
 install_godot3 || status=$((status | 1))
 install_godot4 || status=$((status | 2))
+install_godot36 || status=$((status | 4))
 install_tcpdump || true
 install_libenet || true
 exit $status

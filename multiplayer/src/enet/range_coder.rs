@@ -444,10 +444,28 @@ impl RangeDecoder {
 
     /// Decompresses `input`, producing at most `limit` bytes: see [`decompress`].
     pub fn decompress(&mut self, input: &[u8], limit: usize) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.run(input, limit, |b| out.push(b))?;
+        Ok(out)
+    }
+
+    /// Decompresses `input` into `out`, as ENet decompresses into its datagram buffer: at most
+    /// `out.len()` bytes, else an error. Returns how many bytes were written; allocates nothing.
+    pub fn decompress_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        let mut n = 0;
+        self.run(input, out.len(), |b| {
+            out[n] = b;
+            n += 1;
+        })?;
+        Ok(n)
+    }
+
+    /// The decoder: hands each decoded byte to `emit`, at most `limit` of them.
+    fn run(&mut self, input: &[u8], limit: usize, mut emit: impl FnMut(u8)) -> Result<()> {
         if input.is_empty() {
             return Err(invalid("empty range-coder data", 0));
         }
-        let mut out = Vec::new();
+        let mut written = 0usize;
         let mut next = 0usize;
         let root = self.create_root(&mut next)?;
         let mut predicted: u16 = 0;
@@ -550,13 +568,14 @@ impl RangeDecoder {
             }
             self.link(&mut predicted, parent, bottom)?;
 
-            if out.len() >= limit {
+            if written >= limit {
                 return Err(invalid(
                     "range-coder data decompresses past the buffer",
                     inp.pos,
                 ));
             }
-            out.push(value);
+            emit(value);
+            written += 1;
 
             if order >= SUBCONTEXT_ORDER {
                 predicted = self.sym(usize::from(predicted))?.parent;
@@ -571,7 +590,7 @@ impl RangeDecoder {
                 order = 0;
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -593,8 +612,15 @@ mod tests {
                     x as u8
                 })
                 .collect();
-            if let Ok(out) = decompress(&input, 64) {
-                assert!(out.len() <= 64);
+            let mut buf = [0u8; 64];
+            let into = RangeDecoder::new().decompress_into(&input, &mut buf);
+            match decompress(&input, 64) {
+                Ok(out) => {
+                    assert!(out.len() <= 64);
+                    // Into a buffer: the same bytes, the same verdict.
+                    assert_eq!(&buf[..into.unwrap()], &out[..]);
+                }
+                Err(_) => assert!(into.is_err()),
             }
         }
     }

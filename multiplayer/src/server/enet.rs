@@ -20,6 +20,7 @@ use crate::enet::godot::{
     self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
     PACKET_FLAG_UNSEQUENCED,
 };
+use crate::enet::range_coder::RangeDecoder;
 
 /// The UDP socket buffers asked for.
 const UDP_BUFFER: usize = 4 << 20;
@@ -59,21 +60,66 @@ impl enet::Socket for Socket {
     }
 }
 
-impl Server {
-    /// Listens for ENet clients at `addr` (Godot 4 `ENetMultiplayerPeer.create_client`, Godot 3
-    /// `NetworkedMultiplayerENet.create_client`, as the core's flavor says; no compression, as
-    /// both engines' defaults before Godot 3.4); returns the bound address. Each client picks its
-    /// id and sends it in ENet's `CONNECT`.
-    pub async fn listen_enet(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
-        self.listen_enet_with(addr, false).await
+/// What an ENet host of the server does with ENet's range coder, the one compression Godot's
+/// ENet peers offer (Godot 3: `NetworkedMultiplayerENet.compression_mode`, `COMPRESS_RANGE_CODER`
+/// by default from 3.4; Godot 4: `ENetConnection.compress`, none by default).
+///
+/// A compressed datagram carries a flag in ENet's header, and an ENet host that has the range
+/// coder reads both compressed and plain datagrams: so [`Accept`](Self::Accept), the default,
+/// serves every Godot client, compressing or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EnetCompression {
+    /// Reads datagrams compressed with the range coder and sends its own uncompressed, which
+    /// every Godot client reads (checked live against Godot 4.6, 3.2.3 and 3.6.2 clients).
+    #[default]
+    Accept,
+    /// Compresses its own datagrams with the range coder too (where that makes them smaller), as
+    /// a Godot host with `COMPRESS_RANGE_CODER` does: less bandwidth, but a client without the
+    /// range coder (Godot 4's and 3.2's defaults) cannot read them.
+    RangeCoder,
+    /// Neither: a compressed datagram is dropped, as stock ENet without a compressor drops it
+    /// (so a Godot 3.4+ client with its default settings cannot connect).
+    Off,
+}
+
+/// The host's compressor for [`EnetCompression::Accept`] and [`EnetCompression::RangeCoder`]:
+/// the crate's own range decoder (the one the capture reader uses) for what arrives; for what
+/// leaves, rusty_enet's range coder or nothing.
+struct Compression {
+    decoder: RangeDecoder,
+    encoder: Option<enet::RangeCoder>,
+}
+
+impl enet::Compressor for Compression {
+    fn compress(&mut self, in_buffers: &[&[u8]], in_limit: usize, out: &mut [u8]) -> usize {
+        // 0: "not compressed", and ENet sends the datagram as it is.
+        match &mut self.encoder {
+            Some(coder) => coder.compress(in_buffers, in_limit, out),
+            None => 0,
+        }
     }
 
-    /// [`listen_enet`](Self::listen_enet), with ENet's range coder on or off (Godot 3.4+ clients
-    /// compress with it by default: `compression_mode = COMPRESS_RANGE_CODER`).
+    fn decompress(&mut self, in_data: &[u8], out: &mut [u8]) -> usize {
+        // 0: ENet drops the datagram, as it drops one its own decoder refuses.
+        self.decoder.decompress_into(in_data, out).unwrap_or(0)
+    }
+}
+
+impl Server {
+    /// Listens for ENet clients at `addr` (Godot 4 `ENetMultiplayerPeer.create_client`, Godot 3
+    /// `NetworkedMultiplayerENet.create_client`, as the core's flavor says), reading compressed
+    /// datagrams and sending plain ones ([`EnetCompression::Accept`]); returns the bound address.
+    /// Each client picks its id and sends it in ENet's `CONNECT`.
+    pub async fn listen_enet(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
+        self.listen_enet_with(addr, EnetCompression::default())
+            .await
+    }
+
+    /// [`listen_enet`](Self::listen_enet) with the given use of ENet's range coder.
     pub async fn listen_enet_with(
         &mut self,
         addr: SocketAddr,
-        range_coder: bool,
+        compression: EnetCompression,
     ) -> Result<SocketAddr, ServerError> {
         let sock = Arc::new(UdpSocket::bind(addr).await?);
         // Room for bursts from many peers (the kernel caps it at net.core.rmem_max / wmem_max):
@@ -85,10 +131,15 @@ impl Server {
         let settings = enet::HostSettings {
             peer_limit: MAX_PEERS,
             channel_limit: enet::consts::PROTOCOL_MAXIMUM_CHANNEL_COUNT as usize,
-            compressor: if range_coder {
-                Some(Box::new(enet::RangeCoder::new()))
-            } else {
-                None
+            compressor: match compression {
+                EnetCompression::Off => None,
+                EnetCompression::Accept | EnetCompression::RangeCoder => {
+                    Some(Box::new(Compression {
+                        decoder: RangeDecoder::new(),
+                        encoder: (compression == EnetCompression::RangeCoder)
+                            .then(enet::RangeCoder::new),
+                    }))
+                }
             },
             ..Default::default()
         };

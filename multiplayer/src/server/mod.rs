@@ -48,6 +48,8 @@ mod ws;
 mod ws_out;
 
 pub use self::core::{AuthStep, Authenticator, ServerConfig, ServerCore};
+#[cfg(feature = "server-enet")]
+pub use enet::EnetCompression;
 pub use replication::Spawned;
 pub use runtime::Server;
 pub use schema::{NodeSpec, RpcMode, RpcSpec, ServerSchema, SpawnerAuthority};

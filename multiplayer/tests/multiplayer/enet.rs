@@ -672,6 +672,13 @@ fn range_coder_round_trips_enet_compress() {
         );
         // One byte short of room: refused, as ENet refuses it.
         assert!(dec.decompress(&packed, input.len() - 1).is_err());
+        // Into a buffer (the server's way): the same bytes; one byte short, refused.
+        let mut buf = vec![0; input.len()];
+        assert_eq!(dec.decompress_into(&packed, &mut buf).unwrap(), input.len());
+        assert_eq!(buf, input);
+        assert!(dec
+            .decompress_into(&packed, &mut buf[..input.len() - 1])
+            .is_err());
         // ENet's own decompression agrees.
         let mut out = vec![0; input.len()];
         assert_eq!(coder.decompress(&packed, &mut out), input.len());

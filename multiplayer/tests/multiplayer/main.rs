@@ -22,6 +22,8 @@ mod packets;
 mod server_client_spawn;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_compare;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_compression;
 #[cfg(feature = "server")]
 mod server_core;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]

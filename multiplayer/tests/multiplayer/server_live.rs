@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use gdvariant::{math::Vector2, Variant};
 use gdvariant_multiplayer::server::{
-    AuthStep, Event, Flavor, RpcMode, Server, ServerConfig, ServerCore, ServerSchema, To,
-    TransferMode,
+    AuthStep, EnetCompression, Event, Flavor, RpcMode, Server, ServerConfig, ServerCore,
+    ServerSchema, To, TransferMode,
 };
 
 /// A fresh scratch directory holding `script` and `mpserver.cfg`.
@@ -206,6 +206,16 @@ pub(crate) fn schema(flavor: Flavor) -> ServerSchema {
 }
 
 pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> TestServer {
+    start_test_server_with(flavor, auth, spawn, EnetCompression::default())
+}
+
+/// [`start_test_server`] with the given use of ENet's range coder.
+pub(crate) fn start_test_server_with(
+    flavor: Flavor,
+    auth: bool,
+    spawn: bool,
+    compression: EnetCompression,
+) -> TestServer {
     let (ports_tx, ports_rx) = smpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let thread = on_runtime(move || async move {
@@ -223,7 +233,7 @@ pub(crate) fn start_test_server(flavor: Flavor, auth: bool, spawn: bool) -> Test
             .await
             .unwrap();
         let enet = server
-            .listen_enet("127.0.0.1:0".parse().unwrap())
+            .listen_enet_with("127.0.0.1:0".parse().unwrap(), compression)
             .await
             .unwrap();
         ports_tx.send((ws.port(), enet.port())).unwrap();
@@ -494,14 +504,16 @@ fn godot4_late_joiner_gets_the_spawned_nodes_and_their_state() {
     }
 }
 
-fn two_clients3(what: &str, transport: &str, port: u16, welcome: bool) {
+/// Two Godot 3 clients (`engine` 3: Godot 3.2.3; 36: Godot 3.6, whose ENet compresses with the
+/// range coder by default).
+fn two_clients3(engine: u32, what: &str, transport: &str, port: u16, welcome: bool) {
     // The test server (welcome) answers rset too.
     let cfg = format!(
         "transport={transport}\nport={port}\npeers=2\nwelcome={}\nrset={}\n",
         u8::from(welcome),
         u8::from(welcome)
     );
-    let outs = run_clients(3, "mpserver_client3.gd", &[cfg.clone(), cfg]);
+    let outs = run_clients(engine, "mpserver_client3.gd", &[cfg.clone(), cfg]);
     check_clients(what, &outs);
 }
 
@@ -511,8 +523,14 @@ fn godot3_clients_of_the_echo_example() {
         return;
     }
     let ex = start_example(true);
-    two_clients3("echo_server --godot3 ws", "ws", ex.ws.unwrap(), false);
-    two_clients3("echo_server --godot3 enet", "enet", ex.enet.unwrap(), false);
+    two_clients3(3, "echo_server --godot3 ws", "ws", ex.ws.unwrap(), false);
+    two_clients3(
+        3,
+        "echo_server --godot3 enet",
+        "enet",
+        ex.enet.unwrap(),
+        false,
+    );
 }
 
 #[test]
@@ -522,8 +540,42 @@ fn godot3_clients_of_a_test_server() {
     }
     let server = start_test_server(Flavor::Godot3, false, false);
     let (ws, enet) = (server.ws, server.enet);
-    two_clients3("test server godot3 ws", "ws", ws, true);
-    two_clients3("test server godot3 enet", "enet", enet, true);
+    two_clients3(3, "test server godot3 ws", "ws", ws, true);
+    two_clients3(3, "test server godot3 enet", "enet", enet, true);
+    let log = server.stop();
+    assert!(log.iter().any(|l| l.starts_with("PeerLeft")), "{log:?}");
+}
+
+/// Godot 3.6 clients, with ENet's range coder on as Godot 3.4+ has it by default: the example
+/// (which reads their compressed datagrams and answers uncompressed, so 3.2 clients connect to
+/// it too), and a test server that compresses its own datagrams as well.
+#[test]
+fn godot36_clients_with_the_range_coder() {
+    if !common::engine_ready(
+        36,
+        "the server against Godot 3.6 clients (ENet range coder)",
+    ) {
+        return;
+    }
+    let ex = start_example(true);
+    two_clients3(
+        36,
+        "echo_server --godot3 enet, Godot 3.6",
+        "enet",
+        ex.enet.unwrap(),
+        false,
+    );
+    two_clients3(
+        36,
+        "echo_server --godot3 ws, Godot 3.6",
+        "ws",
+        ex.ws.unwrap(),
+        false,
+    );
+    drop(ex);
+    let server = start_test_server_with(Flavor::Godot3, false, false, EnetCompression::RangeCoder);
+    let enet = server.enet;
+    two_clients3(36, "compressing test server, Godot 3.6", "enet", enet, true);
     let log = server.stop();
     assert!(log.iter().any(|l| l.starts_with("PeerLeft")), "{log:?}");
 }
