@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::capture::{
-    check_godot3_enet_session_in_order, check_godot3_websocket_session_in_order,
-    check_godot4_enet_session_in_order, check_godot4_put_var_stream_both_directions,
-    check_godot4_websocket_session_in_order,
+    check_godot3_enet_session, check_godot3_enet_session_in_order,
+    check_godot3_websocket_session_in_order, check_godot4_enet_session_in_order,
+    check_godot4_put_var_stream_both_directions, check_godot4_websocket_session_in_order,
 };
 use crate::capture_values::{check_values, VALUES3_GD, VALUES4_GD};
 
@@ -22,12 +22,17 @@ use crate::capture_values::{check_values, VALUES3_GD, VALUES4_GD};
 fn live_recordings_show_every_value_in_order() {
     let four = crate::common::engine_ready(4, "capture: recording Godot 4 sessions");
     let three = crate::common::engine_ready(3, "capture: recording Godot 3 sessions");
-    if !four && !three {
+    let three6 = crate::common::engine_ready(36, "capture: recording a Godot 3.6 ENet session");
+    if !four && !three && !three6 {
         return;
     }
-    let required = ["GDVARIANT_LIVE_GODOT4", "GDVARIANT_LIVE_GODOT3"]
-        .iter()
-        .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
+    let required = [
+        "GDVARIANT_LIVE_GODOT4",
+        "GDVARIANT_LIVE_GODOT3",
+        "GDVARIANT_LIVE_GODOT36",
+    ]
+    .iter()
+    .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
     let tcpdump = Command::new("tcpdump")
         .arg("--version")
         .output()
@@ -60,6 +65,7 @@ fn live_recordings_show_every_value_in_order() {
         "capture_enet3.gd",
         "godot4",
         "godot3",
+        "godot36",
     ] {
         std::fs::copy(repo.join("tests/godot").join(name), godot.join(name)).unwrap();
     }
@@ -87,7 +93,7 @@ fn live_recordings_show_every_value_in_order() {
             .to_string()
     };
     type Check = fn(&str);
-    let sessions: [(bool, &str, &str, &str, Check); 7] = [
+    let sessions: [(bool, &str, &str, &str, Check); 8] = [
         (
             four,
             "capture_ws.sh",
@@ -128,6 +134,12 @@ fn live_recordings_show_every_value_in_order() {
         ),
         (three, "", "3", "godot3_values.pcap", |f| {
             check_values(f, true)
+        }),
+        // Godot 3.6's ENet compresses by default: the same session, most datagrams compressed.
+        (three6, "capture_enet.sh", "36", "godot36_enet.pcap", |f| {
+            let (compressed, all) = compressed_enet_datagrams(f);
+            assert!(compressed * 4 > all, "{compressed} of {all} compressed");
+            check_godot3_enet_session(f, true);
         }),
     ];
     for (ready, script, arg, name, check) in sessions {
@@ -214,4 +226,23 @@ fn record_values(n: u32, scratch: &std::path::Path) {
         scratch.join(format!("tests/data/captures/godot{n}_values.pcap")),
     )
     .unwrap();
+}
+
+/// How many of the ENet datagrams in `file` (a tcpdump pcap of IPv4 UDP on Ethernet, as
+/// `capture_enet.sh` writes) have ENet's "compressed" header flag, and how many there are.
+fn compressed_enet_datagrams(file: &str) -> (usize, usize) {
+    let d = std::fs::read(file).unwrap();
+    assert_eq!(&d[..4], &[0xd4, 0xc3, 0xb2, 0xa1], "a little-endian pcap");
+    let (mut at, mut compressed, mut all) = (24, 0, 0);
+    while at + 16 <= d.len() {
+        let len = u32::from_le_bytes(d[at + 8..at + 12].try_into().unwrap()) as usize;
+        let frame = &d[at + 16..at + 16 + len];
+        at += 16 + len;
+        let ip = &frame[14..];
+        let udp = &ip[usize::from(ip[0] & 15) * 4..];
+        let peer_id = u16::from_be_bytes([udp[8], udp[9]]);
+        all += 1;
+        compressed += usize::from(peer_id & (1 << 14) != 0);
+    }
+    (compressed, all)
 }
