@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the two reference Godot engines used to produce golden data (see tests/godot/README.md).
+# Install the reference Godot engines the tests run (see tests/godot/README.md).
 #   - Godot 3.2.3: Debian bookworm's `godot3-server` package (apt).
 #   - Godot 4.x:   Debian unstable's `godot` package in a debootstrapped sid root at
 #                  ${GODOT4_ROOT:-$HOME/godot4-root}, run through the root's own ld-linux loader.
@@ -15,6 +15,7 @@
 set -u
 
 ROOT=${GODOT4_ROOT:-$HOME/godot4-root}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 status=0
@@ -92,7 +93,7 @@ install_godot4() {
 }
 
 godot36_works() {
-    "$(dirname "$0")/godot36" --version >/dev/null 2>&1
+    "$here/godot36" --version >/dev/null 2>&1
 }
 
 # Godot 3.6 from the same sid root as Godot 4 (so it needs that root).
@@ -117,7 +118,7 @@ install_godot36() {
         echo "WARNING: could not install Godot 3.6: $ROOT/usr/bin/godot3-server does not run via the root's loader" >&2
         return 1
     fi
-    echo "Godot 3.6 installed in $ROOT: $("$(dirname "$0")/godot36" --version)" >&2
+    echo "Godot 3.6 installed in $ROOT: $("$here/godot36" --version)" >&2
 }
 
 # tcpdump records the loopback captures of tests/godot/capture_*.sh and the capture tests. Not an
@@ -151,6 +152,11 @@ install_libenet() {
 install_godot3 || status=$((status | 1))
 install_godot4 || status=$((status | 2))
 install_godot36 || status=$((status | 4))
+# Godot 3.6's packages share the root with Godot 4's: check that Godot 4 still runs.
+if [ $((status & 2)) = 0 ] && ! godot4_works; then
+    echo "WARNING: Godot 4 in $ROOT no longer runs after installing Godot 3.6" >&2
+    status=$((status | 2))
+fi
 install_tcpdump || true
 install_libenet || true
 exit $status

@@ -102,6 +102,8 @@ func setup():
 		var err = e.create_client("127.0.0.1", port)
 		if err != OK:
 			fail("create_client %d" % err)
+		# The engine's default (0 none, 1 ENet's range coder): the server's tests check it.
+		print("CLIENT-ENET compression_mode=%d" % e.compression_mode)
 		network_peer = e
 	else:
 		var w = WebSocketClient.new()

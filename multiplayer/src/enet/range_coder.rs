@@ -172,7 +172,8 @@ impl RangeDecoder {
         RangeDecoder {
             symbols: vec![Symbol::default(); SYMBOLS],
             chain: vec![0; SYMBOLS],
-            nodes: Vec::new(),
+            // Its most (one per symbol), so that decoding allocates nothing.
+            nodes: Vec::with_capacity(SYMBOLS),
         }
     }
 
@@ -450,12 +451,18 @@ impl RangeDecoder {
     }
 
     /// Decompresses `input` into `out`, as ENet decompresses into its datagram buffer: at most
-    /// `out.len()` bytes, else an error. Returns how many bytes were written; allocates nothing.
+    /// `out.len()` bytes, else an error (then `out` holds what was decoded before it). Returns
+    /// how many bytes were written; allocates nothing.
     pub fn decompress_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        let limit = out.len();
+        let mut slots = out.iter_mut();
         let mut n = 0;
-        self.run(input, out.len(), |b| {
-            out[n] = b;
-            n += 1;
+        self.run(input, limit, |b| {
+            // `run` emits at most `limit` bytes: there is always a slot.
+            if let Some(slot) = slots.next() {
+                *slot = b;
+                n += 1;
+            }
         })?;
         Ok(n)
     }

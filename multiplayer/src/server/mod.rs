@@ -9,7 +9,8 @@
 //!   from a schema file ([`ServerSchema::parse`]).
 //! - [`Server`] (feature `server`): the core on tokio, with the transports: `Server::listen_ws`
 //!   (feature `server-ws`; `Server::listen_wss` with `server-wss`) and `Server::listen_enet`
-//!   (feature `server-enet`), any number at once, one peer id space; each peer's send queue
+//!   (feature `server-enet`; `Server::listen_enet_with` chooses what it does with ENet's range
+//!   coder, `EnetCompression`), any number at once, one peer id space; each peer's send queue
 //!   bounded ([`ServerConfig::max_send_queue`]).
 //!
 //! ```no_run

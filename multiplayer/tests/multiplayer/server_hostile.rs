@@ -100,8 +100,9 @@ fn enet_garbage_and_forged_connects() {
         let len = (x % 200) as usize;
         let mut d: Vec<u8> = (0..len).map(|k| (x >> (k % 56)) as u8).collect();
         if i % 3 == 0 && d.len() > 4 {
-            // Headers that look like ENet's: peer id 0x0FFF (unassigned), a command byte.
-            d[0] = 0x8F;
+            // Headers that look like ENet's: peer id 0x0FFF (unassigned), a command byte; every
+            // other one flagged compressed, for the server's range decoder (on by default).
+            d[0] = if i % 2 == 0 { 0xCF } else { 0x8F };
             d[1] = 0xFF;
             d[4] = (i % 13) as u8 | 0x80;
         }

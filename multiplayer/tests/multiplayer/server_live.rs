@@ -515,6 +515,13 @@ fn two_clients3(engine: u32, what: &str, transport: &str, port: u16, welcome: bo
     );
     let outs = run_clients(engine, "mpserver_client3.gd", &[cfg.clone(), cfg]);
     check_clients(what, &outs);
+    if transport == "enet" {
+        // The engines' defaults: no compression in 3.2.3, ENet's range coder in 3.6.
+        let mode = format!("compression_mode={}", u8::from(engine == 36));
+        for (out, _) in &outs {
+            assert!(out.contains(&mode), "{what}: not {mode}:\n{out}");
+        }
+    }
 }
 
 #[test]
