@@ -72,6 +72,8 @@ impl enet::Socket for Socket {
 ///
 /// Decompressing costs the server CPU before it knows the sender (as in ENet's C): a datagram of
 /// a few bytes can decode to ENet's whole 4 KiB buffer, about as much work as a 4 KiB datagram.
+/// The server decodes with the crate's own decoder ([`RangeDecoder`]), which refuses the
+/// datagrams that would make ENet's C write past its symbol table, divide by zero or spin.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EnetCompression {
