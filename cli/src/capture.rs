@@ -14,7 +14,7 @@ use gdvariant_multiplayer::capture::{
     Body, CaptureReader, Config, Control, Event, FlowId, Transport,
 };
 use gdvariant_multiplayer::{
-    godot3, NodeTarget, Packet, PacketOptions, Protocol, Session, StaticSchema, SysKind,
+    godot3, NodeTarget, Packet, PacketOptions, Protocol, RemoteCall, Session, StaticSchema, SysKind,
 };
 
 use crate::host::{Fail, Host};
@@ -667,6 +667,16 @@ fn packet4(
     b: &mut Batch,
 ) -> batch::Body {
     let from = meta.from();
+    // A call (most packets) reads nothing into the session: only its node's path is looked up,
+    // with the id from its header (parsed whole when formatted).
+    if kind4(bytes) == Some(Kind::Rpc) {
+        let path = RemoteCall::node_id_of(bytes).and_then(|id| session.path(from, id));
+        let path = path.map(|p| b.push_text(p));
+        return batch::Body::Packet4 {
+            bytes: b.push_bytes(bytes),
+            path,
+        };
+    }
     let p = match gdvariant_multiplayer::parse_with(bytes, &cx.opts) {
         Ok(p) => p,
         // Formatted later, the same error.
@@ -678,23 +688,17 @@ fn packet4(
         }
     };
     session.observe(from, &p);
-    let path = match &p {
-        Packet::RemoteCall(c) => match c.node() {
-            NodeTarget::Id(id) => session.path(from, id),
-            NodeTarget::Path(_) => None,
-        },
+    match &p {
         Packet::Spawn(_) | Packet::Sync(_) | Packet::Delta(_) => {
-            return shown4(cx, session, errors, &p, from, bytes.len(), b);
+            shown4(cx, session, errors, &p, from, bytes.len(), b)
         }
         Packet::Sys(s) if s.kind() == SysKind::Relay => {
-            return shown4(cx, session, errors, &p, from, bytes.len(), b);
+            shown4(cx, session, errors, &p, from, bytes.len(), b)
         }
-        _ => None,
-    };
-    let path = path.map(|p| b.push_text(p));
-    batch::Body::Packet4 {
-        bytes: b.push_bytes(bytes),
-        path,
+        _ => batch::Body::Packet4 {
+            bytes: b.push_bytes(bytes),
+            path: None,
+        },
     }
 }
 
