@@ -398,12 +398,6 @@ impl<const N: usize> NumText<N> {
         self.len
     }
 
-    #[cfg(feature = "std")]
-    /// Empties it.
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-    }
-
     /// Appends one byte (ASCII).
     #[inline]
     pub(crate) fn push(&mut self, b: u8) {
@@ -532,19 +526,25 @@ const BYTE_DIGITS: [[u8; 4]; 256] = {
 /// table of the 256 byte values' digits, in runs of up to 1 KiB.
 pub(crate) fn write_bytes<W: fmt::Write + ?Sized>(bytes: &[u8], out: &mut W) -> fmt::Result {
     const RUN: usize = 1024;
-    let mut run = NumText::<RUN>::new();
+    let mut run = [0u8; RUN];
+    let mut at = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        if run.len() > RUN - 5 {
-            out.write_str(run.as_str())?;
-            run.clear();
+        // Room for `, ` and a table entry's 4 bytes.
+        if at > RUN - 6 {
+            out.write_str(core::str::from_utf8(&run[..at]).unwrap_or(""))?;
+            at = 0;
         }
-        if i > 0 {
-            run.push_bytes(b", ");
-        }
+        // `, ` and the entry's 4 bytes copied whole (fixed-size copies, not a call for 1 to 3
+        // bytes), the text advanced by the digits only: what follows them is written over.
         let d = &BYTE_DIGITS[usize::from(b)];
-        run.push_bytes(&d[..usize::from(d[3])]);
+        if let Some(slot) = run.get_mut(at..at + 6) {
+            let sep = if i > 0 { 2 } else { 0 };
+            slot[..2].copy_from_slice(b", ");
+            slot[sep..sep + 4].copy_from_slice(d);
+            at += sep + usize::from(d[3]);
+        }
     }
-    out.write_str(run.as_str())
+    out.write_str(core::str::from_utf8(&run[..at]).unwrap_or(""))
 }
 
 /// Splits Rust's `LowerExp` output (`1.2345e-7`) into its digits and exponent.
