@@ -83,7 +83,7 @@ fn short_decimal(x: f32) -> Option<(u32, usize)> {
 
 #[cfg(feature = "std")]
 /// Appends `n`'s decimal digits, at least `width` (at most 10), written in place.
-fn push_digits(n: u32, width: usize, out: &mut NumText) {
+fn push_digits<const N: usize>(n: u32, width: usize, out: &mut NumText<N>) {
     const POWERS: [u32; 10] = [
         1,
         10,
@@ -112,7 +112,7 @@ fn push_digits(n: u32, width: usize, out: &mut NumText) {
 #[cfg(feature = "std")]
 /// Lays out `m × 10^-k` ([`short_decimal`]) as [`positional`] does its digits: `70`, `7.1`,
 /// `0.0001`.
-fn fixed(m: u32, k: usize, out: &mut NumText) {
+fn fixed<const N: usize>(m: u32, k: usize, out: &mut NumText<N>) {
     // Divisions by constants: a division by a variable takes some 25 cycles.
     let (whole, mut frac) = match k {
         0 => (m, 0),
@@ -398,12 +398,6 @@ impl<const N: usize> NumText<N> {
         self.len
     }
 
-    #[cfg(feature = "std")]
-    /// Empties it.
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-    }
-
     /// Appends one byte (ASCII).
     #[inline]
     pub(crate) fn push(&mut self, b: u8) {
@@ -417,10 +411,11 @@ impl<const N: usize> NumText<N> {
     /// Appends bytes (ASCII).
     #[inline]
     pub(crate) fn push_bytes(&mut self, b: &[u8]) {
-        let end = (self.len + b.len()).min(N);
-        let n = end - self.len;
-        self.buf[self.len..end].copy_from_slice(&b[..n]);
-        self.len = end;
+        // All or nothing: a constant `b` is copied by a few moves, not a call.
+        if let Some(slot) = self.buf.get_mut(self.len..self.len + b.len()) {
+            slot.copy_from_slice(b);
+            self.len += b.len();
+        }
     }
 
     #[cfg(feature = "std")]
@@ -439,13 +434,23 @@ impl<const N: usize> NumText<N> {
 
     #[cfg(feature = "std")]
     /// Writes the text to `w` a character at a time: for a number's few bytes, cheaper than
-    /// checking them as UTF-8 ([`as_str`](Self::as_str)) and copying them.
+    /// checking them as UTF-8 and copying them ([`flush_to`](Self::flush_to), for longer texts).
     #[inline]
     pub(crate) fn write_to<W: fmt::Write + ?Sized>(&self, w: &mut W) -> fmt::Result {
         for &b in &self.buf[..self.len] {
-            w.write_char(char::from(b))?;
+            // ASCII (the `& 0x7f` says so: each character is one byte to write).
+            w.write_char(char::from(b & 0x7f))?;
         }
         Ok(())
+    }
+
+    #[cfg(feature = "std")]
+    /// Writes the text to `w` ([`as_str`](Self::as_str): one check and one copy for the whole
+    /// of it) and empties it.
+    pub(crate) fn flush_to<W: fmt::Write + ?Sized>(&mut self, w: &mut W) -> fmt::Result {
+        let r = w.write_str(self.as_str());
+        self.len = 0;
+        r
     }
 
     #[cfg(feature = "std")]
@@ -468,9 +473,24 @@ impl<const N: usize> fmt::Write for NumText<N> {
 #[cfg(feature = "std")]
 /// The decimal text of an integer.
 pub(crate) fn int(x: i64) -> NumText<24> {
+    let mut out = NumText::new();
+    push_int(x, &mut out);
+    out
+}
+
+#[cfg(feature = "std")]
+/// Appends the decimal text of an integer (at most 20 bytes).
+pub(crate) fn push_int<const N: usize>(x: i64, out: &mut NumText<N>) {
+    if x < 0 {
+        out.push(b'-');
+    }
+    let n = x.unsigned_abs();
+    if let Ok(n) = u32::try_from(n) {
+        return push_digits(n, 1, out);
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    let mut n = x.unsigned_abs();
+    let mut n = n;
     loop {
         at -= 1;
         digits[at] = b'0' + (n % 10) as u8;
@@ -479,12 +499,7 @@ pub(crate) fn int(x: i64) -> NumText<24> {
             break;
         }
     }
-    let mut out = NumText::new();
-    if x < 0 {
-        out.push(b'-');
-    }
     out.push_bytes(&digits[at..]);
-    out
 }
 
 #[cfg(feature = "std")]
@@ -511,19 +526,25 @@ const BYTE_DIGITS: [[u8; 4]; 256] = {
 /// table of the 256 byte values' digits, in runs of up to 1 KiB.
 pub(crate) fn write_bytes<W: fmt::Write + ?Sized>(bytes: &[u8], out: &mut W) -> fmt::Result {
     const RUN: usize = 1024;
-    let mut run = NumText::<RUN>::new();
+    let mut run = [0u8; RUN];
+    let mut at = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        if run.len() > RUN - 5 {
-            out.write_str(run.as_str())?;
-            run.clear();
+        // Room for `, ` and a table entry's 4 bytes.
+        if at > RUN - 6 {
+            out.write_str(core::str::from_utf8(&run[..at]).unwrap_or(""))?;
+            at = 0;
         }
-        if i > 0 {
-            run.push_bytes(b", ");
-        }
+        // `, ` and the entry's 4 bytes copied whole (fixed-size copies, not a call for 1 to 3
+        // bytes), the text advanced by the digits only: what follows them is written over.
         let d = &BYTE_DIGITS[usize::from(b)];
-        run.push_bytes(&d[..usize::from(d[3])]);
+        if let Some(slot) = run.get_mut(at..at + 6) {
+            let sep = if i > 0 { 2 } else { 0 };
+            slot[..2].copy_from_slice(b", ");
+            slot[sep..sep + 4].copy_from_slice(d);
+            at += sep + usize::from(d[3]);
+        }
     }
-    out.write_str(run.as_str())
+    out.write_str(core::str::from_utf8(&run[..at]).unwrap_or(""))
 }
 
 /// Splits Rust's `LowerExp` output (`1.2345e-7`) into its digits and exponent.
@@ -558,7 +579,7 @@ fn exp_digits(x: f64, six: bool) -> (NumText, i32) {
 
 #[cfg(feature = "std")]
 /// Lays out `digits` (d1 d2 …, value `d1.d2… × 10^exp`) in positional notation.
-fn positional(digits: &[u8], exp: i32, out: &mut NumText) {
+fn positional<const N: usize>(digits: &[u8], exp: i32, out: &mut NumText<N>) {
     let n = digits.len() as i32;
     if exp < 0 {
         out.push_bytes(b"0.");
@@ -581,7 +602,7 @@ fn positional(digits: &[u8], exp: i32, out: &mut NumText) {
 
 #[cfg(feature = "std")]
 /// Lays out `digits` in scientific notation with a signed exponent of at least two digits.
-fn scientific(digits: &[u8], exp: i32, out: &mut NumText) {
+fn scientific<const N: usize>(digits: &[u8], exp: i32, out: &mut NumText<N>) {
     let (a, b) = digits.split_at(1);
     out.push_bytes(a);
     if !b.is_empty() {
@@ -594,48 +615,37 @@ fn scientific(digits: &[u8], exp: i32, out: &mut NumText) {
     if e < 10 {
         out.push(b'0');
     }
-    out.push_bytes(int(i64::from(e)).as_str().as_bytes());
-}
-
-#[cfg(feature = "std")]
-/// A word's text.
-fn word(w: &str) -> NumText {
-    let mut t = NumText::<64>::new();
-    t.push_bytes(w.as_bytes());
-    t
+    push_int(i64::from(e), out);
 }
 
 #[cfg(feature = "std")]
 /// Godot 4's `rtos_fix`: how a real number (a float, a vector component, a packed array
-/// element) is printed by `var_to_str`.
-fn real4(x: f64) -> NumText {
+/// element) is printed by `var_to_str`; appended to `out`.
+fn real4<const N: usize>(x: f64, out: &mut NumText<N>) {
     if x == 0.0 {
-        return word("0");
+        return out.push(b'0');
     }
     if x.is_nan() {
-        return word("nan");
+        return out.push_bytes(b"nan");
     }
     if x.is_infinite() {
-        return word(if x > 0.0 { "inf" } else { "inf_neg" });
+        return out.push_bytes(if x > 0.0 { b"inf" } else { b"inf_neg" });
     }
-    let mut out = NumText::<64>::new();
     if x < 0.0 {
         out.push(b'-');
     }
     let a = x.abs();
     if (a as f32) as f64 == a {
         if let Some((m, k)) = short_decimal(a as f32) {
-            fixed(m, k, &mut out);
-            return out;
+            return fixed(m, k, out);
         }
     }
-    grisu_text(a, &mut out);
-    out
+    grisu_text(a, out);
 }
 
 #[cfg(feature = "std")]
 /// Appends Grisu2's text of `x` (finite, positive) in Godot 4's layout.
-fn grisu_text(x: f64, out: &mut NumText) {
+fn grisu_text<const N: usize>(x: f64, out: &mut NumText<N>) {
     let (digits, exp) = shortest(x);
     let digits = &digits.buf[..digits.len];
     if (-4..15).contains(&exp) {
@@ -646,20 +656,23 @@ fn grisu_text(x: f64, out: &mut NumText) {
 }
 
 #[cfg(feature = "std")]
-/// Godot 3's `rtos_fix`: the value narrowed to `f32`, then `printf("%g")`.
-fn real3(x: f64) -> NumText {
+/// Godot 3's `rtos_fix`: the value narrowed to `f32`, then `printf("%g")`; appended to `out`.
+fn real3<const N: usize>(x: f64, out: &mut NumText<N>) {
     let x = x as f32 as f64;
     if x == 0.0 {
-        return word("0");
+        return out.push(b'0');
     }
     if x.is_nan() {
         // glibc's printf writes the sign of a NaN.
-        return word(if x.is_sign_negative() { "-nan" } else { "nan" });
+        return out.push_bytes(if x.is_sign_negative() {
+            b"-nan"
+        } else {
+            b"nan"
+        });
     }
     if x.is_infinite() {
-        return word(if x > 0.0 { "inf" } else { "-inf" });
+        return out.push_bytes(if x > 0.0 { b"inf" } else { b"-inf" });
     }
-    let mut out = NumText::<64>::new();
     if x < 0.0 {
         out.push(b'-');
     }
@@ -668,20 +681,31 @@ fn real3(x: f64) -> NumText {
     let (digits, exp) = exp_digits(x.abs(), true);
     let digits = &digits.buf[..digits.len];
     if (-4..6).contains(&exp) {
-        positional(digits, exp, &mut out);
+        positional(digits, exp, out);
     } else {
-        scientific(digits, exp, &mut out);
+        scientific(digits, exp, out);
     }
-    out
 }
 
 #[cfg(feature = "std")]
-/// A real number as the dialect prints it (see [`real4`], [`real3`]), on the stack.
-pub(crate) fn real_text(x: f64, dialect: Dialect) -> NumText {
+/// Room for what [`push_real`] appends: a real's text is at most 48 bytes.
+pub(crate) const REAL_MAX: usize = 48;
+
+#[cfg(feature = "std")]
+/// Appends a real number as the dialect prints it (see [`real4`], [`real3`]).
+pub(crate) fn push_real<const N: usize>(x: f64, dialect: Dialect, out: &mut NumText<N>) {
     match dialect {
-        Dialect::Godot4 => real4(x),
-        Dialect::Godot3 => real3(x),
+        Dialect::Godot4 => real4(x, out),
+        Dialect::Godot3 => real3(x, out),
     }
+}
+
+#[cfg(feature = "std")]
+/// A real number as the dialect prints it (see [`push_real`]), on the stack.
+pub(crate) fn real_text(x: f64, dialect: Dialect) -> NumText {
+    let mut t = NumText::new();
+    push_real(x, dialect, &mut t);
+    t
 }
 
 #[cfg(feature = "std")]
@@ -691,18 +715,28 @@ pub(crate) fn real(x: f64, dialect: Dialect) -> String {
 }
 
 #[cfg(feature = "std")]
-/// A standalone `float` value as the dialect prints it: like [`real_text`], with `.0` appended
-/// when the text has neither `.` nor an exponent (`1.0`, `-inf.0` in Godot 3).
-pub(crate) fn float_text(x: f64, dialect: Dialect) -> NumText {
-    let mut s = real_text(x, dialect);
+/// Appends a standalone `float` value as the dialect prints it: like [`push_real`], with `.0`
+/// appended when the text has neither `.` nor an exponent (`1.0`, `-inf.0` in Godot 3).
+pub(crate) fn push_float<const N: usize>(x: f64, dialect: Dialect, out: &mut NumText<N>) {
+    let start = out.len;
+    push_real(x, dialect, out);
+    let t = &out.buf[start..out.len];
     let word = match dialect {
-        Dialect::Godot4 => matches!(&s.buf[..s.len], b"inf" | b"inf_neg" | b"nan"),
-        Dialect::Godot3 => matches!(&s.buf[..s.len], b"inf" | b"nan"),
+        Dialect::Godot4 => matches!(t, b"inf" | b"inf_neg" | b"nan"),
+        Dialect::Godot3 => matches!(t, b"inf" | b"nan"),
     };
-    if !word && !s.contains(b'.') && !s.contains(b'e') {
-        s.push_bytes(b".0");
+    // One pass over a few bytes.
+    if !word && !t.iter().any(|&b| b == b'.' || b == b'e') {
+        out.push_bytes(b".0");
     }
-    s
+}
+
+#[cfg(feature = "std")]
+/// A standalone `float` value as the dialect prints it (see [`push_float`]), on the stack.
+pub(crate) fn float_text(x: f64, dialect: Dialect) -> NumText {
+    let mut t = NumText::new();
+    push_float(x, dialect, &mut t);
+    t
 }
 
 #[cfg(feature = "std")]
@@ -892,7 +926,7 @@ mod tests {
             (5e-324, "5e-324"),
         ];
         for &(x, s) in cases {
-            assert_eq!(real4(x).as_str(), s, "{x:e}");
+            assert_eq!(real_text(x, Dialect::Godot4).as_str(), s, "{x:e}");
         }
         assert_eq!(float(10000000000.0, Dialect::Godot4), "10000000000.0");
         assert_eq!(float(1e-5, Dialect::Godot4), "1e-05");
@@ -901,10 +935,10 @@ mod tests {
     /// Godot 4's text of `x` by Grisu2 alone, and by [`short_decimal`] if it takes `x`.
     #[cfg(feature = "std")]
     fn both_texts(x: f32) -> (String, Option<String>) {
-        let mut g = NumText::new();
+        let mut g = NumText::<64>::new();
         grisu_text(f64::from(x), &mut g);
         let fast = short_decimal(x).map(|(m, k)| {
-            let mut t = NumText::new();
+            let mut t = NumText::<64>::new();
             fixed(m, k, &mut t);
             t.as_str().to_string()
         });
@@ -952,7 +986,10 @@ mod tests {
                 (text.to_string(), Some(text.to_string())),
                 "{x}"
             );
-            assert_eq!(real4(-f64::from(x)).as_str(), format!("-{text}"));
+            assert_eq!(
+                real_text(-f64::from(x), Dialect::Godot4).as_str(),
+                format!("-{text}")
+            );
         }
         // Not short: Grisu2.
         // 2097152.25: a tie.
@@ -1014,10 +1051,10 @@ mod tests {
             (9007199254740994.0, "9.0072e+15"),
         ];
         for &(x, s) in cases {
-            assert_eq!(real3(x).as_str(), s, "{x:e}");
+            assert_eq!(real_text(x, Dialect::Godot3).as_str(), s, "{x:e}");
         }
         assert_eq!(float(123456.5, Dialect::Godot3), "123456.0");
-        assert_eq!(real3(-f64::NAN).as_str(), "-nan");
+        assert_eq!(real_text(-f64::NAN, Dialect::Godot3).as_str(), "-nan");
         assert_eq!(float(-f64::NAN, Dialect::Godot3), "-nan.0");
         assert_eq!(float(f64::NAN, Dialect::Godot3), "nan");
         assert_eq!(float(1e10, Dialect::Godot3), "1e+10");

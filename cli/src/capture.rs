@@ -14,7 +14,7 @@ use gdvariant_multiplayer::capture::{
     Body, CaptureReader, Config, Control, Event, FlowId, Transport,
 };
 use gdvariant_multiplayer::{
-    godot3, NodeTarget, Packet, PacketOptions, Protocol, Session, StaticSchema, SysKind,
+    godot3, NodeTarget, Packet, PacketOptions, Protocol, RemoteCall, Session, StaticSchema, SysKind,
 };
 
 use crate::host::{Fail, Host};
@@ -452,10 +452,20 @@ impl Reader<'_> {
             return;
         }
         let meta = Meta::of(ev);
-        let head = if shown && !self.cx.stats && !self.cx.json && ev.flow != 0 {
-            self.push_head(ev, &mut b.text)
-        } else {
-            0..0
+        let text_head = shown && !self.cx.stats && !self.cx.json && ev.flow != 0;
+        let g4 = matches!(
+            ev.body,
+            Body::Packet {
+                dialect: Dialect::Godot4,
+                ..
+            }
+        );
+        // The flow direction's state, looked up once for the head and a Godot 4 packet.
+        let mut side =
+            (text_head || g4).then(|| self.sides.entry((ev.flow, ev.from_client)).or_default());
+        let head = match side.as_deref_mut() {
+            Some(side) if text_head => push_head(&mut side.heads, ev, &mut b.text),
+            _ => 0..0,
         };
         let body = match &ev.body {
             Body::Value { bytes, dialect } => batch::Body::Value {
@@ -465,7 +475,20 @@ impl Reader<'_> {
             Body::Packet {
                 bytes,
                 dialect: Dialect::Godot4,
-            } => self.packet4(ev, &meta, bytes, b),
+            } => {
+                let side = match side {
+                    Some(side) => side,
+                    None => self.sides.entry((ev.flow, ev.from_client)).or_default(),
+                };
+                packet4(
+                    self.cx,
+                    &mut side.session,
+                    &mut self.errors,
+                    &meta,
+                    bytes,
+                    b,
+                )
+            }
             Body::Packet {
                 bytes,
                 dialect: Dialect::Godot3,
@@ -498,46 +521,6 @@ impl Reader<'_> {
             body,
         });
     }
-    /// A Godot 4 packet: read here, for the session (in capture order); its text is formatted
-    /// here when it reads the session (spawns, syncs, relays), else later with its call's path.
-    fn packet4(&mut self, ev: &Event<'_>, meta: &Meta, bytes: &[u8], b: &mut Batch) -> batch::Body {
-        let from = meta.from();
-        let session = &mut self
-            .sides
-            .entry((ev.flow, ev.from_client))
-            .or_default()
-            .session;
-        let p = match gdvariant_multiplayer::parse_with(bytes, &self.cx.opts) {
-            Ok(p) => p,
-            // Formatted later, the same error.
-            Err(_) => {
-                return batch::Body::Packet4 {
-                    bytes: b.push_bytes(bytes),
-                    path: None,
-                }
-            }
-        };
-        session.observe(from, &p);
-        let path = match &p {
-            Packet::RemoteCall(c) => match c.node() {
-                NodeTarget::Id(id) => session.path(from, id),
-                NodeTarget::Path(_) => None,
-            },
-            Packet::Spawn(_) | Packet::Sync(_) | Packet::Delta(_) => {
-                return shown4(self.cx, session, &mut self.errors, &p, from, bytes.len(), b);
-            }
-            Packet::Sys(s) if s.kind() == SysKind::Relay => {
-                return shown4(self.cx, session, &mut self.errors, &p, from, bytes.len(), b);
-            }
-            _ => None,
-        };
-        let path = path.map(|p| b.push_text(p));
-        batch::Body::Packet4 {
-            bytes: b.push_bytes(bytes),
-            path,
-        }
-    }
-
     /// Godot 3: the path of a packet's node id (the cache as it is now, in capture order); keeps
     /// the paths a valid `SIMPLIFY_PATH` gives.
     fn path3(&mut self, ev: &Event<'_>, meta: &Meta, bytes: &[u8]) -> Option<&str> {
@@ -559,35 +542,6 @@ impl Reader<'_> {
             NodeTarget::Id(id) => self.paths3.get(&key(id)).map(String::as_str),
             NodeTarget::Path(_) => None,
         }
-    }
-
-    /// Appends the text between the line's time and its body (kept per flow and direction) to
-    /// `text`; returns where.
-    fn push_head(&mut self, ev: &Event<'_>, text: &mut String) -> std::ops::Range<usize> {
-        let at = text.len();
-        let key = Head {
-            from_peer: ev.from_peer,
-            to_peer: ev.to_peer,
-            transport: ev.transport,
-            channel: ev.channel,
-        };
-        let cached = &mut self
-            .sides
-            .entry((ev.flow, ev.from_client))
-            .or_default()
-            .heads;
-        match cached.iter().find(|(k, _)| *k == key) {
-            Some((_, head)) => text.push_str(head),
-            None => {
-                let head = head_text(ev);
-                text.push_str(&head);
-                if cached.len() >= 16 {
-                    cached.remove(0);
-                }
-                cached.push((key, head));
-            }
-        }
-        at..text.len()
     }
 
     /// Counts a shown message for `--stats`.
@@ -700,6 +654,80 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// A Godot 4 packet: read here, for the session (in capture order); its text is formatted here
+/// when it reads the session (spawns, syncs, relays), else later with its call's path.
+fn packet4(
+    cx: &Ctx,
+    session: &mut Session,
+    errors: &mut u64,
+    meta: &Meta,
+    bytes: &[u8],
+    b: &mut Batch,
+) -> batch::Body {
+    let from = meta.from();
+    // A call (most packets) reads nothing into the session: only its node's path is looked up,
+    // with the id from its header (parsed whole when formatted).
+    if kind4(bytes) == Some(Kind::Rpc) {
+        let path = RemoteCall::node_id_of(bytes).and_then(|id| session.path(from, id));
+        let path = path.map(|p| b.push_text(p));
+        return batch::Body::Packet4 {
+            bytes: b.push_bytes(bytes),
+            path,
+        };
+    }
+    let p = match gdvariant_multiplayer::parse_with(bytes, &cx.opts) {
+        Ok(p) => p,
+        // Formatted later, the same error.
+        Err(_) => {
+            return batch::Body::Packet4 {
+                bytes: b.push_bytes(bytes),
+                path: None,
+            }
+        }
+    };
+    session.observe(from, &p);
+    match &p {
+        Packet::Spawn(_) | Packet::Sync(_) | Packet::Delta(_) => {
+            shown4(cx, session, errors, &p, from, bytes.len(), b)
+        }
+        Packet::Sys(s) if s.kind() == SysKind::Relay => {
+            shown4(cx, session, errors, &p, from, bytes.len(), b)
+        }
+        _ => batch::Body::Packet4 {
+            bytes: b.push_bytes(bytes),
+            path: None,
+        },
+    }
+}
+
+/// Appends the text between the line's time and its body (kept per flow and direction) to
+/// `text`; returns where.
+fn push_head(
+    cached: &mut Vec<(Head, String)>,
+    ev: &Event<'_>,
+    text: &mut String,
+) -> std::ops::Range<usize> {
+    let at = text.len();
+    let key = Head {
+        from_peer: ev.from_peer,
+        to_peer: ev.to_peer,
+        transport: ev.transport,
+        channel: ev.channel,
+    };
+    match cached.iter().find(|(k, _)| *k == key) {
+        Some((_, head)) => text.push_str(head),
+        None => {
+            let head = head_text(ev);
+            text.push_str(&head);
+            if cached.len() >= 16 {
+                cached.remove(0);
+            }
+            cached.push((key, head));
+        }
+    }
+    at..text.len()
 }
 
 /// A Godot 4 packet whose text reads the session (spawns, syncs, relays), formatted as it is

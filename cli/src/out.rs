@@ -11,6 +11,17 @@ use gdvariant_multiplayer::{Value, ValueRef};
 /// packet cannot be relayed, so nothing nests deeper.
 const MAX_LISTS: usize = 4;
 
+/// An open list's label (text).
+#[derive(Clone, Copy)]
+struct Label {
+    /// What each value says it is (`arg`).
+    name: &'static str,
+    /// ` | arg ` for the one-line output; empty for a label without one.
+    inline: &'static str,
+    /// How many values it has shown.
+    shown: usize,
+}
+
 /// The output of one packet: text (a head line, indented values) or one JSON object's fields.
 pub(crate) struct Out<'s> {
     s: &'s mut String,
@@ -22,7 +33,7 @@ pub(crate) struct Out<'s> {
     /// JSON: the open level (objects and lists inside the packet's).
     level: u32,
     /// Text: the open lists' labels and how many values each has shown (`lists` of them).
-    labels: [(&'static str, usize); MAX_LISTS],
+    labels: [Label; MAX_LISTS],
     lists: usize,
     /// Text on one line: fields and values separated by ` | `, values' own line breaks as
     /// spaces (`gdvariant capture`).
@@ -37,7 +48,11 @@ impl<'s> Out<'s> {
             depth: 1,
             first: 1,
             level: 0,
-            labels: [("", 0); MAX_LISTS],
+            labels: [Label {
+                name: "",
+                inline: "",
+                shown: 0,
+            }; MAX_LISTS],
             lists: 0,
             inline: false,
         }
@@ -194,14 +209,19 @@ impl<'s> Out<'s> {
             self.push_level();
         } else {
             // Each value or entry says what it is on its own line.
-            let k = match k {
-                "args" => "arg",
-                "entries" => "entry",
-                "values" => "value",
-                k => k,
+            let (name, inline) = match k {
+                "args" => ("arg", " | arg "),
+                "entries" => ("entry", " | entry "),
+                "values" => ("value", " | value "),
+                "state" => ("state", " | state "),
+                k => (k, ""),
             };
             if let Some(l) = self.labels.get_mut(self.lists) {
-                *l = (k, 0);
+                *l = Label {
+                    name,
+                    inline,
+                    shown: 0,
+                };
             }
             self.lists += 1;
         }
@@ -217,7 +237,7 @@ impl<'s> Out<'s> {
     }
 
     /// The innermost open list's label and count.
-    fn label(&mut self) -> Option<&mut (&'static str, usize)> {
+    fn label(&mut self) -> Option<&mut Label> {
         let i = self.lists.checked_sub(1)?;
         self.labels.get_mut(i)
     }
@@ -228,7 +248,7 @@ impl<'s> Out<'s> {
             self.s.push('{');
             self.push_level();
         } else {
-            let label = self.label().map_or("", |l| l.0);
+            let label = self.label().map_or("", |l| l.name);
             self.br(2 * self.depth);
             self.s.push_str(label);
             self.depth += 1;
@@ -280,24 +300,34 @@ impl<'s> Out<'s> {
             }
         } else if self.inline {
             // One line, written in place (`gdvariant capture` shows every value of a capture).
-            self.s.push_str(" | ");
             let i = match self.label() {
-                Some((l, n)) => {
-                    let (l, i) = (*l, *n);
-                    *n += 1;
-                    self.s.push_str(l);
+                Some(l) => {
+                    let (name, inline, i) = (l.name, l.inline, l.shown);
+                    l.shown += 1;
+                    if inline.is_empty() {
+                        self.s.push_str(" | ");
+                        self.s.push_str(name);
+                        self.s.push(' ');
+                    } else {
+                        // ` | arg ` in one copy.
+                        self.s.push_str(inline);
+                    }
                     i
                 }
-                None => 0,
+                None => {
+                    self.s.push_str(" |  ");
+                    0
+                }
             };
-            self.s.push(' ');
             match name {
                 Some(n) => self.s.push_str(n),
                 // A digit as a char: no copy call for one byte (most calls have a few arguments).
                 None if i < 10 => self.s.push(char::from(b'0' + i as u8)),
                 None => self.s.push_str(itoa::Buffer::new().format(i)),
             }
-            self.s.push_str(": ");
+            // Chars, not a 2-byte copy call.
+            self.s.push(':');
+            self.s.push(' ');
             let start = self.s.len();
             // As `ValueRef`'s `Display`, without its formatting machinery.
             let mut lines = false;
@@ -326,9 +356,9 @@ impl<'s> Out<'s> {
             let pad = 2 * self.depth;
             let text = text.replace('\n', &self.fold(pad));
             let (label, i) = match self.label() {
-                Some((l, n)) => {
-                    *n += 1;
-                    (*l, *n - 1)
+                Some(l) => {
+                    l.shown += 1;
+                    (l.name, l.shown - 1)
                 }
                 None => ("", 0),
             };

@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::value::{Arg, Values};
-use crate::wire::{invalid, len_u32, put_cstr, PacketOptions, Span, WireStr};
+use crate::wire::{invalid, len_u32, put_cstr, Command, PacketOptions, Span, WireStr};
 use gdvariant::encode::EncodeOptions;
 use gdvariant::error::Result;
 use gdvariant::types::Dialect;
@@ -104,6 +104,29 @@ impl<'a> RemoteCall<'a> {
             args_end,
             opts: *opts,
         })
+    }
+
+    /// The cache id of the node a `REMOTE_CALL` packet's header names, read from the header
+    /// alone: what [`node`](Self::node) gives as [`NodeTarget::Id`] once the packet is parsed
+    /// (a capture reader looks up the node's path with it, without parsing the rest). `None`
+    /// for another packet, a node sent by path, or a cut or malformed header; `Some` does not
+    /// say that the rest of the packet parses.
+    pub fn node_id_of(packet: &[u8]) -> Option<u32> {
+        let (&meta, rest) = packet.split_first()?;
+        if Command::from_byte(meta) != Command::RemoteCall {
+            return None;
+        }
+        let field = |n: usize| {
+            let mut b = [0u8; 4];
+            b[..n].copy_from_slice(rest.get(..n)?);
+            Some(u32::from_le_bytes(b))
+        };
+        match (meta >> NODE_ID_SHIFT) & 3 {
+            0 => field(1),
+            1 => field(2),
+            2 => field(4).filter(|id| id & INLINE_PATH == 0),
+            _ => None,
+        }
     }
 
     /// The node: a cache id or an inline path.

@@ -5,12 +5,16 @@
 use core::fmt;
 use std::string::{String, ToString};
 
-use crate::num;
+use crate::num::{self, NumText};
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
 use crate::owned::TypeInfo;
 use crate::types::{Dialect, VariantType as T};
 use crate::value::VariantRef;
+
+/// The stack buffer of a math or packed value's text ([`leaf`]'s `reals!`, `ints!`): a vector's
+/// text fits, a longer one is written in pieces of up to this size.
+const NUMS: usize = 128;
 
 /// Opens a math or packed value's components: `(`, in Godot 3 `( `. (A char, not a `&str` of
 /// either length: no copy call for one byte.)
@@ -39,36 +43,47 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     // 64-bit components as a single-precision engine reads them: narrowed to its `real_t`.
     let narrow = !g3 && v.is_wide() && !v.options().double_precision();
     // Each arm reads what it prints before it writes: an error leaves nothing written.
+    // A number's or a math value's text is gathered on the stack and written in one piece (a
+    // packed array's in pieces of up to `NUMS` bytes): one check and one copy, not a write
+    // per character.
     macro_rules! reals {
         ($arr:expr) => {{
             let items = $arr.into_iter();
-            put(s, name)?;
-            open(s, g3)?;
+            let mut t = NumText::<NUMS>::new();
+            t.push_bytes(name.as_bytes());
+            t.push_bytes(if g3 { b"( " } else { b"(" });
             for (i, x) in items.enumerate() {
+                if t.len() > NUMS - 2 - num::REAL_MAX {
+                    t.flush_to(s).map_err(|_| Stop::Write)?;
+                }
                 if i > 0 {
-                    put(s, ", ")?;
+                    t.push_bytes(b", ");
                 }
                 let x = x as f64;
                 let x = if narrow { f64::from(x as f32) } else { x };
-                num::real_text(x, d).write_to(s).map_err(|_| Stop::Write)?;
+                num::push_real(x, d, &mut t);
             }
-            close(s, g3)?;
+            t.push_bytes(if g3 { b" )" } else { b")" });
+            t.flush_to(s).map_err(|_| Stop::Write)?;
         }};
     }
     macro_rules! ints {
         ($arr:expr) => {{
             let items = $arr.into_iter();
-            put(s, name)?;
-            open(s, g3)?;
+            let mut t = NumText::<NUMS>::new();
+            t.push_bytes(name.as_bytes());
+            t.push_bytes(if g3 { b"( " } else { b"(" });
             for (i, x) in items.enumerate() {
-                if i > 0 {
-                    put(s, ", ")?;
+                if t.len() > NUMS - 2 - 20 {
+                    t.flush_to(s).map_err(|_| Stop::Write)?;
                 }
-                num::int(i64::from(x))
-                    .write_to(s)
-                    .map_err(|_| Stop::Write)?;
+                if i > 0 {
+                    t.push_bytes(b", ");
+                }
+                num::push_int(i64::from(x), &mut t);
             }
-            close(s, g3)?;
+            t.push_bytes(if g3 { b" )" } else { b")" });
+            t.flush_to(s).map_err(|_| Stop::Write)?;
         }};
     }
     match v.ty() {

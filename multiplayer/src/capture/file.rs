@@ -202,10 +202,10 @@ impl<R: Read> Records<R> {
             self.offset += n as u64;
             self.taken = 0;
         }
-        // A legacy record already whole in the buffer is parsed once (the loop parses it to
-        // see that it is whole, then `block` again, to return it).
-        if self.whole_legacy_record() {
-            return self.block();
+        // A legacy record already whole in the buffer is read here, once (the loop parses it
+        // to see that it is whole, then `block` again, to return it).
+        if let Some(head) = self.whole_legacy_record() {
+            return self.legacy_record(head);
         }
         // Refill until a whole block is in the buffer (or the file ends).
         loop {
@@ -261,23 +261,48 @@ impl<R: Read> Records<R> {
         self.block()
     }
 
-    /// Whether the buffer starts with a whole legacy pcap record (after the file's header).
-    fn whole_legacy_record(&self) -> bool {
+    /// The header of the legacy pcap record at the buffer's start (after the file's header),
+    /// if the whole record is in the buffer: its four fields (seconds, micro- or nanoseconds,
+    /// captured and original length).
+    fn whole_legacy_record(&self) -> Option<[u32; 4]> {
         let (Inner::Legacy(r), Some(big)) = (&self.inner, self.big_endian) else {
-            return false;
+            return None;
         };
         let data = r.data();
-        let Some(&[a, b, c, d]) = data.get(8..12) else {
-            return false;
+        let head: &[u8; 16] = data.get(..16)?.try_into().ok()?;
+        let field = |i: usize| {
+            let b = [head[i], head[i + 1], head[i + 2], head[i + 3]];
+            if big {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            }
         };
-        let len = if big {
-            u32::from_be_bytes([a, b, c, d])
+        let head = [field(0), field(4), field(8), field(12)];
+        (data.len() - 16 >= head[2] as usize).then_some(head)
+    }
+
+    /// The legacy record whose header [`whole_legacy_record`](Self::whole_legacy_record)
+    /// read, as `block` gives it (pcap-parser's `parse_pcap_frame` reads the same 16 bytes),
+    /// without pcap-parser's parse of it into a block.
+    fn legacy_record(&mut self, [secs, frac, caplen, orig_len]: [u32; 4]) -> Next<'_> {
+        let Inner::Legacy(r) = &self.inner else {
+            return Next::Other;
+        };
+        let len = caplen as usize;
+        self.taken = 16 + len;
+        let nanos = if self.legacy.1 {
+            frac
         } else {
-            u32::from_le_bytes([a, b, c, d])
+            frac.saturating_mul(1000)
         };
-        data.len()
-            .checked_sub(16)
-            .is_some_and(|n| n >= len as usize)
+        Next::Record(Record {
+            time: Timestamp::new(u64::from(secs), nanos.min(999_999_999)),
+            link: self.legacy.0,
+            data: r.data().get(16..16 + len).unwrap_or_default(),
+            orig_len,
+            offset: self.offset,
+        })
     }
 
     fn fatal(&mut self, what: &str) -> Next<'static> {

@@ -13,8 +13,9 @@ use gdvariant::{ReadOptions, Variant};
 use gdvariant_multiplayer::{
     self as multiplayer, add_peer, auth, auth_complete, confirm_path, del_peer, delta_properties,
     despawn, godot3, raw, relay, simplify_path, spawn_properties, sync_properties, DeltaBuilder,
-    NodeTarget, Packet, Property, RemoteCallBuilder, ReplicationMode, RpcMethods, Schema, Session,
-    SpawnBuilder, StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value, ValueRef,
+    NodeTarget, Packet, Property, RemoteCall, RemoteCallBuilder, ReplicationMode, RpcMethods,
+    Schema, Session, SpawnBuilder, StaticSchema, SyncBuilder, SyncKey, SysKind, Target, Value,
+    ValueRef,
 };
 
 fn texts<'a>(values: impl Iterator<Item = gdvariant::Result<ValueRef<'a>>>) -> Vec<String> {
@@ -449,6 +450,31 @@ fn godot4_rpc_forms_are_the_engines() {
         c.args().next().unwrap().unwrap().value(),
         Value::Bytes(&[1, 2, 3])
     ));
+}
+
+#[test]
+fn godot4_rpc_node_ids_from_the_header_are_the_parsed_calls() {
+    let fx = g4();
+    let mut ids = 0;
+    for p in &fx.pkts {
+        let parsed = match multiplayer::parse(&p.bytes).unwrap() {
+            Packet::RemoteCall(c) => match c.node() {
+                NodeTarget::Id(id) => Some(id),
+                NodeTarget::Path(_) => None,
+            },
+            _ => None,
+        };
+        assert_eq!(RemoteCall::node_id_of(&p.bytes), parsed, "#{}", p.seq);
+        ids += usize::from(parsed.is_some());
+    }
+    assert!(ids > 10, "{ids} calls by id");
+    // A 16-bit id; the header cut short, or a node id width of 3: no id.
+    let b = RemoteCallBuilder::new(Target::Id(300), 2).finish().unwrap();
+    assert_eq!(RemoteCall::node_id_of(&b), Some(300));
+    assert_eq!(RemoteCall::node_id_of(&b[..2]), None);
+    let mut w3 = b.clone();
+    w3[0] |= 3 << 4;
+    assert_eq!(RemoteCall::node_id_of(&w3), None);
 }
 
 // ----- Godot 3 -----
