@@ -46,7 +46,7 @@ impl<'de> Own<'de> {
 
     /// The cursor caught up with the walker `w`, which read on from it (`ok`: without an
     /// error; after an error the walk is over: nothing more on the cursor).
-    #[inline(always)]
+    #[inline]
     pub(super) fn caught_up(&mut self, w: &Walker<'de>, ok: bool) {
         match w.plain() {
             // (The walker's bytes left are a suffix of the cursor's, behind it: only their
@@ -60,7 +60,7 @@ impl<'de> Own<'de> {
     }
 
     /// No more reading on the cursor (the walker's is the one).
-    #[inline(always)]
+    #[inline]
     pub(super) fn stop(&mut self) {
         self.fast = false;
         self.p.left = 0;
