@@ -51,7 +51,7 @@
 // type), `scalar` (scalars and strings read straight from the input), `elements` (math types
 // and packed arrays as sequences), `owned` (a deserializer over bytes of its own), `deserializer`
 // (the `Deserializer`'s state, and how it reads one value), `typed` (typed containers read as
-// the engine reads them), `slot` (a map's key or value on the map's own cursor), `map` (the
+// the engine reads them), `slot` (a map's own cursor, and a key or value read on one), `map` (the
 // sequence, map and enum accesses); and this file: the entry points, and serde's
 // `Deserializer` trait.
 
