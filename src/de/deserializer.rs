@@ -37,9 +37,6 @@ pub struct Deserializer<'de, S = FromInput> {
     /// The end of the last typed container found to read as its bytes say, at every depth
     /// (the typed containers before it are not looked at again).
     pub(super) checked_until: usize,
-    /// Where a map's `Slot` left the walk: the length of the input after the key or value it
-    /// read (`NOT_FAST` when the walker read it and the map's own cursor is done).
-    pub(super) after: usize,
 }
 
 /// The bytes of a [`Deserializer`] are the input (the default).
@@ -103,7 +100,6 @@ impl<'de, S: Source> Deserializer<'de, S> {
             input,
             source: core::marker::PhantomData,
             checked_until: 0,
-            after: 0,
         }
     }
 

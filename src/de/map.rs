@@ -13,8 +13,8 @@ use serde::de::{self, DeserializeSeed, Visitor};
 use super::deserializer::{Deserializer, Source};
 use super::error::{Error, Result};
 use super::scalar::{is_field, str_seed};
-use super::slot::{Slot, NOT_FAST};
-use crate::reader::{counted, pad4, suffix};
+use super::slot::{Own, Slot};
+use crate::reader::{counted, pad4};
 use crate::walker::plain::Plain;
 use crate::walker::Event;
 
@@ -67,33 +67,6 @@ pub(super) struct Map<'a, 'de, S, const FIELDS: bool> {
     pub(super) own: &'a mut Own<'de>,
 }
 
-/// A map's own cursor (when `fast`; nothing due on it otherwise), the walker's fast path
-/// ([`Walker::plain`](crate::walker::Walker::plain)): its next key or value on, ahead of the
-/// walker, which catches up (`Map::sync`) before anything else reads, and once the visitor is
-/// done ([`Deserializer::elements`]).
-///
-/// It lives in the caller's frame, not in the [`Map`] the visitor takes by value: the caller
-/// reads it back after the visitor, and the map needs no `Drop`, whose out-of-line glue on the
-/// unwinding path would take the map's address and keep the cursor in memory instead of
-/// registers (with it: in_serde +7 %, gs_serde +4 % against main's, layout-pinned A/B, 3
-/// rounds). A panic leaves the walker be.
-pub(super) struct Own<'de> {
-    pub(super) p: Plain<'de>,
-    /// Whether the map reads on its own cursor: a plain Dictionary (not an object, its values
-    /// within the depth limit), and no error since.
-    pub(super) fast: bool,
-}
-
-impl<'de> Own<'de> {
-    /// The walker caught up with the cursor.
-    #[inline(always)]
-    pub(super) fn sync(&self, w: &mut crate::walker::Walker<'de>) {
-        if self.fast {
-            w.resume(self.p);
-        }
-    }
-}
-
 impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     /// The walker caught up with the map's own cursor.
     #[inline(always)]
@@ -107,17 +80,7 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         self.sync();
         let res = f(self.de);
         if self.own.fast {
-            // The map's cursor caught up with the walker's (after an error the walk is over:
-            // nothing more on the map's own cursor).
-            match self.de.w.plain() {
-                // (The walker's bytes left are a suffix of the map's cursor, behind it: only
-                // their length is taken, see `Walker::resume`.)
-                Some(p) if res.is_ok() => {
-                    self.own.p.rest = suffix(self.own.p.rest, p.rest.len());
-                    self.own.p.left = p.left;
-                }
-                _ => self.stop_fast(),
-            }
+            self.own.caught_up(&self.de.w, res.is_ok());
         }
         res
     }
@@ -148,33 +111,23 @@ impl<'de, S, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
         let Some(b) = self.bytes() else {
             return self.through(|de| seed.deserialize(de));
         };
-        // (Nothing read: `after` says so.)
-        self.de.after = b.len();
-        // (The cursor rebuilt from `b`, in registers: copying the map's own whole would load
-        // its slice, just stored as two halves, in one piece and stall the store forwarding.)
-        let res = seed.deserialize(Slot {
-            de: &mut *self.de,
+        // The slot reads on a cursor of its own, at the value, built in registers (from `b`:
+        // copying the map's whole would load its slice, just stored as two halves, in one piece
+        // and stall the store forwarding), and copied back: only a slot read out of line (by a
+        // `Deserialize` impl not inlined here) has it in memory, not the map's for its loop.
+        let mut own = Own {
             p: Plain {
                 rest: b,
                 left: self.own.p.left,
             },
+            fast: true,
+        };
+        let res = seed.deserialize(Slot {
+            de: &mut *self.de,
+            own: &mut own,
         });
-        match self.de.after {
-            NOT_FAST => self.stop_fast(),
-            after if after != b.len() => {
-                self.own.p.rest = suffix(b, after);
-                self.own.p.left -= 1;
-            }
-            _ => {}
-        }
+        *self.own = own;
         res
-    }
-
-    /// No more reading on the map's own cursor (the walker's is the one).
-    #[inline(always)]
-    fn stop_fast(&mut self) {
-        self.own.fast = false;
-        self.own.p.left = 0;
     }
 
     /// The input from the next key or value on, for the fast paths.
@@ -321,19 +274,26 @@ impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     #[inline(always)]
     fn field(&mut self) -> Option<&'static str> {
         let b = self.bytes()?;
+        let fields = self.fields;
+        let j = self.next_field;
+        // The field after the last one found, as a String key: its header, length and text
+        // compared with that name's, without reading the key as any string first (its size is
+        // the name's: where the next key starts does not wait for the length read here).
+        if let Some(&name) = fields.get(j) {
+            if let Some(after) = key_named(b, self.de.ids.string, name) {
+                self.next_field = j + 1;
+                self.took(after);
+                return Some(name);
+            }
+        }
         let (h, rest) = b.split_first_chunk::<4>()?;
         let header = u32::from_le_bytes(*h);
         if header != self.de.ids.string && header != self.de.ids.string_name {
             return None;
         }
         let (raw, after) = crate::leaf::plain_string::<false>(rest)?;
-        // The field after the last one found, straight; else every field in turn.
-        let fields = self.fields;
-        let j = self.next_field;
-        let (k, name) = match fields.get(j) {
-            Some(&name) if is_field(name.as_bytes(), raw) => (j, name),
-            _ => find_field(fields, raw)?,
-        };
+        // Else every field in turn.
+        let (k, name) = find_field(fields, raw)?;
         // (Past the last field: the next key is looked for from the first.)
         self.next_field = k + 1;
         self.took(after);
@@ -341,8 +301,25 @@ impl<'de, S: Source, const FIELDS: bool> Map<'_, 'de, S, FIELDS> {
     }
 }
 
-/// The field of `fields` named `raw`, searched from the first: a key out of field order, or one
-/// that names no field.
+/// What follows the key at the start of `b` if it is the String (of header `string`) whose
+/// text is `name` as the engine reads it ([`is_field`]); `None` otherwise.
+// #[inline(always)]: in_serde +24 %, gs_serde +11 % instructions when it is left to the compiler.
+#[inline(always)]
+fn key_named<'de>(b: &'de [u8], string: u32, name: &str) -> Option<&'de [u8]> {
+    let n = name.len();
+    // (A length the engine reads: below 2^31.)
+    let len = u32::try_from(n).ok().filter(|&l| l <= i32::MAX as u32)?;
+    // Header and length in one load.
+    let (head, rest) = b.split_first_chunk::<8>()?;
+    if u64::from_le_bytes(*head) != u64::from(string) | u64::from(len) << 32 {
+        return None;
+    }
+    let (padded, after) = rest.split_at_checked(pad4(n))?;
+    is_field(name.as_bytes(), padded.get(..n)?).then_some(after)
+}
+
+/// The field of `fields` named `raw`, searched from the first: a key out of field order, a
+/// StringName key, or one that names no field.
 // #[cold]: the map's loop then keeps its cursor in registers, not the stack: in_serde -4 % time.
 #[cold]
 fn find_field(fields: &'static [&'static str], raw: &[u8]) -> Option<(usize, &'static str)> {

@@ -51,7 +51,7 @@
 // type), `scalar` (scalars and strings read straight from the input), `elements` (math types
 // and packed arrays as sequences), `owned` (a deserializer over bytes of its own), `deserializer`
 // (the `Deserializer`'s state, and how it reads one value), `typed` (typed containers read as
-// the engine reads them), `slot` (a map's key or value on the map's own cursor), `map` (the
+// the engine reads them), `slot` (a map's own cursor, and a key or value read on one), `map` (the
 // sequence, map and enum accesses); and this file: the entry points, and serde's
 // `Deserializer` trait.
 
@@ -77,8 +77,9 @@ mod typed;
 use deserializer::{expected_value, fewer_elements, handoff_error, Source, RECURSION_LIMIT};
 pub use deserializer::{Deserializer, FromEngine, FromInput};
 pub use error::{Error, Result};
-use map::{Enum, KeyAt, Map, Own, Seq};
+use map::{Enum, KeyAt, Map, Seq};
 use scalar::{scalar_methods, Ids, BOOL, FLOAT, INT, NIL, SCALARS, STR};
+use slot::Own;
 
 /// Reads a `T` from the Godot 4 value at the start of `bytes`, with the engine's limits (depth
 /// 1024, no full objects). Bytes after the value are ignored, as `bytes_to_var` ignores them.
@@ -102,7 +103,6 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         input: Reader::new(bytes, 0),
         source: core::marker::PhantomData::<FromInput>,
         checked_until: 0,
-        after: 0,
     };
     T::deserialize(&mut de)
 }
@@ -119,7 +119,6 @@ pub fn from_variant_ref<'de, T: de::Deserialize<'de>>(v: VariantRef<'de>) -> Res
         input: Reader::new(v.h.data, v.h.offset),
         source: core::marker::PhantomData::<FromInput>,
         checked_until: 0,
-        after: 0,
     };
     T::deserialize(&mut de)
 }

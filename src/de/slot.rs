@@ -1,5 +1,5 @@
-//! A map's key or value read on the map's own cursor ([`Slot`]): by the fast paths there,
-//! anything else by the deserializer.
+//! A map's own cursor ([`Own`]), and a map's key or value read on one ([`Slot`]): by the fast
+//! paths there, anything else by the deserializer.
 
 // This file's #[inline(always)]s and #[cold], as a group: in_serde +3.3 % time, +0.8 % instructions
 // without them (layout-pinned A/B).
@@ -12,23 +12,69 @@ use super::error::{Error, Result};
 use super::scalar::{scalar_at, scalar_methods, BOOL, FLOAT, INT, NIL, SCALARS, STR};
 use crate::head::skip_plain;
 use crate::leaf::word;
-use crate::reader::counted;
+use crate::reader::suffix;
 use crate::serde_impl::Magic;
 use crate::types::VariantType;
 use crate::walker::plain::Plain;
+use crate::walker::Walker;
 
-/// What a [`Slot`] leaves in [`Deserializer::after`] when the map can no longer read on its own
-/// cursor (the walker read the value, and the walk did not go on as a plain walk).
-pub(super) const NOT_FAST: usize = usize::MAX;
+/// A map's own cursor (when `fast`; nothing due on it otherwise), the walker's fast path
+/// ([`Walker::plain`](crate::walker::Walker::plain)): its next key or value on, ahead of the
+/// walker, which catches up (`Map::sync`) before anything else reads, and once the visitor is
+/// done ([`Deserializer::elements`]).
+///
+/// It lives in the caller's frame, not in the `Map` the visitor takes by value: the caller
+/// reads it back after the visitor, and the map needs no `Drop`, whose out-of-line glue on the
+/// unwinding path would take the map's address and keep the cursor in memory instead of
+/// registers (with it: in_serde +7 %, gs_serde +4 % against main's, layout-pinned A/B, 3
+/// rounds). A panic leaves the walker be.
+pub(super) struct Own<'de> {
+    pub(super) p: Plain<'de>,
+    /// Whether the map reads on its own cursor: a plain Dictionary (not an object, its values
+    /// within the depth limit), and no error since.
+    pub(super) fast: bool,
+}
 
-/// A map's key or value, on the map's own cursor: read by the fast paths there, anything else
-/// by the deserializer, the walker moved to the value first. Passed by value, so that the map
-/// itself (its cursor, counts and key) never reaches a call and stays in registers: the map
-/// learns where the value ended from [`Deserializer::after`].
+impl<'de> Own<'de> {
+    /// The walker caught up with the cursor.
+    #[inline(always)]
+    pub(super) fn sync(&self, w: &mut Walker<'de>) {
+        if self.fast {
+            w.resume(self.p);
+        }
+    }
+
+    /// The cursor caught up with the walker `w`, which read on from it (`ok`: without an
+    /// error; after an error the walk is over: nothing more on the cursor).
+    #[inline]
+    pub(super) fn caught_up(&mut self, w: &Walker<'de>, ok: bool) {
+        match w.plain() {
+            // (The walker's bytes left are a suffix of the cursor's, behind it: only their
+            // length is taken, see `Walker::resume`.)
+            Some(p) if ok => {
+                self.p.rest = suffix(self.p.rest, p.rest.len());
+                self.p.left = p.left;
+            }
+            _ => self.stop(),
+        }
+    }
+
+    /// No more reading on the cursor (the walker's is the one).
+    #[inline]
+    pub(super) fn stop(&mut self) {
+        self.fast = false;
+        self.p.left = 0;
+    }
+}
+
+/// A map's key or value, on a cursor at it: read by the fast paths there, anything else by the
+/// deserializer, the walker moved to the value first. The cursor is the map's slot's own (see
+/// `Map::slot`), so that the map itself (its cursor, counts and key) never reaches a call and
+/// stays in registers; the map takes it back once the value is read.
 pub(super) struct Slot<'a, 'de, S> {
     pub(super) de: &'a mut Deserializer<'de, S>,
-    /// The map's cursor, at the value (the keys and values due on it, this one included).
-    pub(super) p: Plain<'de>,
+    /// The cursor, at the value (the keys and values due on it, this one included).
+    pub(super) own: &'a mut Own<'de>,
 }
 
 /// The `deserialize_*` methods of [`Slot`] for a scalar: the fast path for the types in
@@ -72,36 +118,37 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
     /// offset.
     #[inline(always)]
     fn commit(&mut self, n: usize) -> usize {
-        counted(n);
-        self.de.after = self.p.rest.len() - n;
-        self.de.w.offset_of(&self.p)
+        let at = self.de.w.offset_of(&self.own.p);
+        self.own.p.take(n);
+        at
     }
 
     /// `f` on the deserializer, the walker moved to the value first (it is behind the map's
     /// cursor, in the same container); then where the walk goes on, for the map.
     #[inline(always)]
     fn fallback<T>(self, f: impl FnOnce(&mut Deserializer<'de, S>) -> Result<T>) -> Result<T> {
-        self.de.w.resume(self.p);
+        self.de.w.resume(self.own.p);
         let res = f(self.de);
-        // (After an error the walk is over: nothing more on the map's own cursor.)
-        self.de.after = match self.de.w.plain() {
-            Some(p) if res.is_ok() => p.rest.len(),
-            _ => NOT_FAST,
-        };
+        self.own.caught_up(&self.de.w, res.is_ok());
         res
     }
 
     /// [`fallback`](Slot::fallback) with `visitor`, out of line: the value is not one a fast
     /// path reads, and the fast path's own code stays small enough to be inlined into the
     /// visitor's caller (a derived struct's loop).
-    #[cold]
-    #[inline(never)]
+    ///
+    /// (The cursor is handed over and back by value: its address, reaching no call, stays out
+    /// of memory.)
+    #[inline]
     fn cold_fallback<V: Visitor<'de>>(
         self,
         visitor: V,
         f: impl FnOnce(&mut Deserializer<'de, S>, V) -> Result<V::Value>,
     ) -> Result<V::Value> {
-        self.fallback(|de| f(de, visitor))
+        let p = self.own.p;
+        let (res, own) = cold_fallback(self.de, p.rest, p.left, visitor, f);
+        *self.own = own;
+        res
     }
 
     /// The fast path of a scalar of a type in `MASK`: `Err(visitor)` back when it declines.
@@ -111,9 +158,28 @@ impl<'de, S: Source> Slot<'_, 'de, S> {
         visitor: V,
     ) -> core::result::Result<Result<V::Value>, V> {
         let (ids, dialect) = (self.de.ids, self.de.dialect());
-        let b = self.p.rest;
+        let b = self.own.p.rest;
         scalar_at::<V, MASK>(b, &ids, dialect, visitor, |n| self.commit(n))
     }
+}
+
+/// [`Slot::cold_fallback`]'s call: the value read by the deserializer on the cursor at `rest`
+/// (`left` values due); the cursor after it.
+#[cold]
+#[inline(never)]
+fn cold_fallback<'de, S: Source, V: Visitor<'de>>(
+    de: &mut Deserializer<'de, S>,
+    rest: &'de [u8],
+    left: u32,
+    visitor: V,
+    f: impl FnOnce(&mut Deserializer<'de, S>, V) -> Result<V::Value>,
+) -> (Result<V::Value>, Own<'de>) {
+    let mut own = Own {
+        p: Plain { rest, left },
+        fast: true,
+    };
+    let res = Slot { de, own: &mut own }.fallback(|de| f(de, visitor));
+    (res, own)
 }
 
 impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
@@ -131,7 +197,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         // Nil is its header alone, whatever its flag bits (as the deserializer reads it).
         let dialect = self.de.dialect();
-        match word(self.p.rest) {
+        match word(self.own.p.rest) {
             Some(h) if dialect.type_of(h & 0xFF) == Some(VariantType::Nil) => {
                 self.commit(4);
                 visitor.visit_none()
@@ -150,7 +216,7 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
         let visitor = match crate::serde_impl::magic(name) {
             // A math type read as itself: its components straight to the visitor's `visit_seq`.
             Some(Magic::Math(ty, n)) => {
-                let (b, at) = (self.p.rest, self.de.w.offset_of(&self.p));
+                let (b, at) = (self.own.p.rest, self.de.w.offset_of(&self.own.p));
                 return match math_at(b, at, ty, n, self.de.w.options(), visitor) {
                     Ok((res, size)) => {
                         self.commit(size);
@@ -170,8 +236,8 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        if let Some(rest) = skip_plain::<true>(self.p.rest, self.de.dialect().layouts()) {
-            self.commit(self.p.rest.len() - rest.len());
+        if let Some(rest) = skip_plain::<true>(self.own.p.rest, self.de.dialect().layouts()) {
+            self.commit(self.own.p.rest.len() - rest.len());
             return visitor.visit_unit();
         }
         self.fallback(|de| de.deserialize_ignored_any(visitor))
@@ -183,18 +249,18 @@ impl<'de, S: Source> de::Deserializer<'de> for Slot<'_, 'de, S> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let de = &mut *self.de;
-        match strings_at(de.w.reader_of(&self.p), &de.ids, de.dialect(), visitor) {
+        match strings_at(de.w.reader_of(&self.own.p), &de.ids, de.dialect(), visitor) {
             Ok((Ok(v), r)) => {
                 // (The cursor counted what it read.)
-                de.after = r.rest().len();
+                self.own.p.take_to(r.rest());
                 Ok(v)
             }
             Ok((Err(e), _)) => {
                 // Part-way through the value: the walk cannot go on (from the value's start, where
                 // the deserializer's own fast path leaves it too).
-                de.w.resume(self.p);
+                de.w.resume(self.own.p);
                 de.w.stop();
-                de.after = NOT_FAST;
+                self.own.stop();
                 Err(e)
             }
             Err(visitor) => self.fallback(|de| de.deserialize_seq(visitor)),
