@@ -14,6 +14,17 @@ const BYTE_ONLY: u8 = 1 << 7;
 /// Bit 31 of a 32-bit node id: the rest is the offset of the node's path in the packet.
 const INLINE_PATH: u32 = 0x8000_0000;
 
+/// The bytes of a call's node id field, from its meta byte: 1, 2 or 4; `None` for the invalid
+/// width 3.
+fn node_width(meta: u8) -> Option<usize> {
+    match (meta >> NODE_ID_SHIFT) & 3 {
+        0 => Some(1),
+        1 => Some(2),
+        2 => Some(4),
+        _ => None,
+    }
+}
+
 /// The node an RPC is for, as a packet names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeTarget<'a> {
@@ -54,11 +65,8 @@ pub struct RemoteCall<'a> {
 impl<'a> RemoteCall<'a> {
     pub(crate) fn parse(p: Span<'a>, opts: &PacketOptions) -> Result<RemoteCall<'a>> {
         let meta = p.byte(0);
-        let node_len = match (meta >> NODE_ID_SHIFT) & 3 {
-            0 => 1,
-            1 => 2,
-            2 => 4,
-            _ => return Err(invalid("node id width 3 (not 8, 16 or 32 bits)", p.base)),
+        let Some(node_len) = node_width(meta) else {
+            return Err(invalid("node id width 3 (not 8, 16 or 32 bits)", p.base));
         };
         let method_len = 1 + usize::from((meta >> METHOD_ID_SHIFT) & 1);
         let args_at = 1 + node_len + method_len;
@@ -116,17 +124,10 @@ impl<'a> RemoteCall<'a> {
         if Command::from_byte(meta) != Command::RemoteCall {
             return None;
         }
-        let field = |n: usize| {
-            let mut b = [0u8; 4];
-            b[..n].copy_from_slice(rest.get(..n)?);
-            Some(u32::from_le_bytes(b))
-        };
-        match (meta >> NODE_ID_SHIFT) & 3 {
-            0 => field(1),
-            1 => field(2),
-            2 => field(4).filter(|id| id & INLINE_PATH == 0),
-            _ => None,
-        }
+        let n = node_width(meta)?;
+        let mut b = [0u8; 4];
+        b[..n].copy_from_slice(rest.get(..n)?);
+        Some(u32::from_le_bytes(b)).filter(|id| n < 4 || id & INLINE_PATH == 0)
     }
 
     /// The node: a cache id or an inline path.
@@ -147,11 +148,8 @@ impl<'a> RemoteCall<'a> {
 
     /// How many bytes hold the node id field (1, 2 or 4; always 4 with an inline path).
     pub fn node_id_width(&self) -> usize {
-        match (self.meta() >> NODE_ID_SHIFT) & 3 {
-            0 => 1,
-            1 => 2,
-            _ => 4,
-        }
+        // (A parsed call's width is never the invalid 3.)
+        node_width(self.meta()).unwrap_or(4)
     }
 
     /// The method id: the index in the node's sorted `@rpc` method list (bit 15 set for

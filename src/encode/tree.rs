@@ -147,29 +147,23 @@ impl Enc<'_> {
             // The commonest leaves written here, without the call to `leaf` (whose prologue
             // saves every register): game-state encode -8 %, input-packet encode -10 %
             // (`examples/prof.rs`, alternated A/B).
-            match child {
-                Variant::Int(i) if !script => {
-                    self.int(*i)?;
+            if !script {
+                let written = match child {
+                    Variant::Int(i) => self.int(*i).map(|()| true),
+                    Variant::Float(f) => self.float(*f).map(|()| true),
+                    Variant::String(s) => self.string_value(VariantType::String, s).map(|()| true),
+                    Variant::Vector3(x) => {
+                        self.math(VariantType::Vector3, x.to_array()).map(|()| true)
+                    }
+                    Variant::PackedStringArray(a) => self.packed_strings(a).map(|()| true),
+                    _ => Ok(false),
+                };
+                if written? {
                     continue;
                 }
-                Variant::Float(f) if !script => {
-                    self.float(*f)?;
-                    continue;
-                }
-                Variant::String(s) if !script => {
-                    self.string_value(VariantType::String, s)?;
-                    continue;
-                }
-                Variant::Vector3(x) if !script => {
-                    self.math(VariantType::Vector3, x.to_array())?;
-                    continue;
-                }
-                Variant::PackedStringArray(a) if !script => {
-                    self.packed_strings(a)?;
-                    continue;
-                }
-                Variant::Raw(_) => self.depth = child_depth,
-                _ => {}
+            }
+            if matches!(child, Variant::Raw(_)) {
+                self.depth = child_depth;
             }
             if script {
                 let start = self.out.len();

@@ -46,45 +46,41 @@ pub(super) fn leaf<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, s: &mut W) -> R {
     // A number's or a math value's text is gathered on the stack and written in one piece (a
     // packed array's in pieces of up to `NUMS` bytes): one check and one copy, not a write
     // per character.
-    macro_rules! reals {
-        ($arr:expr) => {{
-            let items = $arr.into_iter();
+    // The components in `name(…)`, each appended by `$push` (at most `$max` bytes).
+    macro_rules! nums {
+        ($arr:expr, $max:expr, $push:expr) => {{
             let mut t = NumText::<NUMS>::new();
             t.push_bytes(name.as_bytes());
             t.push_bytes(if g3 { b"( " } else { b"(" });
-            for (i, x) in items.enumerate() {
-                if t.len() > NUMS - 2 - num::REAL_MAX {
+            for (i, x) in $arr.into_iter().enumerate() {
+                if t.len() > NUMS - 2 - $max {
                     t.flush_to(s).map_err(|_| Stop::Write)?;
                 }
                 if i > 0 {
                     t.push_bytes(b", ");
                 }
-                let x = x as f64;
-                let x = if narrow { f64::from(x as f32) } else { x };
-                num::push_real(x, d, &mut t);
+                $push(x, &mut t);
             }
             t.push_bytes(if g3 { b" )" } else { b")" });
             t.flush_to(s).map_err(|_| Stop::Write)?;
         }};
     }
+    macro_rules! reals {
+        ($arr:expr) => {
+            nums!($arr, num::REAL_MAX, |x, t: &mut NumText<NUMS>| {
+                let x = x as f64;
+                let x = if narrow { f64::from(x as f32) } else { x };
+                num::push_real(x, d, t);
+            })
+        };
+    }
     macro_rules! ints {
-        ($arr:expr) => {{
-            let items = $arr.into_iter();
-            let mut t = NumText::<NUMS>::new();
-            t.push_bytes(name.as_bytes());
-            t.push_bytes(if g3 { b"( " } else { b"(" });
-            for (i, x) in items.enumerate() {
-                if t.len() > NUMS - 2 - 20 {
-                    t.flush_to(s).map_err(|_| Stop::Write)?;
-                }
-                if i > 0 {
-                    t.push_bytes(b", ");
-                }
-                num::push_int(i64::from(x), &mut t);
-            }
-            t.push_bytes(if g3 { b" )" } else { b")" });
-            t.flush_to(s).map_err(|_| Stop::Write)?;
-        }};
+        ($arr:expr) => {
+            nums!($arr, 20, |x, t: &mut NumText<NUMS>| num::push_int(
+                i64::from(x),
+                t
+            ))
+        };
     }
     match v.ty() {
         T::Nil => put(s, "null")?,

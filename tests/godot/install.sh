@@ -21,6 +21,15 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 status=0
 apt_updated=0
 
+# apt-get inside Godot 4's Debian root (`root_apt install PKG…`, `root_apt update`).
+root_apt() {
+    if [ "$1" = update ]; then
+        $SUDO chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false update >&2
+    else
+        $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get "$1" -y --no-install-recommends "${@:2}" >&2
+    fi
+}
+
 apt_update() {
     if [ "$apt_updated" = 0 ]; then
         $SUDO apt-get update >&2 && apt_updated=1
@@ -79,8 +88,8 @@ install_godot4() {
             return 1
         fi
     fi
-    $SUDO chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false update >&2 || true
-    if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot >&2; then
+    root_apt update || true
+    if ! root_apt install godot; then
         echo "WARNING: could not install Godot 4: apt-get install godot inside $ROOT failed" >&2
         return 1
     fi
@@ -106,12 +115,10 @@ install_godot36() {
         echo "WARNING: could not install Godot 3.6: no Debian root at $ROOT (Godot 4's install failed)" >&2
         return 1
     fi
-    if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot3-server >&2; then
-        $SUDO chroot "$ROOT" apt-get -o Acquire::Check-Valid-Until=false update >&2 || true
-        if ! $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends godot3-server >&2; then
-            echo "WARNING: could not install Godot 3.6: apt-get install godot3-server inside $ROOT failed" >&2
-            return 1
-        fi
+    # The root's package lists may be stale (an older root): updated once if the install fails.
+    if ! root_apt install godot3-server && ! { root_apt update; root_apt install godot3-server; }; then
+        echo "WARNING: could not install Godot 3.6: apt-get install godot3-server inside $ROOT failed" >&2
+        return 1
     fi
     $SUDO chroot "$ROOT" apt-get clean >&2 || true
     if ! godot36_works; then
