@@ -10,6 +10,20 @@
 //! [`SpawnBuilder`], [`SyncBuilder`], [`DeltaBuilder`] and the functions next to them) write
 //! packets byte for byte as the engine does, with its own choices of id widths and flags.
 //!
+//! Beside the packets, each behind its feature:
+//!
+//! - [`server`] (`server-ws`, `server-enet`; `server-wss` for TLS, `server-serde` for RPC
+//!   arguments read with serde): a tokio server that unmodified Godot 4 and Godot 3 games connect
+//!   to over WebSocket or ENet, as they would to a Godot server: peers, authentication, the path
+//!   cache, RPCs by node path and method name, relaying, spawns and synchronizers. Its guide is
+//!   `docs/multiplayer-server.md` in the repository.
+//! - [`capture`] (`capture`): pcap and pcapng files of Godot traffic read as a stream, every
+//!   message of every transport in capture order (what `gdvariant capture` shows).
+//! - [`enet`] and [`websocket`] (`enet`, `websocket`; no dependencies, no `std` needed): the two
+//!   transports' unframing, one direction of bytes at a time, shared by the server and the
+//!   capture reader.
+//! - [`godot3`]: Godot 3's `MultiplayerAPI` packets.
+//!
 //! ```
 //! use gdvariant_multiplayer::{self as multiplayer, Packet, RemoteCallBuilder, Target};
 //! use gdvariant::Variant;
