@@ -145,9 +145,10 @@ impl PeerIds {
 /// The `listen_*` methods spawn the transports' tasks with `tokio::spawn`, so they must be
 /// called inside a runtime with I/O and time enabled (`#[tokio::main]`, or
 /// `Builder::enable_all`); current-thread and multi-thread runtimes both work, and `Server` is
-/// `Send`, so it may live in a task of its own. Nothing is served while no one awaits
-/// [`next_event`](Self::next_event): the transports wait for it (a bounded queue) and ENet stops
-/// answering, so keep one task looping on it. `next_event` is cancel-safe (an event not yet
+/// `Send`, so it may live in a task of its own. Only [`next_event`](Self::next_event) takes what
+/// the transports received to the core (peers joining, their packets: up to 65 536 wait in a
+/// queue, then the transports stop reading and ENet peers time out), so keep one task looping
+/// on it. `next_event` is cancel-safe (an event not yet
 /// returned stays queued), so it may be one branch of a `tokio::select!` whose other branches
 /// take the application's own inputs (a channel, a timer) and call the sending methods:
 ///
