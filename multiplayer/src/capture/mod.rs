@@ -40,6 +40,42 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The packets name nodes by cache id and methods by number: a [`Session`](crate::Session) per
+//! flow learns the paths from the flow's own `SIMPLIFY_PATH` packets, and a schema (the
+//! [schema file](crate::StaticSchema::parse) of `gdvariant capture --schema`) gives the method
+//! names. On `tests/data/captures/godot4_enet.pcap`, whose game has a node `/root/Game`:
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use gdvariant::Dialect;
+//! use gdvariant_multiplayer::capture::{Body, CaptureReader, FlowId};
+//! use gdvariant_multiplayer::{Packet, Session, StaticSchema};
+//!
+//! let schema = StaticSchema::parse("rpc Game big chan3 hello ordered unrel unrel_big")?;
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/captures/godot4_enet.pcap");
+//! let file = std::fs::File::open(path)?;
+//! let mut capture = CaptureReader::new(std::io::BufReader::new(file))?;
+//! let mut sessions: HashMap<FlowId, Session> = HashMap::new();
+//! let mut calls = Vec::new();
+//! while let Some(event) = capture.next_event() {
+//!     let (Body::Packet { bytes, dialect: Dialect::Godot4 }, Some(from)) = (event.body, event.from_peer)
+//!     else {
+//!         continue; // values, transport events, errors, Godot 3 packets (`godot3::parse`)
+//!     };
+//!     let packet = gdvariant_multiplayer::parse(bytes)?; // an error says what, at which offset
+//!     let session = sessions.entry(event.flow).or_default();
+//!     session.observe(from, &packet);
+//!     if let Packet::RemoteCall(call) = &packet {
+//!         let path = session.node_path(from, call);
+//!         let method = session.method_name(from, call, &schema);
+//!         calls.push(format!("{from}: {}.{}", path.as_deref().unwrap_or("?"), method.unwrap_or("?")));
+//!     }
+//! }
+//! assert_eq!(calls[..2], ["288134105: Game.hello", "1: Game.big"]);
+//! assert_eq!(calls.len(), 8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Behind the `capture` feature (which needs `std`).
 
 mod error;

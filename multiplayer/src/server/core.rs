@@ -55,18 +55,22 @@ impl<F: FnMut(PeerId, &[u8]) -> AuthStep + Send> Authenticator for F {
 /// The server's settings.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// The clients' engine generation.
+    /// The clients' engine generation ([`Flavor::Godot4`] by default). One server serves one
+    /// generation: for both, run two servers on different ports.
     pub flavor: Flavor,
     /// `server_relay`: tell peers of each other and forward their packets to each other (on by
     /// default, as in the engine).
     pub relay: bool,
     /// How long a peer may take to authenticate (`auth_timeout`, 3 s by default).
     pub auth_timeout: Duration,
-    /// The most packets a peer may send in one second before it is kicked (flood).
+    /// The most packets a peer may send in one second before it is kicked at once (a flood;
+    /// 20 000 by default).
     pub max_packets_per_second: u32,
-    /// The most malformed or refused packets a peer may send before it is kicked.
+    /// The most malformed or refused packets a peer may send (each an [`Event::Rejected`]);
+    /// the next one kicks it. 16 by default.
     pub max_strikes: u32,
-    /// The most node paths a peer may cache with the server.
+    /// The most node paths a peer may cache with the server (`SIMPLIFY_PATH`); one more kicks
+    /// it. 1024 by default.
     pub max_cached_paths: usize,
     /// The most bytes that may wait to be sent to one peer ([`Server`](super::Server): not yet
     /// written to its socket, or, over ENet, not yet acknowledged); a peer that would pass it
@@ -74,7 +78,8 @@ pub struct ServerConfig {
     /// largest packet sent.
     pub max_send_queue: usize,
     /// The most nodes and synchronizers that one client may have spawned at once on its
-    /// spawners ([`ServerSchema::client_spawner`]); a `SPAWN` past it is refused.
+    /// spawners ([`ServerSchema::client_spawner`]); a `SPAWN` past it is refused. 4096 by
+    /// default (the engine has no limit).
     pub max_client_nodes: usize,
 }
 
@@ -558,6 +563,22 @@ impl ServerCore {
     /// `root_path`) of synchronizers the server drives ([`sync_path`](Self::sync_path),
     /// [`set_path_public`](Self::set_path_public)) is called only on the peers that see one of
     /// them; [`To::Peer`] a peer that sees none is [`ServerError::NotVisible`], nothing sent.
+    ///
+    /// `path` is relative to `/root` (`"Main"`, or `"/root/Main"`); `args` are [`Variant`]s,
+    /// [`VariantRef`]s or received [`ValueRef`](crate::ValueRef)s (forwarded as their bytes),
+    /// all of one type: no argument is `&[] as &[Variant]`. [`To::All`] and [`To::AllBut`] are
+    /// the peers that joined (none: nothing sent, `Ok`).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownNode`] when no node of the schema matches `path`,
+    /// [`ServerError::UnknownMethod`] when it has no such method, [`ServerError::UnknownPeer`]
+    /// for a [`To::Peer`] that has not joined (nothing sent for these), [`ServerError::Encode`]
+    /// for an argument that cannot be encoded (the call is not sent; the path's
+    /// `SIMPLIFY_PATH` may have been).
+    ///
+    /// [`Variant`]: gdvariant::Variant
+    /// [`VariantRef`]: gdvariant::VariantRef
     pub fn rpc<A: Arg>(
         &mut self,
         to: To,

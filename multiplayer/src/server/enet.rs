@@ -117,8 +117,13 @@ impl enet::Compressor for Compression {
 impl Server {
     /// Listens for ENet clients at `addr` (Godot 4 `ENetMultiplayerPeer.create_client`, Godot 3
     /// `NetworkedMultiplayerENet.create_client`, as the core's flavor says), reading compressed
-    /// datagrams and sending plain ones ([`EnetCompression::Accept`]); returns the bound address.
-    /// Each client picks its id and sends it in ENet's `CONNECT`.
+    /// datagrams and sending plain ones ([`EnetCompression::Accept`]); returns the bound address
+    /// (port 0 picks a free port). Each client picks its id and sends it in ENet's `CONNECT`.
+    /// Call it inside a tokio runtime: the ENet host runs on a task of its own.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Io`] when `addr` cannot be bound (its text does not name the address).
     pub async fn listen_enet(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
         self.listen_enet_with(addr, EnetCompression::default())
             .await

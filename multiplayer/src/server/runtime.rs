@@ -138,8 +138,66 @@ impl PeerIds {
 /// [`next_event`](Self::next_event), which sends what the core decides and returns what is for
 /// the application; call the sending methods between events. What they queue is written once no
 /// event waits for the application (at once, or after it took the last event of the batch it
-/// answers: one write per peer for the batch); [`flush`](Self::flush) writes at once. Dropping it
-/// stops the transports.
+/// answers: one write per peer for the batch); [`flush`](Self::flush) writes at once.
+///
+/// # On your own tokio runtime
+///
+/// The `listen_*` methods spawn the transports' tasks with `tokio::spawn`, so they must be
+/// called inside a runtime with I/O and time enabled (`#[tokio::main]`, or
+/// `Builder::enable_all`); current-thread and multi-thread runtimes both work, and `Server` is
+/// `Send`, so it may live in a task of its own. Only [`next_event`](Self::next_event) takes what
+/// the transports received to the core (peers joining, their packets: up to 65 536 wait in a
+/// queue, then the transports stop reading and ENet peers time out), so keep one task looping
+/// on it. `next_event` is cancel-safe (an event not yet
+/// returned stays queued), so it may be one branch of a `tokio::select!` whose other branches
+/// take the application's own inputs (a channel, a timer) and call the sending methods:
+///
+/// ```no_run
+/// # #[cfg(feature = "server-ws")]
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use gdvariant::Variant;
+/// use gdvariant_multiplayer::server::{Event, RpcSpec, Server, ServerConfig, ServerCore, ServerSchema, To};
+/// let schema = ServerSchema::new().node("/root/Main", [RpcSpec::authority("announce")]);
+/// let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
+/// server.listen_ws("0.0.0.0:9080".parse()?).await?;
+/// let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(16); // the rest of the program's
+/// # drop(tx);
+/// let (stop_tx, mut stop) = tokio::sync::oneshot::channel::<()>();
+/// # drop(stop_tx);
+/// tokio::spawn(async move {
+///     loop {
+///         tokio::select! {
+///             event = server.next_event() => println!("{event:?}"),
+///             Some(text) = rx.recv() => {
+///                 server.rpc(To::All, "Main", "announce", &[Variant::from(text.as_str())]).ok();
+///             }
+///             _ = &mut stop => break,
+///         }
+///     }
+///     // Stopping: kick every peer (WebSocket clients get a close frame, ENet ones a
+///     // disconnect), give the transports' tasks a moment to send it, then drop the server.
+///     let peers: Vec<_> = server.core().peers().collect();
+///     for p in peers {
+///         server.kick(p, "server stopping");
+///     }
+///     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+/// });
+/// # Ok(()) }
+/// ```
+///
+/// # Stopping
+///
+/// Dropping the server stops its listeners and its ENet hosts at once (ENet peers are not
+/// told: they time out) but not the WebSocket connections already open, which close only when
+/// their client next sends something. To close every connection, [`kick`](Self::kick) each
+/// peer first and let the runtime run a moment before the drop (the ENet `DISCONNECT` is sent
+/// by the ENet task), as above (the crate's test `server_stop.rs` checks it with a WebSocket and an
+/// ENet client). Shutting the runtime down ends everything, without telling anyone.
+///
+/// The core's methods without a wrapper here ([`ServerCore::set_spawn_state`],
+/// [`ServerCore::set_path_public`], [`ServerCore::set_path_visible`],
+/// [`ServerCore::set_relay`]) are called through [`core_mut`](Self::core_mut), then
+/// [`flush`](Self::flush).
 pub struct Server {
     core: ServerCore,
     events_tx: Events,

@@ -20,7 +20,8 @@ pub enum Flavor {
     /// Godot 4 `SceneMultiplayer` (4.3 and later).
     #[default]
     Godot4,
-    /// Godot 3 `MultiplayerAPI` (3.2 to 3.5): no authentication, relay by the transport's header.
+    /// Godot 3 `MultiplayerAPI` (3.2 and later; checked live with 3.2.3 and 3.6.2): no
+    /// authentication, relay by the transport's header.
     Godot3,
 }
 

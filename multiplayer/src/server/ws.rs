@@ -25,7 +25,12 @@ const MAX_MESSAGE: usize = 8 << 20;
 impl Server {
     /// Listens for WebSocket clients at `addr` (Godot 4 `WebSocketMultiplayerPeer.create_client`,
     /// Godot 3 `WebSocketClient` with `NetworkedMultiplayerPeer`, as the core's flavor says);
-    /// returns the bound address. The server picks each client's id.
+    /// returns the bound address (port 0 picks a free port). The server picks each client's id.
+    /// Call it inside a tokio runtime: the listener runs on a task of its own.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Io`] when `addr` cannot be bound (its text does not name the address).
     pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
         self.listen_tcp(addr, connection::<TcpStream>).await
     }
@@ -36,6 +41,11 @@ impl Server {
     /// SEC1). A Godot 4 client connects with `create_client("wss://HOST:PORT")` (a certificate
     /// its trusted CAs sign) or `create_client("wss://HOST:PORT", TLSOptions.client(cert))`;
     /// `TLSOptions.client_unsafe()` skips the check (tests only).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Io`]: `addr` cannot be bound, or (kind `InvalidInput`) the PEM holds no
+    /// certificate, no key, or a key that does not match the certificate, the text saying which.
     #[cfg(feature = "server-wss")]
     pub async fn listen_wss(
         &mut self,

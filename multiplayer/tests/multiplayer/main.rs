@@ -38,6 +38,8 @@ mod server_putvar;
 mod server_queue;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_scene;
+#[cfg(all(feature = "server-ws", feature = "server-enet"))]
+mod server_stop;
 #[cfg(all(feature = "server-wss", feature = "server-enet"))]
 mod server_wss;
 #[cfg(feature = "websocket")]
