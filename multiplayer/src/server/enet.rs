@@ -14,7 +14,9 @@ use rusty_enet as enet;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::runtime::{dequeued, Events, Link, LinkCmd, PeerIds, Server, Sink, TransportEvent};
+use super::runtime::{
+    bind_error, dequeued, Events, Link, LinkCmd, PeerIds, Server, Sink, TransportEvent,
+};
 use super::types::{Flavor, Outgoing, PeerId, ServerError, TransferMode};
 use crate::enet::godot::{
     self as g, Config3, Header3, PACKET_FLAG_RELIABLE, PACKET_FLAG_UNRELIABLE_FRAGMENT,
@@ -31,6 +33,9 @@ const MAX_PEERS: usize = 4095;
 /// How often ENet's timers (resends, pings, timeouts) are serviced when nothing else wakes the
 /// task.
 const TICK: Duration = Duration::from_millis(5);
+
+/// How long a dropped server's ENet task waits for its peers to acknowledge their disconnection.
+const GOODBYE: Duration = Duration::from_secs(2);
 
 /// A tokio UDP socket as ENet's socket: non-blocking reads and writes, readiness for the task.
 struct Socket(Arc<UdpSocket>);
@@ -123,7 +128,7 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// [`ServerError::Io`] when `addr` cannot be bound (its text does not name the address).
+    /// [`ServerError::Io`] when `addr` cannot be bound (its text names the address and says why).
     pub async fn listen_enet(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
         self.listen_enet_with(addr, EnetCompression::default())
             .await
@@ -135,7 +140,11 @@ impl Server {
         addr: SocketAddr,
         compression: EnetCompression,
     ) -> Result<SocketAddr, ServerError> {
-        let sock = Arc::new(UdpSocket::bind(addr).await?);
+        let sock = Arc::new(
+            UdpSocket::bind(addr)
+                .await
+                .map_err(|e| bind_error(addr, e))?,
+        );
         // Room for bursts from many peers (the kernel caps it at net.core.rmem_max / wmem_max):
         // with the default ~200 KiB a thousand peers overflow it and ENet resends for seconds.
         let s = socket2::SockRef::from(&*sock);
@@ -161,7 +170,9 @@ impl Server {
             .map_err(|e| io::Error::other(format!("ENet host: {e:?}")))?;
         let flavor = self.core().config().flavor;
         let (events, ids) = (self.events(), self.ids.clone());
-        self.add_task(tokio::spawn(run(host, sock, flavor, events, ids)));
+        // Not aborted with the server: once it is dropped, the task disconnects its peers and
+        // ends (`goodbye`).
+        tokio::spawn(run(host, sock, flavor, events, ids));
         Ok(local)
     }
 }
@@ -249,6 +260,8 @@ async fn run(
     // whole core (benches/mp_server.sh, rust@g).
     let mut due = true;
     let mut serviced = Instant::now();
+    let closed = events.closed();
+    tokio::pin!(closed);
     loop {
         if due {
             // ENet's I/O and timers (resends, pings, timeouts), then every event it has queued
@@ -262,7 +275,7 @@ async fn run(
         }
         for ev in out.drain(..) {
             if events.send(ev).await.is_err() {
-                return;
+                return goodbye(host, &sock, slots).await;
             }
         }
         tokio::select! {
@@ -280,6 +293,30 @@ async fn run(
                 due = serviced.elapsed() >= TICK;
             }
             () = tokio::time::sleep(TICK) => due = true,
+            () = &mut closed => return goodbye(host, &sock, slots).await,
+        }
+    }
+}
+
+/// The server was dropped: each peer is sent ENet's `DISCONNECT` and the host serviced until
+/// every peer acknowledged it, or for [`GOODBYE`] at most.
+async fn goodbye(mut host: enet::Host<Socket>, sock: &UdpSocket, mut slots: Slots) {
+    for &(slot, _) in slots.by_id.values() {
+        if let Some(p) = host.get_peer_mut(slot) {
+            p.disconnect(0);
+        }
+    }
+    host.flush();
+    let until = Instant::now() + GOODBYE;
+    while !slots.by_slot.is_empty() && Instant::now() < until {
+        tokio::select! {
+            r = sock.readable() => if r.is_err() { return },
+            () = tokio::time::sleep(TICK) => {}
+        }
+        while let Ok(Some(ev)) = host.service() {
+            if let enet::Event::Disconnect { peer, .. } = ev {
+                slots.by_slot.remove(&peer.id().0);
+            }
         }
     }
 }

@@ -71,6 +71,14 @@ impl Link {
     }
 }
 
+/// The error of binding `addr`, naming it (the system's text alone does not).
+pub(crate) fn bind_error(addr: std::net::SocketAddr, e: std::io::Error) -> ServerError {
+    ServerError::Io(std::io::Error::new(
+        e.kind(),
+        format!("cannot listen on {addr}: {e}"),
+    ))
+}
+
 /// Counts `n` bytes as written (or released) from a link's queue.
 pub(crate) fn dequeued(queued: &AtomicUsize, n: usize) {
     queued.fetch_sub(n, Ordering::Relaxed);
@@ -174,25 +182,25 @@ impl PeerIds {
 ///             _ = &mut stop => break,
 ///         }
 ///     }
-///     // Stopping: kick every peer (WebSocket clients get a close frame, ENet ones a
-///     // disconnect), give the transports' tasks a moment to send it, then drop the server.
+///     // Stopping: each peer kicked with a reason for the log (dropping the server alone
+///     // would tell the clients too), then the server dropped at the end of the task.
 ///     let peers: Vec<_> = server.core().peers().collect();
 ///     for p in peers {
 ///         server.kick(p, "server stopping");
 ///     }
-///     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 /// });
 /// # Ok(()) }
 /// ```
 ///
 /// # Stopping
 ///
-/// Dropping the server stops its listeners and its ENet hosts at once (ENet peers are not
-/// told: they time out) but not the WebSocket connections already open, which close only when
-/// their client next sends something. To close every connection, [`kick`](Self::kick) each
-/// peer first and let the runtime run a moment before the drop (the ENet `DISCONNECT` is sent
-/// by the ENet task), as above (the crate's test `server_stop.rs` checks it with a WebSocket and an
-/// ENet client). Shutting the runtime down ends everything, without telling anyone.
+/// Dropping the server stops its listeners at once and ends every connection, the clients told
+/// as a Godot server tells them when it closes: each WebSocket client gets what was still queued
+/// for it and a close frame, each ENet client ENet's `DISCONNECT` (its task waits up to 2 s for
+/// the acknowledgements, then ends). The transports' tasks do this on the runtime after the
+/// drop, so keep the runtime running a moment (the crate's test `server_stop.rs` checks both
+/// transports, with and without kicking the peers first). Shutting the runtime down ends
+/// everything without telling anyone.
 ///
 /// The core's methods without a wrapper here ([`ServerCore::set_spawn_state`],
 /// [`ServerCore::set_path_public`], [`ServerCore::set_path_visible`],

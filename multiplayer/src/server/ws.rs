@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::runtime::{dequeued, Events, Link, PeerIds, Server, TransportEvent};
+use super::runtime::{bind_error, dequeued, Events, Link, PeerIds, Server, TransportEvent};
 use super::types::{Flavor, ServerError, TransferMode, SERVER_ID};
 use super::ws_out::{binary, Outbox, Wire};
 use crate::websocket::godot::{self, Godot3Message, Godot3Sys};
@@ -21,6 +21,9 @@ use crate::websocket::{handshake, write_frame, Message, MessageConfig, MessageRe
 
 /// The largest message taken from a client.
 const MAX_MESSAGE: usize = 8 << 20;
+
+/// How long the listener waits after a failed accept before the next.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 impl Server {
     /// Listens for WebSocket clients at `addr` (Godot 4 `WebSocketMultiplayerPeer.create_client`,
@@ -30,7 +33,7 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// [`ServerError::Io`] when `addr` cannot be bound (its text does not name the address).
+    /// [`ServerError::Io`] when `addr` cannot be bound (its text names the address and says why).
     pub async fn listen_ws(&mut self, addr: SocketAddr) -> Result<SocketAddr, ServerError> {
         self.listen_tcp(addr, connection::<TcpStream>).await
     }
@@ -81,13 +84,17 @@ impl Server {
         F: Fn(TcpStream, Flavor, Events, PeerIds) -> Fut + Send + 'static,
         Fut: core::future::Future<Output = ()> + Send + 'static,
     {
-        let listener = TcpListener::bind(addr).await?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|e| bind_error(addr, e))?;
         let local = listener.local_addr()?;
         let flavor = self.core().config().flavor;
         let (events, ids) = (self.events(), self.ids.clone());
         self.add_task(tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
+                    // Out of file descriptors, say: wait rather than spin on the error.
+                    tokio::time::sleep(ACCEPT_RETRY).await;
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
@@ -267,6 +274,9 @@ async fn connection<S: Wire>(mut s: S, flavor: Flavor, events: Events, ids: Peer
     // Whether the peer still gets what is pending and a close frame: not once a write failed or
     // the server dropped it for not reading.
     let mut goodbye = true;
+    // The server dropped: the connection ends, with a close frame.
+    let closed = events.closed();
+    tokio::pin!(closed);
     'conn: loop {
         // The messages in what was read (a partial frame stays in the reader).
         let mut input = &buf[from..filled];
@@ -319,6 +329,7 @@ async fn connection<S: Wire>(mut s: S, flavor: Flavor, events: Events, ids: Peer
                 Ok(n) if n > 0 => filled = n,
                 _ => break,
             },
+            () = &mut closed => break,
             // A close, or frames for this task to write: everything pending, in one write,
             // until nothing is left.
             () = outbox.wake.notified() => loop {

@@ -1,7 +1,7 @@
 //! The server on the application's own runtime and stopped by it (no engine needed), as
 //! `Server`'s docs show it: the server in a task of its own on a multi-thread runtime, its
-//! `next_event` one branch of a `select!`, stopped by kicking every peer and dropping it; a
-//! WebSocket client gets a close frame and an ENet client a disconnect.
+//! `next_event` one branch of a `select!`, stopped by dropping it (with its peers kicked first, or
+//! not); a WebSocket client gets a close frame and an ENet client a disconnect.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -13,9 +13,9 @@ use gdvariant_multiplayer::server::{
 use rusty_enet as enet;
 use tokio_tungstenite::tungstenite::Message;
 
-/// An ENet client that connects as peer 4242 and services its host for `secs` seconds: the
-/// times it connected and was disconnected, from its start.
-fn enet_client(addr: SocketAddr, secs: u64) -> (Option<Duration>, Option<Duration>) {
+/// An ENet client that connects as peer 4242 and services its host for `secs` seconds: when it
+/// connected and when it was disconnected.
+fn enet_client(addr: SocketAddr, secs: u64) -> (Option<Instant>, Option<Instant>) {
     let settings = enet::HostSettings {
         peer_limit: 1,
         channel_limit: 255,
@@ -29,8 +29,8 @@ fn enet_client(addr: SocketAddr, secs: u64) -> (Option<Duration>, Option<Duratio
     while start.elapsed() < Duration::from_secs(secs) && disconnected.is_none() {
         while let Ok(Some(ev)) = host.service() {
             match ev {
-                enet::Event::Connect { .. } => connected = Some(start.elapsed()),
-                enet::Event::Disconnect { .. } => disconnected = Some(start.elapsed()),
+                enet::Event::Connect { .. } => connected = Some(Instant::now()),
+                enet::Event::Disconnect { .. } => disconnected = Some(Instant::now()),
                 enet::Event::Receive { .. } => {}
             }
         }
@@ -41,6 +41,17 @@ fn enet_client(addr: SocketAddr, secs: u64) -> (Option<Duration>, Option<Duratio
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kicking_every_peer_then_dropping_the_server_tells_both_transports() {
+    stop(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_server_tells_both_transports() {
+    stop(false).await;
+}
+
+/// Two clients join (WebSocket, ENet); the server is stopped (its peers kicked first, or not)
+/// and dropped; each client must hear of it: a close frame, an ENet disconnect.
+async fn stop(kick: bool) {
     let schema = ServerSchema::new().node("/root/Main", [RpcSpec::any_peer("echo")]);
     let mut server = Server::new(ServerCore::new(schema, ServerConfig::default()));
     let ws = server
@@ -65,10 +76,12 @@ async fn kicking_every_peer_then_dropping_the_server_tells_both_transports() {
             }
         }
         let peers: Vec<_> = server.core().peers().collect();
-        for &p in &peers {
-            server.kick(p, "server stopping");
+        if kick {
+            for &p in &peers {
+                server.kick(p, "server stopping");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
         drop(server);
         peers.len()
     });
@@ -87,6 +100,7 @@ async fn kicking_every_peer_then_dropping_the_server_tells_both_transports() {
         "the ENet client's own id: {joined:?}"
     );
 
+    let stopped = Instant::now();
     stop_tx.send(()).unwrap();
     assert_eq!(task.await.unwrap(), 2);
     // The WebSocket client: its peer id message, the other peer's ADD_PEER, then the close.
@@ -106,4 +120,10 @@ async fn kicking_every_peer_then_dropping_the_server_tells_both_transports() {
         .unwrap();
     let (connected, disconnected) = (connected.unwrap(), disconnected.expect("ENet disconnect"));
     assert!(disconnected > connected);
+    // Told, not timed out (ENet's time-out takes 5 s at least).
+    assert!(
+        disconnected.duration_since(stopped) < Duration::from_secs(2),
+        "the ENet client learnt of the stop {:?} after it",
+        disconnected.duration_since(stopped)
+    );
 }
