@@ -231,9 +231,20 @@ impl core::fmt::Debug for Server {
 }
 
 impl Drop for Server {
+    /// Stops the listeners and has every connection closed with its client told, the peers the
+    /// application has not heard of yet too (the ENet tasks end once their peers are gone).
     fn drop(&mut self) {
         for t in &self.tasks {
             t.abort();
+        }
+        self.events_rx.close();
+        while let Ok(ev) = self.events_rx.try_recv() {
+            if let TransportEvent::Connected { peer, link } = ev {
+                link.close(peer, false);
+            }
+        }
+        for (&peer, link) in &self.links {
+            link.close(peer, false);
         }
     }
 }

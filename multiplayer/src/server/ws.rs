@@ -274,9 +274,6 @@ async fn connection<S: Wire>(mut s: S, flavor: Flavor, events: Events, ids: Peer
     // Whether the peer still gets what is pending and a close frame: not once a write failed or
     // the server dropped it for not reading.
     let mut goodbye = true;
-    // The server dropped: the connection ends, with a close frame.
-    let closed = events.closed();
-    tokio::pin!(closed);
     'conn: loop {
         // The messages in what was read (a partial frame stays in the reader).
         let mut input = &buf[from..filled];
@@ -329,7 +326,6 @@ async fn connection<S: Wire>(mut s: S, flavor: Flavor, events: Events, ids: Peer
                 Ok(n) if n > 0 => filled = n,
                 _ => break,
             },
-            () = &mut closed => break,
             // A close, or frames for this task to write: everything pending, in one write,
             // until nothing is left.
             () = outbox.wake.notified() => loop {
