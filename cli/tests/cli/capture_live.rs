@@ -70,20 +70,23 @@ fn live_recordings_show_every_value_in_order() {
         std::fs::copy(repo.join("tests/godot").join(name), godot.join(name)).unwrap();
     }
     // One session at a time (under load, tcpdump on a busy machine may miss the end of a
-    // session recorded alongside others); a session whose new capture fails its check is
-    // recorded once more before the failure counts.
-    let record = |script: &str, arg: &str| {
+    // session recorded alongside others); a session whose recording fails (its random port may
+    // be taken: the scripts pick one and bind it later) or whose new capture fails its check is
+    // recorded again before the failure counts.
+    let record = |script: &str, arg: &str| -> Result<(), String> {
         let o = Command::new("bash")
             .arg(godot.join(script))
             .arg(arg)
             .output()
             .expect("run bash");
-        assert!(
-            o.status.success(),
+        if o.status.success() {
+            return Ok(());
+        }
+        Err(format!(
             "{script} {arg} failed:\n{}\n{}",
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
-        );
+        ))
     };
     let new = |name: &str| {
         scratch
@@ -151,21 +154,22 @@ fn live_recordings_show_every_value_in_order() {
             continue;
         }
         for attempt in 0..3 {
-            if script.is_empty() {
-                record_values(arg.parse().unwrap(), &scratch);
+            let recorded = if script.is_empty() {
+                record_values(arg.parse().unwrap(), &scratch, attempt)
             } else {
-                record(script, arg);
-            }
+                record(script, arg)
+            };
             let file = new(name);
-            let ok = std::panic::catch_unwind(|| check(&file)).is_ok();
-            if ok {
-                break;
-            }
+            let failure = match recorded {
+                Ok(()) if std::panic::catch_unwind(|| check(&file)).is_ok() => break,
+                Ok(()) => "its new capture failed its check".to_string(),
+                Err(e) => e,
+            };
             assert!(
                 attempt < 2,
-                "{name}: recorded three times, failed three times"
+                "{name}: recorded three times, failed three times; the last: {failure}"
             );
-            eprintln!("capture live: {name} failed its check: recording it again");
+            eprintln!("capture live: {name}: {failure}: recording it again");
         }
     }
     if let Ok(keep) = std::env::var("GDVARIANT_KEEP_CAPTURES") {
@@ -178,15 +182,16 @@ fn live_recordings_show_every_value_in_order() {
 }
 
 /// Records the value script of Godot `n` with tcpdump into
-/// `scratch/tests/data/captures/godot{n}_values.pcap`.
-fn record_values(n: u32, scratch: &std::path::Path) {
+/// `scratch/tests/data/captures/godot{n}_values.pcap` (on a port of its own for each `attempt`);
+/// the engine's output when it did not finish.
+fn record_values(n: u32, scratch: &std::path::Path, attempt: u16) -> Result<(), String> {
     let dir = scratch.join(format!("values{n}"));
     std::fs::create_dir_all(&dir).unwrap();
     // tcpdump drops its privileges to write the file.
     Command::new("chmod").arg("755").arg(&dir).status().unwrap();
     let script = if n == 4 { VALUES4_GD } else { VALUES3_GD };
     std::fs::write(dir.join("values.gd"), script).unwrap();
-    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000;
+    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000 + 2 * attempt;
     std::fs::write(dir.join("port.txt"), port.to_string()).unwrap();
     let log = dir.join("tcpdump.log");
     let mut tcpdump = Command::new("tcpdump")
@@ -220,16 +225,18 @@ fn record_values(n: u32, scratch: &std::path::Path) {
         .unwrap();
     tcpdump.wait().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("DONE"),
-        "Godot {n} values.gd:\n{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    if !stdout.contains("DONE") {
+        return Err(format!(
+            "Godot {n} values.gd:\n{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
     std::fs::copy(
         dir.join("cap.pcap"),
         scratch.join(format!("tests/data/captures/godot{n}_values.pcap")),
     )
     .unwrap();
+    Ok(())
 }
 
 /// Of the first server's datagrams in `file` (a tcpdump pcap of IPv4 UDP on Ethernet, as

@@ -24,12 +24,39 @@ use std::process::{Command, Stdio};
 
 use gdvariant_multiplayer::{self as multiplayer, NodeTarget, Packet};
 
-/// A Godot 4 server on `transport`; returns the process and its port.
+/// How long a Godot server of these tests may run: a deadline only (each test stops its server
+/// when done), longer than its clients' runs may take on a loaded machine (a test runs up to
+/// three clients one after another against one server, each with its own 30 s timeout).
+const GODOT_SERVER_SECONDS: u32 = 120;
+
+/// A Godot 4 server on `transport`; returns the process and its port. The port is picked free
+/// here and bound by the engine a moment later: another process may take it in between (a
+/// parallel test's ephemeral socket), and then the engine says `SERVER-FAILED` and the server is
+/// started again on another port.
 pub(crate) fn start_godot_server(
     transport: &str,
     seconds: u32,
     extra: &str,
 ) -> (std::process::Child, u16, PathBuf) {
+    let mut attempt = 1;
+    loop {
+        if let Some(started) = try_start_godot_server(transport, seconds, extra) {
+            return started;
+        }
+        assert!(
+            attempt < 5,
+            "the Godot {transport} server failed to listen 5 times"
+        );
+        attempt += 1;
+    }
+}
+
+/// One try of [`start_godot_server`]: `None` when the engine could not listen on the port.
+fn try_start_godot_server(
+    transport: &str,
+    seconds: u32,
+    extra: &str,
+) -> Option<(std::process::Child, u16, PathBuf)> {
     let port = match transport {
         "enet" => std::net::UdpSocket::bind("127.0.0.1:0")
             .unwrap()
@@ -67,13 +94,18 @@ pub(crate) fn start_godot_server(
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     loop {
         let l = lines.next().expect("Godot server output").unwrap();
-        assert!(!l.starts_with("SERVER-FAILED"), "{l}");
+        if l.starts_with("SERVER-FAILED") {
+            eprintln!("the Godot {transport} server on port {port}: {l}: again on another port");
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
         if l.starts_with("SERVER-READY") {
             break;
         }
     }
     std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
-    (child, port, dir)
+    Some((child, port, dir))
 }
 
 /// The packets the client received from the server, normalised as the module's docs say.
@@ -143,7 +175,7 @@ fn echo_server_sends_what_a_godot_server_sends() {
     }
     let ex = start_example(false);
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30, "");
+        let (mut godot, port, _dir) = start_godot_server(transport, GODOT_SERVER_SECONDS, "");
         let from_godot = record(transport, port);
         let _ = godot.kill();
         let _ = godot.wait();
@@ -251,7 +283,8 @@ fn a_late_peer_gets_what_a_godot_server_sends() {
     let (ws, enet, stop) = start_shared_rust_server();
     let client = "shared=1\nshared_state=late\n";
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30, "shared=1\n");
+        let (mut godot, port, _dir) =
+            start_godot_server(transport, GODOT_SERVER_SECONDS, "shared=1\n");
         let from_godot = record_with(transport, port, client);
         let _ = godot.kill();
         let _ = godot.wait();
@@ -373,7 +406,8 @@ fn scene_synchronizers_and_custom_spawns_as_a_godot_server_sends_them() {
     let (ws, enet, stop) = start_scene_rust_server(false);
     let client = "scene_sync=1\ncustom=1\n";
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30, "scene=1\n");
+        let (mut godot, port, _dir) =
+            start_godot_server(transport, GODOT_SERVER_SECONDS, "scene=1\n");
         let from_godot = record_with(transport, port, client);
         let _ = godot.kill();
         let _ = godot.wait();
@@ -414,7 +448,7 @@ fn a_godot_server_relays_client_authority_state() {
         return;
     }
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30, "");
+        let (mut godot, port, _dir) = start_godot_server(transport, GODOT_SERVER_SECONDS, "");
         let cfg = format!("transport={transport}\nport={port}\npeers=2\nclient_sync=1\n");
         let outs = run_clients(4, "mpserver_client4.gd", &[cfg.clone(), cfg]);
         let _ = godot.kill();
@@ -461,7 +495,8 @@ fn synchronizer_visibility_as_a_godot_server_has_it() {
     }
     let client = "vis=1\n";
     for transport in ["ws", "enet"] {
-        let (mut godot, port, _dir) = start_godot_server(transport, 30, "vis=1\n");
+        let (mut godot, port, _dir) =
+            start_godot_server(transport, GODOT_SERVER_SECONDS, "vis=1\n");
         let from_godot = record_with(transport, port, client);
         let _ = godot.kill();
         let _ = godot.wait();
@@ -506,7 +541,8 @@ fn client_spawns_as_a_godot_server_takes_them() {
         return;
     }
     for transport in ["ws", "enet"] {
-        let (mut godot, port, dir) = start_godot_server(transport, 30, "cspawn=1\n");
+        let (mut godot, port, dir) =
+            start_godot_server(transport, GODOT_SERVER_SECONDS, "cspawn=1\n");
         let cfg = format!("transport={transport}\nport={port}\npeers=2\ncspawn=1\n");
         let outs = run_clients(4, "mpserver_client4.gd", &[cfg.clone(), cfg]);
         crate::server_live::check_clients(&format!("cspawn, Godot server, {transport}"), &outs);
