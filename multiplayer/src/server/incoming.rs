@@ -202,6 +202,21 @@ impl ServerCore {
                 if let Some(p) = self.peers.get_mut(&from) {
                     if p.offered.contains(&id) {
                         p.confirmed.insert(id);
+                        // As the engine, which confirms it all the same and prints an error.
+                        if !c.valid() {
+                            let i = (id as usize).checked_sub(1);
+                            let path = i.and_then(|i| self.id_paths.get(i)).cloned();
+                            self.event(Event::Rejected {
+                                peer,
+                                reason: format!(
+                                    "RPC checksum mismatch for node {:?}: the peer's script \
+                                     has other @rpc methods than the schema says (confirmed \
+                                     as invalid)",
+                                    path.as_deref().unwrap_or("?")
+                                ),
+                                kicked: false,
+                            });
+                        }
                         return self.static_confirmed(from, id);
                     }
                 }

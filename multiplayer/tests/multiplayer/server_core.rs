@@ -210,7 +210,7 @@ fn the_path_cache_both_ways() {
         .unwrap()
         .finish()
         .unwrap();
-    assert_eq!(s, [(2, by_id)]);
+    assert_eq!(s, [(2, by_id.clone())]);
     // Mixed: a confirmed peer gets the id in 32 bits, a new one the path.
     c.peer_connected(3, now).unwrap();
     c.take_actions();
@@ -223,6 +223,20 @@ fn the_path_cache_both_ways() {
         s.iter().any(|(p, b)| *p == 3 && b[0] == 1),
         "SIMPLIFY_PATH to the new peer"
     );
+    // Peer 3 finds our checksum of Main wrong (its script's @rpc methods are not the schema's):
+    // the path is confirmed all the same, as the engine does, and the mismatch reported.
+    c.receive(3, 0, R, 1, &confirm_path(false, 1), now);
+    let a = c.take_actions();
+    let r = rejected(&a);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(
+        r[0].contains("checksum mismatch for node \"Main\""),
+        "{}",
+        r[0]
+    );
+    c.rpc(To::Peer(3), "Main", "echoed", &[Variant::Int(1)])
+        .unwrap();
+    assert_eq!(sends(&c.take_actions()), [(3, by_id)]);
     // Unknown node or method: errors for the application.
     assert!(c.rpc(To::Peer(2), "Other", "x", &[Variant::Nil]).is_err());
     assert!(c.rpc(To::Peer(2), "Main", "nope", &[Variant::Nil]).is_err());
