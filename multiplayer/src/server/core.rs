@@ -275,6 +275,12 @@ impl ServerCore {
     /// A transport peer connected with this id. Godot 4 with an [`Authenticator`]: the peer
     /// authenticates first; otherwise it joins at once. An id below 2 or already taken is refused
     /// (the transport must drop the connection, as the engine does).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::BadPeerId`] when `peer` is below 2 or a transport peer (joined or
+    /// authenticating) has it; nothing changes. An [`Authenticator`] whose first step fails
+    /// (empty data to send) has the peer kicked, and this is `Ok`.
     pub fn peer_connected(&mut self, peer: PeerId, now: Instant) -> Result<(), ServerError> {
         if self.is_taken(peer) {
             return Err(ServerError::BadPeerId(peer));
@@ -370,6 +376,12 @@ impl ServerCore {
     }
 
     /// Sends authentication data to a peer that is authenticating (`send_auth`).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::NotAuthenticating`] when no transport peer has this id or it joined
+    /// already; [`ServerError::Encode`] when `data` is empty (the empty message is
+    /// [`complete_auth`](Self::complete_auth)'s). Nothing sent for either.
     pub fn send_auth(&mut self, peer: PeerId, data: &[u8]) -> Result<(), ServerError> {
         if !matches!(
             self.peers.get(&peer).map(|p| &p.state),
@@ -383,6 +395,11 @@ impl ServerCore {
     }
 
     /// Completes authentication on the server's side (`complete_auth`).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::NotAuthenticating`] when no transport peer has this id or it joined
+    /// already; nothing sent. Completing twice is `Ok`, the second time a no-op.
     pub fn complete_auth(&mut self, peer: PeerId) -> Result<(), ServerError> {
         let Some(Peer {
             state: State::Pending { local, remote, .. },
@@ -616,6 +633,14 @@ impl ServerCore {
     /// Sets `property` of the clients' node at `path` (Godot 3 `rset_id`; a property of the
     /// schema, [`RpcSpec::property`](super::RpcSpec::property)), with its transfer mode; the
     /// path cached as for [`rpc`](Self::rpc).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Unsupported`] on a Godot 4 server; [`ServerError::UnknownNode`],
+    /// [`ServerError::UnknownMethod`] (naming the property), [`ServerError::UnknownPeer`] and
+    /// [`ServerError::NotVisible`] as for [`rpc`](Self::rpc) (nothing sent for these);
+    /// [`ServerError::Encode`] for a `value` that cannot be encoded or a `path` with a NUL byte
+    /// (the call is not sent; the path's `SIMPLIFY_PATH` may have been).
     pub fn rset<A: Arg + ?Sized>(
         &mut self,
         to: To,
@@ -707,6 +732,11 @@ impl ServerCore {
     }
 
     /// Sends raw bytes (`send_bytes`) to `to`.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined;
+    /// [`ServerError::Encode`] when `data` is empty. Nothing sent for either.
     pub fn send_bytes(
         &mut self,
         to: To,
@@ -727,6 +757,10 @@ impl ServerCore {
     }
 
     /// Sends a packet built elsewhere (a spawn, a synchronizer's state …) as it is.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined; nothing sent.
     pub fn send_packet(
         &mut self,
         to: To,

@@ -135,6 +135,10 @@ impl Server {
     }
 
     /// [`listen_enet`](Self::listen_enet) with the given use of ENet's range coder.
+    ///
+    /// # Errors
+    ///
+    /// As [`listen_enet`](Self::listen_enet).
     pub async fn listen_enet_with(
         &mut self,
         addr: SocketAddr,

@@ -63,6 +63,13 @@ impl ServerCore {
     /// (`SIMPLIFY_PATH`), and its state once it confirmed the path: then the last `SYNC` and one
     /// `DELTA` with every "on change" value sent so far. Peers that join later get it too; peers
     /// among `to` that do not see it get nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined, [`ServerError::Encode`]
+    /// for a value that cannot be encoded: nothing sent or kept. [`ServerError::Encode`] too when
+    /// `path` has a NUL byte and a peer among `to` that sees it was never offered it: the
+    /// synchronizer is the server's all the same, its state not kept, nothing sent.
     pub fn sync_path<A: Arg>(
         &mut self,
         to: To,
@@ -92,6 +99,13 @@ impl ServerCore {
     /// Sends the changed "on change" properties (`DELTA`, reliable) of the server's
     /// synchronizer at `path`: bit i of `mask` for the i-th of them, `values` for the set bits
     /// in order; as [`sync_path`](Self::sync_path) otherwise.
+    ///
+    /// # Errors
+    ///
+    /// As [`sync_path`](Self::sync_path); [`ServerError::Encode`] also when `mask` sets no bit or
+    /// `values` is empty (a `DELTA` without entries) and a peer among `to` that sees the
+    /// synchronizer confirmed its path: its state is not kept; peers before that one may have
+    /// been sent the path.
     pub fn delta_path<A: Arg>(
         &mut self,
         to: To,
@@ -163,6 +177,11 @@ impl ServerCore {
     /// joining peer gets it (the last `SYNC`, and a `DELTA` with every "on change" value sent so
     /// far, the engine's watch of that peer being reset); a peer that stops seeing it is sent
     /// nothing (no despawn: the node stays on the client as it was), and nothing more of it.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Encode`] only when `path` has a NUL byte and a joined peer never offered it
+    /// comes to see the synchronizer: the setting is made all the same, nothing sent.
     pub fn set_path_public(&mut self, path: &str, public: bool) -> Result<(), ServerError> {
         let path = self.static_sync(path);
         let peers: Vec<PeerId> = self.peers().collect();
@@ -183,6 +202,12 @@ impl ServerCore {
     /// public or shown to that peer, so hiding a public synchronizer from one peer takes
     /// [`set_path_public`](Self::set_path_public)`(path, false)` and showing it to the others.
     /// What the peer is sent is as [`set_path_public`](Self::set_path_public) says.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] when `peer` has not joined: nothing changes;
+    /// [`ServerError::Encode`] when `path` has a NUL byte and the peer, never offered it, comes
+    /// to see the synchronizer: the setting is made all the same, nothing sent.
     pub fn set_path_visible(
         &mut self,
         path: &str,

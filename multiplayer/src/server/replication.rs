@@ -156,6 +156,14 @@ impl ServerCore {
     /// [`sync`](Self::sync) and every [`delta`](Self::delta) value); [`To::AllBut`] is public
     /// but for that peer; [`To::Peer`] is for that peer only. [`set_visible`](Self::set_visible)
     /// changes it for one peer.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined; [`ServerError::Encode`]
+    /// when a value of `state` cannot be encoded, `scene` is 255 (the custom spawn's) or `name`
+    /// has a NUL byte (no node made, nothing sent, for these), and when `spawner` has a NUL byte
+    /// and `to` names a joined peer never offered it (the node is kept; its net id is not
+    /// returned).
     pub fn spawn<A: Arg>(
         &mut self,
         to: To,
@@ -174,6 +182,11 @@ impl ServerCore {
     /// `spawn_function` makes the node from it, and names it `name`). The rest is as
     /// [`spawn`](Self::spawn): its `synchronizers` synchronizers, their spawn `state`, who sees
     /// it.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn`](Self::spawn), `data` in the place of `scene`: [`ServerError::Encode`] when
+    /// `data` cannot be encoded (no node made, nothing sent).
     pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
         &mut self,
         to: To,
@@ -230,6 +243,12 @@ impl ServerCore {
     /// Sets the spawn state a node is spawned with from now on (for peers that join or come to
     /// see it later), as the engine reads its spawn properties' current values at each spawn:
     /// the values of the spawn properties in the order of the replication configs.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Encode`] when a value of `state` cannot be encoded;
+    /// [`ServerError::UnknownNode`] (naming the net id) when no node the server spawned has this
+    /// net id. Nothing changes for either.
     pub fn set_spawn_state<A: Arg>(&mut self, net_id: u32, state: &[A]) -> Result<(), ServerError> {
         let state = encode_all(state)?;
         let Some(node) = self.nodes.get_mut(&net_id) else {
@@ -242,6 +261,14 @@ impl ServerCore {
 
     /// Shows (spawns) or hides (despawns) a spawned node for one peer, as a synchronizer's
     /// visibility does.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownPeer`] when `peer` has not joined, [`ServerError::UnknownNode`]
+    /// (naming the net id) when no node the server spawned has this net id: nothing changes;
+    /// [`ServerError::Encode`] only when the spawner's path has a NUL byte (see
+    /// [`spawn`](Self::spawn)) and the node is shown to a peer never offered that path: nothing
+    /// sent.
     pub fn set_visible(
         &mut self,
         net_id: u32,
@@ -294,6 +321,12 @@ impl ServerCore {
 
     /// Sends a synchronizer's "always" properties (`SYNC`, unreliable, as the engine sends it)
     /// to the peers among `to` that see its node; kept for the peers that see it later.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownNode`] when `sync_id` is no synchronizer of a node the server
+    /// spawned, [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined,
+    /// [`ServerError::Encode`] when a value cannot be encoded. Nothing sent or kept for these.
     pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
         let (net_id, i) = self.sync_node(sync_id)?;
         let peers = self.seeing(to, net_id)?;
@@ -315,6 +348,11 @@ impl ServerCore {
     /// Sends a synchronizer's changed "on change" properties (`DELTA`, reliable): bit i of
     /// `mask` for the i-th of them, `values` for the set bits in order (kept for the peers that
     /// see the node later: each property's latest value).
+    ///
+    /// # Errors
+    ///
+    /// As [`sync`](Self::sync); [`ServerError::Encode`] also when `mask` sets no bit or `values`
+    /// is empty (a `DELTA` without entries). Nothing sent or kept for these.
     pub fn delta<A: Arg>(
         &mut self,
         to: To,
@@ -340,6 +378,11 @@ impl ServerCore {
     }
 
     /// Despawns a node from every peer that sees it, and forgets it.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::UnknownNode`] (naming the net id) when no node the server spawned has
+    /// this net id, or it was despawned; nothing sent.
     pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
         let Some(node) = self.nodes.remove(&net_id) else {
             return Err(ServerError::UnknownNode(alloc::format!("net id {net_id}")));

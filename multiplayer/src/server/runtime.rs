@@ -415,6 +415,10 @@ impl Server {
     }
 
     /// Calls `method` of the node at `path` on `to` ([`ServerCore::rpc`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::rpc`].
     pub fn rpc<A: Arg>(
         &mut self,
         to: To,
@@ -428,6 +432,10 @@ impl Server {
     }
 
     /// Sets a property on the clients' node (Godot 3 `rset_id`, [`ServerCore::rset`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::rset`].
     pub fn rset<A: Arg + ?Sized>(
         &mut self,
         to: To,
@@ -441,6 +449,10 @@ impl Server {
     }
 
     /// Sends raw bytes ([`ServerCore::send_bytes`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::send_bytes`].
     pub fn send_bytes(
         &mut self,
         to: To,
@@ -454,6 +466,10 @@ impl Server {
     }
 
     /// Sends a packet built elsewhere, as it is ([`ServerCore::send_packet`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::send_packet`].
     pub fn send_packet(
         &mut self,
         to: To,
@@ -467,6 +483,10 @@ impl Server {
     }
 
     /// Spawns a node on the clients ([`ServerCore::spawn`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::spawn`].
     pub fn spawn<A: Arg>(
         &mut self,
         to: To,
@@ -484,6 +504,10 @@ impl Server {
     }
 
     /// Sends a synchronizer's "always" properties ([`ServerCore::sync`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::sync`].
     pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
         let r = self.core.sync(to, sync_id, values);
         self.dispatch();
@@ -491,6 +515,10 @@ impl Server {
     }
 
     /// Sends a synchronizer's changed "on change" properties ([`ServerCore::delta`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::delta`].
     pub fn delta<A: Arg>(
         &mut self,
         to: To,
@@ -504,6 +532,10 @@ impl Server {
     }
 
     /// Shows or hides a spawned node for one peer ([`ServerCore::set_visible`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::set_visible`].
     pub fn set_visible(
         &mut self,
         net_id: u32,
@@ -516,6 +548,10 @@ impl Server {
     }
 
     /// Spawns a node with the spawner's `spawn_function` ([`ServerCore::spawn_custom`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::spawn_custom`].
     pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
         &mut self,
         to: To,
@@ -533,6 +569,10 @@ impl Server {
     }
 
     /// Sends the state of a synchronizer outside spawned nodes ([`ServerCore::sync_path`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::sync_path`].
     pub fn sync_path<A: Arg>(
         &mut self,
         to: To,
@@ -545,6 +585,10 @@ impl Server {
     }
 
     /// Sends the changes of a synchronizer outside spawned nodes ([`ServerCore::delta_path`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::delta_path`].
     pub fn delta_path<A: Arg>(
         &mut self,
         to: To,
@@ -558,6 +602,10 @@ impl Server {
     }
 
     /// Despawns a node ([`ServerCore::despawn`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::despawn`].
     pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
         let r = self.core.despawn(net_id);
         self.dispatch();
@@ -571,6 +619,10 @@ impl Server {
     }
 
     /// Sends authentication data ([`ServerCore::send_auth`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::send_auth`].
     pub fn send_auth(&mut self, peer: PeerId, data: &[u8]) -> Result<(), ServerError> {
         let r = self.core.send_auth(peer, data);
         self.dispatch();
@@ -578,6 +630,10 @@ impl Server {
     }
 
     /// Completes authentication on the server's side ([`ServerCore::complete_auth`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerCore::complete_auth`].
     pub fn complete_auth(&mut self, peer: PeerId) -> Result<(), ServerError> {
         let r = self.core.complete_auth(peer);
         self.dispatch();
