@@ -617,8 +617,16 @@ impl DeltaBuilder {
     }
 
     /// Appends the entry of synchronizer `net_id` with the values of the changed "on change"
-    /// properties, whose indexes `mask` sets. An entry without values is not written.
+    /// properties, whose indexes `mask` sets. An entry without values is not written; one whose
+    /// `mask` sets a number of bits other than `values.len()` is an error (the receiver reads
+    /// one value per bit).
     pub fn entry<A: Arg>(mut self, net_id: u32, mask: u64, values: &[A]) -> Result<DeltaBuilder> {
+        if mask.count_ones() as usize != values.len() {
+            return Err(invalid(
+                "DELTA entry whose mask does not set one bit per value",
+                self.out.len(),
+            ));
+        }
         let mut head = [0u8; 12];
         head[..4].copy_from_slice(&net_id.to_le_bytes());
         head[4..].copy_from_slice(&mask.to_le_bytes());

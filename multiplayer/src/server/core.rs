@@ -695,11 +695,13 @@ impl ServerCore {
                 continue;
             };
             all_confirmed &= p.confirmed.contains(&id);
-            if p.offered.insert(id) {
+            // Offered once its SIMPLIFY_PATH is built (see `offer_plain`).
+            if !p.offered.contains(&id) {
                 let simplify = match flavor {
                     Flavor::Godot4 => crate::simplify_path(checksum, id, &path)?,
                     Flavor::Godot3 => godot3::simplify_path(id, &path)?,
                 };
+                p.offered.insert(id);
                 self.send(t, 0, TransferMode::Reliable, simplify.into());
             }
         }

@@ -102,7 +102,8 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// As [`sync_path`](Self::sync_path); [`ServerError::Encode`] also when `mask` sets no bit or
+    /// As [`sync_path`](Self::sync_path); [`ServerError::Encode`] also, nothing sent, when `mask`
+    /// does not set one bit per value; and when `mask` sets no bit or
     /// `values` is empty (a `DELTA` without entries) and a peer among `to` that sees the
     /// synchronizer confirmed its path: its state is not kept; peers before that one may have
     /// been sent the path.

@@ -47,6 +47,12 @@ pub(crate) fn encode_changes<A: Arg>(
     mask: u64,
     values: &[A],
 ) -> Result<Vec<(u32, Vec<u8>)>, ServerError> {
+    if mask.count_ones() as usize != values.len() {
+        return Err(ServerError::Encode(crate::wire::invalid(
+            "DELTA whose mask does not set one bit per value",
+            0,
+        )));
+    }
     (0..64u32)
         .filter(|b| mask & 1 << b != 0)
         .zip(values)
@@ -71,9 +77,12 @@ impl ServerCore {
     pub(crate) fn offer_plain(&mut self, peer: PeerId, path: &str) -> Result<u32, ServerError> {
         let (id, path) = self.path_id(path);
         if let Some(p) = self.peers.get_mut(&peer) {
-            if p.offered.insert(id) {
+            // Offered once its SIMPLIFY_PATH is built: a path that cannot be sent is never
+            // counted as offered.
+            if !p.offered.contains(&id) {
                 let checksum = RpcMethods::new(core::iter::empty::<&str>()).checksum();
                 let b = crate::simplify_path(&checksum, id, &path)?;
+                p.offered.insert(id);
                 self.send(peer, 0, TransferMode::Reliable, b.into());
             }
         }
@@ -352,7 +361,8 @@ impl ServerCore {
     /// # Errors
     ///
     /// As [`sync`](Self::sync); [`ServerError::Encode`] also when `mask` sets no bit or `values`
-    /// is empty (a `DELTA` without entries). Nothing sent or kept for these.
+    /// is empty (a `DELTA` without entries), or `mask` does not set one bit per value. Nothing
+    /// sent or kept for these.
     pub fn delta<A: Arg>(
         &mut self,
         to: To,

@@ -420,3 +420,39 @@ fn rpcs_on_a_hidden_synchronizers_root_follow_its_visibility() {
         .unwrap();
     assert!(sends(&core.take_actions()).is_empty());
 }
+
+#[test]
+fn a_path_that_cannot_be_sent_is_never_offered_and_masks_match_values() {
+    let mut core = ServerCore::new(schema(), ServerConfig::default());
+    let now = Instant::now();
+    core.peer_connected(2, now).unwrap();
+    core.take_actions();
+    // A NUL in the path: its SIMPLIFY_PATH cannot be written, every time (the path was counted
+    // as offered at the first failure, and the second call returned Ok without sending it).
+    for _ in 0..2 {
+        assert!(core
+            .sync_path(To::All, "Main/Bo\0ard/Sync", &[pos(3.0, 4.0)])
+            .is_err());
+        assert_eq!(sends(&core.take_actions()), []);
+    }
+    // A DELTA's mask sets one bit per value: else an error, nothing sent or kept.
+    for (mask, n) in [(0b11, 1), (0b1, 2)] {
+        let values = vec![Variant::Int(9); n];
+        let e = core
+            .delta_path(To::All, "Main/Board/Sync", mask, &values)
+            .unwrap_err();
+        assert!(e.to_string().contains("one bit per value"), "{e}");
+        assert!(DeltaBuilder::new().entry(1, mask, &values).is_err());
+    }
+    assert_eq!(sends(&core.take_actions()), []);
+    // The path offered, confirmed: no DELTA value was kept from the refused calls.
+    core.sync_path(To::All, "Main/Board/Sync", &[pos(3.0, 4.0)])
+        .unwrap();
+    // Cache id 2: the refused path took id 1 (never offered).
+    let offer = simplify_path(&plain(), 2, "Main/Board/Sync").unwrap();
+    assert_eq!(sends(&core.take_actions()), [(2, R, offer)]);
+    core.receive(2, 0, R, 1, &confirm_path(true, 2), now);
+    let got = sends(&core.take_actions());
+    assert_eq!(got.len(), 1, "the SYNC only: {got:?}");
+    assert_eq!(got[0].1, TransferMode::Unreliable);
+}
