@@ -79,13 +79,20 @@ fn godot_put_var_round_trips_without_the_stall() {
     if !common::engine_ready(4, "the put_var stall") {
         return;
     }
-    let tuned = round_trips(
-        true,
-        std::env::var("PUTVAR_N")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1000),
-    );
+    let n = std::env::var("PUTVAR_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    // Up to 3 tries: other work on the machine stretches the client's polling (two CI runs side
+    // by side took the example server's twin of this test to 3 s), not in every try; the stall
+    // would come back every time.
+    let mut tuned = round_trips(true, n);
+    for _ in 1..3 {
+        if tuned < 1000.0 {
+            break;
+        }
+        tuned = tuned.min(round_trips(true, n));
+    }
     // Untuned, 50 are enough to see the stall (1000 would take ~45 s).
     let untuned = round_trips(false, 50);
     eprintln!(
