@@ -1,5 +1,6 @@
 //! The engine's text form and JSON, one test binary: the printers' stack and memory bounds and
-//! API (`printers`), and what the text form cannot carry (`text_loss`).
+//! API (`printers`), and what the text form cannot carry (`text_loss`); and the repository's own
+//! Markdown text: links that resolve, a README that stays short (`docs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +9,7 @@ mod common;
 #[global_allocator]
 static ALLOC: common::alloc::Counting = common::alloc::Counting;
 
+mod docs;
 #[cfg(feature = "std")]
 mod printers;
 #[cfg(feature = "std")]
