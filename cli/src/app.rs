@@ -12,7 +12,7 @@ use crate::args::{
     WriteDialect,
 };
 use crate::host::{Fail, Host};
-use crate::input::{check_all, checked, describe, frames, hint, Read};
+use crate::input::{capture_refusal, check_all, checked, describe, frames, hint, Read};
 use crate::sink::Sink;
 use crate::stats;
 use crate::tree::{self, TreeOptions};
@@ -122,7 +122,8 @@ impl Cx<'_> {
 
     /// Picks the dialect: the one asked for, or with `auto` the one [`Detector`] tells from
     /// the whole input (each frame's value with `--framed`), saying which and why on stderr.
-    /// `decode`, `validate`, `stats` and `get` all decide this way.
+    /// `decode`, `validate`, `stats` and `get` all decide this way. A packet capture is refused
+    /// here, before it is read as a value (a pcapng file's first bytes read as a `Vector3i`).
     fn pick(
         &mut self,
         args: ReadArgs,
@@ -131,6 +132,9 @@ impl Cx<'_> {
         bytes: &[u8],
         framed: Option<FrameEndian>,
     ) -> Res<Read> {
+        if let Some(msg) = capture_refusal(file, bytes) {
+            return Err(Fail::Input(msg));
+        }
         let rd = |dialect| Read {
             args,
             max_depth,
@@ -421,6 +425,13 @@ impl Cx<'_> {
                 }
             };
             let bytes = (*data).as_ref();
+            if let Some(msg) = capture_refusal(file, bytes) {
+                let (line, hint) = msg.split_once('\n').unwrap_or((&msg, ""));
+                writeln!(self.out, "{line}")?;
+                writeln!(self.err, "{hint}")?;
+                code = 1;
+                continue;
+            }
             let rd = self.pick(read, depth.max_depth, file, bytes, framed)?;
             let opts = rd.options();
             let mut p = self.host.progress("validating", bytes.len() as u64);

@@ -118,6 +118,17 @@ pub(crate) fn check_all(
     }
 }
 
+/// The error and hint lines for an input that is a packet capture (pcap or pcapng), which
+/// `decode`, `validate`, `stats` and `get` refuse before reading it as a value.
+pub(crate) fn capture_refusal(file: &str, bytes: &[u8]) -> Option<String> {
+    gdvariant_multiplayer::capture::is_capture(bytes).then(|| {
+        format!(
+            "{file}: error: this is a packet capture (pcap or pcapng), not a Variant\n\
+             {file}: hint: read it with `gdvariant capture {file}`"
+        )
+    })
+}
+
 /// A hint for an input that failed to read with `framed` and `o`: another framing, dialect or
 /// object policy with which it reads.
 pub(crate) fn hint(
@@ -126,12 +137,6 @@ pub(crate) fn hint(
     rd: &Read,
     e: &Error,
 ) -> Option<String> {
-    if gdvariant_multiplayer::capture::is_capture(bytes) {
-        return Some(
-            "the input is a packet capture (pcap or pcapng): read it with `gdvariant capture FILE`"
-                .into(),
-        );
-    }
     let o = &rd.options();
     if e.kind() == ErrorKind::ObjectsNotAllowed && !rd.args.allow_objects {
         return Some("the input holds a full object: add --allow-objects to read it".into());

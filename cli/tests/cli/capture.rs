@@ -694,3 +694,77 @@ fn every_thread_count_gives_the_same_output() {
         }
     }
 }
+
+/// A pcapng file (Wireshark's default format) is refused by the commands that read values, as a
+/// pcap is: its first 16 bytes would otherwise read as a Godot 4 `Vector3i` followed by
+/// "trailing bytes" (the section header block's type, length and byte-order magic), and
+/// `decode` printed `Vector3i(28, 439041101, 1)` with exit status 0.
+#[test]
+fn other_commands_refuse_a_pcapng_file_in_either_byte_order() {
+    let dir = crate::common::scratch_dir("capture-pcapng-refused");
+    for little in [true, false] {
+        let w32 = |b: &mut Vec<u8>, v: u32| {
+            b.extend(if little {
+                v.to_le_bytes()
+            } else {
+                v.to_be_bytes()
+            })
+        };
+        let w16 = |b: &mut Vec<u8>, v: u16| {
+            b.extend(if little {
+                v.to_le_bytes()
+            } else {
+                v.to_be_bytes()
+            })
+        };
+        let mut b = Vec::new();
+        // Section header block: type, length, byte-order magic, version 1.0, section length -1.
+        w32(&mut b, 0x0A0D_0D0A);
+        w32(&mut b, 28);
+        w32(&mut b, 0x1A2B_3C4D);
+        w16(&mut b, 1);
+        w16(&mut b, 0);
+        b.extend([0xff; 8]);
+        w32(&mut b, 28);
+        // Interface description block: Ethernet, snap length 262 144.
+        w32(&mut b, 1);
+        w32(&mut b, 20);
+        w16(&mut b, 1);
+        w16(&mut b, 0);
+        w32(&mut b, 262_144);
+        w32(&mut b, 20);
+        let file = dir.join(if little { "le.pcapng" } else { "be.pcapng" });
+        std::fs::write(&file, &b).unwrap();
+        let f = file.to_str().unwrap();
+        for args in [
+            vec!["decode", f],
+            vec!["decode", "--format", "json", f],
+            vec!["validate", f],
+            vec!["stats", f],
+            vec!["get", "0", f],
+            vec!["multiplayer", "decode", f],
+        ] {
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
+            assert!(
+                format!("{out}{err}").contains("packet capture (pcap or pcapng)"),
+                "{args:?}: {out}{err}"
+            );
+            assert!(
+                err.contains(&format!("gdvariant capture {f}")),
+                "{args:?}: {err}"
+            );
+            assert!(!out.contains("Vector3i"), "{args:?}: {out}");
+        }
+        // And `capture` reads it: a section with one interface and no packets.
+        let o = run(&["capture", f]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -127,17 +127,44 @@ fn describe<I>(e: &PcapError<I>) -> String {
     }
 }
 
-/// Whether `magic` (a file's first bytes) starts a pcap or pcapng file.
+/// Whether `magic` (a file's first bytes, at least 12 of them for pcapng) starts a pcap or
+/// pcapng file: a pcap magic number (microsecond or nanosecond, either byte order), or a pcapng
+/// section header block's type followed by its byte-order magic.
+///
+/// A pcapng file's first four bytes alone would read as a Godot 4 `Vector3i` header (type 10):
+/// the byte-order magic 8 bytes later tells it apart.
+///
+/// ```
+/// use gdvariant_multiplayer::capture::is_capture;
+/// assert!(is_capture(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0]));
+/// assert!(is_capture(&[0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a]));
+/// // var_to_bytes(Vector3i(1, 2, 3)): not a capture.
+/// assert!(!is_capture(&[10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]));
+/// ```
 pub fn is_capture(magic: &[u8]) -> bool {
+    match magic.first_chunk::<4>() {
+        Some(&PCAPNG) => matches!(
+            magic.get(8..12),
+            Some([0x4d, 0x3c, 0x2b, 0x1a] | [0x1a, 0x2b, 0x3c, 0x4d])
+        ),
+        Some(first) => starts_capture(first),
+        None => false,
+    }
+}
+
+/// A pcapng section header block's type.
+const PCAPNG: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+/// Whether a file's first four bytes are a pcap magic number or a pcapng section header
+/// block's type (the reader then checks the rest).
+fn starts_capture(first: &[u8; 4]) -> bool {
     matches!(
-        magic.get(..4),
-        Some(
-            [0xd4, 0xc3, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0xc3, 0xd4]
-                | [0x4d, 0x3c, 0xb2, 0xa1]
-                | [0xa1, 0xb2, 0x3c, 0x4d]
-                | [0x0a, 0x0d, 0x0d, 0x0a]
-        )
+        first,
+        [0xd4, 0xc3, 0xb2, 0xa1]
+            | [0xa1, 0xb2, 0xc3, 0xd4]
+            | [0x4d, 0x3c, 0xb2, 0xa1]
+            | [0xa1, 0xb2, 0x3c, 0x4d]
+            | &PCAPNG
     )
 }
 
@@ -154,7 +181,7 @@ impl<R: Read> Records<R> {
                 Err(e) => return Err(Error::new(format!("read error: {e}"), Place::File, 0)),
             }
         }
-        if got < 4 || !is_capture(&magic) {
+        if got < 4 || !starts_capture(&magic) {
             return Err(Error::new(
                 "not a pcap or pcapng file (no pcap magic number or pcapng section header)",
                 Place::File,
@@ -167,7 +194,7 @@ impl<R: Read> Records<R> {
             rest: reader,
         };
         let bad = |e: PcapError<&[u8]>| Error::new(describe(&e), Place::File, 0);
-        let inner = if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
+        let inner = if magic == PCAPNG {
             Inner::Ng(PcapNGReader::new(START_BUFFER, input).map_err(bad)?)
         } else {
             Inner::Legacy(LegacyPcapReader::new(START_BUFFER, input).map_err(bad)?)
