@@ -15,8 +15,9 @@ pub struct Cli {
     pub cmd: Cmd,
     /// The most bytes read from an input that is not a regular file (standard input, a pipe, a
     /// character device such as /dev/zero): past it the command stops with an error rather than
-    /// read on. Regular files are memory-mapped and have no such limit. Suffixes K, M and G
-    /// (powers of 1024).
+    /// read on. Regular files are memory-mapped and have no such limit; `capture` reads every
+    /// input as a stream, in bounded memory, and has none either. Suffixes K, M and G (powers
+    /// of 1024).
     #[arg(long, global = true, value_name = "BYTES", default_value = "256M", value_parser = parse_size)]
     pub max_stream: u64,
 }

@@ -439,7 +439,9 @@ impl Reader<'_> {
             Body::Control(_) => Some(Kind::Transport),
             Body::Error(_) => Some(Kind::Error),
         };
-        if matches!(ev.body, Body::Error(_)) {
+        // Bytes the capture does not have (lost, or cut by the snap length) count as an error:
+        // the exit status says that something was not shown.
+        if matches!(ev.body, Body::Error(_) | Body::Control(Control::Gap { .. })) {
             self.errors += 1;
         }
         let shown = (a.flow.is_empty() || a.flow.contains(&ev.flow))

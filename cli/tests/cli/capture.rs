@@ -768,3 +768,55 @@ fn other_commands_refuse_a_pcapng_file_in_either_byte_order() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Bytes the capture does not have are an error for the exit status, as the other problems in a
+/// capture are: the WebSocket session cut to a snap length of 120 bytes (its handshake and every
+/// message after it lost, each direction one `GAP`) exits 1 and counts them, where it exited 0
+/// with "errors: 0".
+#[test]
+fn gaps_count_as_errors() {
+    let f = capture("godot4_ws.pcap");
+    let all = std::fs::read(&f).unwrap();
+    // The same capture with every record cut to 120 bytes (snap length 120 in the header).
+    let mut cut = all[..24].to_vec();
+    cut[16..20].copy_from_slice(&120u32.to_le_bytes());
+    let mut at = 24;
+    while at + 16 <= all.len() {
+        let caplen = u32::from_le_bytes(all[at + 8..at + 12].try_into().unwrap()) as usize;
+        let keep = caplen.min(120);
+        cut.extend_from_slice(&all[at..at + 8]);
+        cut.extend_from_slice(&(keep as u32).to_le_bytes());
+        cut.extend_from_slice(&all[at + 12..at + 16]);
+        cut.extend_from_slice(&all[at + 16..at + 16 + keep]);
+        at += 16 + caplen;
+    }
+    let dir = crate::common::scratch_dir("capture-gaps");
+    let file = dir.join("ws120.pcap");
+    std::fs::write(&file, &cut).unwrap();
+    let f = file.to_str().unwrap();
+    let o = run(&["capture", f]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.lines().filter(|l| l.contains(" GAP ")).count() >= 2,
+        "{out}"
+    );
+    let stats = stdout(&run(&["capture", "--stats", f]));
+    let errors: u64 = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("errors: "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        errors,
+        out.lines().filter(|l| l.contains(" GAP ")).count() as u64,
+        "{stats}"
+    );
+    // The whole capture has none.
+    assert_eq!(
+        run(&["capture", &capture("godot4_ws.pcap")]).status.code(),
+        Some(0)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
