@@ -347,7 +347,13 @@ pub(crate) struct Flows {
     budget: Budget,
     decoder: Option<Box<RangeDecoder>>,
     refused: bool,
+    /// The unsupported link types already reported (their later records are skipped without a
+    /// line each); at most `MAX_LINKS_TOLD` are remembered.
+    links_told: Vec<u32>,
 }
+
+/// The most unsupported link types remembered as reported (a pcapng file may name many).
+const MAX_LINKS_TOLD: usize = 16;
 
 fn is_enet(p: &[u8], decoder: &mut Option<Box<RangeDecoder>>) -> bool {
     let Ok(dg) = Datagram::parse(p) else {
@@ -403,6 +409,7 @@ impl Flows {
             budget,
             decoder: None,
             refused: false,
+            links_told: Vec::new(),
         }
     }
 
@@ -418,12 +425,26 @@ impl Flows {
     pub(crate) fn record(&mut self, n: u64, r: &Record<'_>, out: &mut Out) {
         out.time = r.time;
         out.record = n;
+        // An unsupported link type is reported at its first record only.
+        if !link::supported(r.link) {
+            if self.links_told.contains(&r.link) {
+                return;
+            }
+            if self.links_told.len() < MAX_LINKS_TOLD {
+                self.links_told.push(r.link);
+            }
+        }
         let seg = match link::parse(r.link, r.data, r.orig_len) {
             Parsed::Segment(s) => s,
             Parsed::Skip => return,
             Parsed::Bad(e) => {
+                let later = if link::supported(r.link) {
+                    ""
+                } else {
+                    "; its later records are skipped"
+                };
                 out.orphan(Error::new(
-                    format!("record {n}: {}", e.what()),
+                    format!("record {n}: {}{later}", e.what()),
                     Place::Packet,
                     e.offset(),
                 ));

@@ -57,6 +57,21 @@ fn bad(what: impl Into<String>, offset: u64) -> Parsed<'static> {
     Parsed::Bad(Error::new(what, Place::Packet, offset))
 }
 
+/// Whether packets of link type `link` are read ([`parse`] says why not, for the others).
+pub(crate) fn supported(link: u32) -> bool {
+    matches!(
+        link,
+        LINKTYPE_NULL
+            | LINKTYPE_ETHERNET
+            | LINKTYPE_RAW
+            | LINKTYPE_LOOP
+            | LINKTYPE_LINUX_SLL
+            | LINKTYPE_IPV4
+            | LINKTYPE_IPV6
+            | LINKTYPE_LINUX_SLL2
+    )
+}
+
 /// Reads a packet of link type `link`; `orig_len` is its length on the wire.
 pub(crate) fn parse(link: u32, data: &[u8], orig_len: u32) -> Parsed<'_> {
     // Most packets are UDP or TCP straight over IP: their headers are read here, anything else

@@ -610,3 +610,25 @@ fn enet_fragments_claiming_large_packets_stay_within_the_bound() {
     // The default bound is 16 MiB; one more packet may be allocated before it is seen past it.
     assert!(usage.peak < 40 << 20, "{usage:?}");
 }
+
+/// A link type the reader does not read is reported at its first record, not once a record (a
+/// capture of 50 such records gave 50 identical error lines); records of the supported link
+/// types around it are read as usual.
+#[test]
+fn an_unsupported_link_type_is_reported_once() {
+    let frames: Vec<Vec<u8>> = (0..50).map(|i| vec![i as u8; 40]).collect();
+    let with_len: Vec<(Vec<u8>, usize)> = frames.iter().map(|f| (f.clone(), f.len())).collect();
+    for bytes in [pcap(147, &with_len), pcapng(147, &frames)] {
+        let lines = show(&bytes, Config::new());
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("error: record 1: link type 147 is not supported")
+                && lines[0].contains("its later records are skipped"),
+            "{lines:?}"
+        );
+    }
+    // A supported link type still gives one error a record for what is wrong in each.
+    let cut: Vec<(Vec<u8>, usize)> = (0..3).map(|_| (vec![0; 10], 10)).collect();
+    let lines = show(&pcap(LINKTYPE_LINUX_SLL, &cut), Config::new());
+    assert_eq!(lines.len(), 3, "{lines:?}");
+}
