@@ -261,18 +261,25 @@ impl Clock {
     }
 }
 
-/// The JSON line's fields before its body's.
+/// The JSON line's fields before its body's (`flow`, `src` and `dst` null for a problem of the
+/// file that belongs to no flow).
 fn json_head(m: &Meta, l: &mut String) {
     let _ = write!(
         l,
-        "{{\"time\":\"{}.{:09}\",\"record\":{},\"flow\":{},\"src\":\"{}\",\"dst\":\"{}\"",
+        "{{\"time\":\"{}.{:09}\",\"record\":{},",
         m.time.secs(),
         m.time.nanos(),
         m.record,
-        m.flow,
-        m.src,
-        m.dst
     );
+    if m.flow == 0 {
+        l.push_str("\"flow\":null,\"src\":null,\"dst\":null");
+    } else {
+        let _ = write!(
+            l,
+            "\"flow\":{},\"src\":\"{}\",\"dst\":\"{}\"",
+            m.flow, m.src, m.dst
+        );
+    }
     if let Some(p) = m.from_peer {
         let _ = write!(l, ",\"from_peer\":{p}");
     }

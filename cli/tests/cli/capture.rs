@@ -820,3 +820,29 @@ fn gaps_count_as_errors() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// In JSON, a problem of the file itself (here a capture cut inside a record) belongs to no
+/// flow: `flow`, `src` and `dst` are null, not flow 0 between `0.0.0.0:0` addresses.
+#[test]
+fn json_file_errors_belong_to_no_flow() {
+    let all = std::fs::read(capture("godot4_putvar.pcap")).unwrap();
+    let dir = crate::common::scratch_dir("capture-json-cut");
+    let file = dir.join("cut.pcap");
+    std::fs::write(&file, &all[..3000]).unwrap();
+    let o = run(&["capture", "--format", "json", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains(r#""record":32,"flow":null,"src":null,"dst":null,"error":"the capture ends inside a record"#),
+        "{last}"
+    );
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains(r#""flow":1,"src":"127.0.0.1:"#),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
