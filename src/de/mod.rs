@@ -9,6 +9,11 @@
 //! unit variant as its name). Integers are accepted where floats are expected, as GDScript
 //! senders write `100` for a float field; an int out of the target's range is an error.
 //!
+//! One difference from [`to_owned`](crate::VariantRef::to_owned): a math value's 32-bit real
+//! component that is a signaling NaN reaches the visitor as a quiet NaN (`f64::from`), where
+//! `to_owned` keeps its payload. Checking for it on the fast path cost 4–5 % of the game state's
+//! serde instructions, for a value no engine computes.
+//!
 //! The deserializer runs on the crate's one pull-event [`Walker`]: every bound, string, type
 //! id, the depth limit, the object policy and the `script` rule are checked as it goes, in one
 //! pass, without allocating for the values it reads. The commonest values (scalars, strings,
