@@ -21,9 +21,12 @@ use crate::{godot3, Arg, RemoteCallBuilder, Target};
 pub enum AuthStep {
     /// Nothing yet: wait for the peer's next message.
     Wait,
-    /// Send this to the peer (`send_auth`), then wait.
+    /// Send this to the peer (`send_auth`), then wait. Not empty: the empty message is the one
+    /// that completes (as the engine's `send_auth`, [`ServerCore::send_auth`] refuses it); empty
+    /// data kicks the peer, its [`Event::AuthFailed`] saying so.
     Send(Vec<u8>),
-    /// Send this to the peer, then complete (`complete_auth`).
+    /// Send this to the peer, then complete (`complete_auth`); not empty, as for
+    /// [`Send`](Self::Send).
     SendAndComplete(Vec<u8>),
     /// The peer is authenticated on the server's side (`complete_auth`): it joins once it
     /// completes on its side too.
@@ -280,7 +283,8 @@ impl ServerCore {
     ///
     /// [`ServerError::BadPeerId`] when `peer` is below 2 or a transport peer (joined or
     /// authenticating) has it; nothing changes. An [`Authenticator`] whose first step fails
-    /// (empty data to send) has the peer kicked, and this is `Ok`.
+    /// (empty data to send) has the peer kicked (its [`Event::AuthFailed`] says why), and this
+    /// is `Ok`.
     pub fn peer_connected(&mut self, peer: PeerId, now: Instant) -> Result<(), ServerError> {
         if self.is_taken(peer) {
             return Err(ServerError::BadPeerId(peer));
@@ -317,6 +321,12 @@ impl ServerCore {
 
     /// A transport peer disconnected (or was dropped): the others are told.
     pub fn peer_disconnected(&mut self, peer: PeerId) {
+        self.forget_peer(peer, "disconnected while authenticating");
+    }
+
+    /// Forgets a peer that left; `pending` is the reason its [`Event::AuthFailed`] gives if it
+    /// had not joined.
+    fn forget_peer(&mut self, peer: PeerId, pending: &str) {
         let Some(p) = self.peers.remove(&peer) else {
             return;
         };
@@ -325,7 +335,7 @@ impl ServerCore {
         match p.state {
             State::Pending { .. } => self.event(Event::AuthFailed {
                 peer,
-                reason: "disconnected while authenticating".to_string(),
+                reason: pending.to_string(),
             }),
             State::Joined => {
                 if self.cfg.relay {
@@ -363,7 +373,8 @@ impl ServerCore {
         }
     }
 
-    /// Drops a peer: the transport disconnects it, the others are told it left.
+    /// Drops a peer: the transport disconnects it, the others are told it left (a peer still
+    /// authenticating: [`Event::AuthFailed`], its reason `kicked: ` and `reason`).
     pub fn kick(&mut self, peer: PeerId, reason: &str) {
         if !self.peers.contains_key(&peer) {
             return;
@@ -372,7 +383,7 @@ impl ServerCore {
             peer,
             reason: reason.to_string(),
         });
-        self.peer_disconnected(peer);
+        self.forget_peer(peer, &alloc::format!("kicked: {reason}"));
     }
 
     /// Sends authentication data to a peer that is authenticating (`send_auth`).
@@ -444,7 +455,10 @@ impl ServerCore {
             }
         };
         if let Err(e) = r {
-            self.kick(peer, &e.to_string());
+            self.kick(
+                peer,
+                &alloc::format!("the authenticator's step failed: {e}"),
+            );
         }
     }
 
@@ -550,6 +564,14 @@ impl ServerCore {
         });
     }
 
+    /// [`ServerError::Unsupported`] on a Godot 3 server: `what` is Godot 4's.
+    pub(crate) fn godot4(&self, what: &'static str) -> Result<(), ServerError> {
+        match self.cfg.flavor {
+            Flavor::Godot4 => Ok(()),
+            Flavor::Godot3 => Err(ServerError::Unsupported(what)),
+        }
+    }
+
     /// The peers `to` names, joined ones only.
     pub(crate) fn targets(&self, to: To) -> Result<Vec<PeerId>, ServerError> {
         match to {
@@ -637,7 +659,8 @@ impl ServerCore {
     /// # Errors
     ///
     /// [`ServerError::Unsupported`] on a Godot 4 server; [`ServerError::UnknownNode`],
-    /// [`ServerError::UnknownMethod`] (naming the property), [`ServerError::UnknownPeer`] and
+    /// [`ServerError::UnknownProperty`] when the node has no such property of the schema,
+    /// [`ServerError::UnknownPeer`] and
     /// [`ServerError::NotVisible`] as for [`rpc`](Self::rpc) (nothing sent for these);
     /// [`ServerError::Encode`] for a `value` that cannot be encoded or a `path` with a NUL byte
     /// (the call is not sent; the path's `SIMPLIFY_PATH` may have been).
@@ -657,9 +680,9 @@ impl ServerCore {
             .find(path)
             .ok_or_else(|| ServerError::UnknownNode(path.to_string()))?;
         let Some(spec) = node.by_property(property) else {
-            return Err(ServerError::UnknownMethod {
+            return Err(ServerError::UnknownProperty {
                 path: path.to_string(),
-                method: property.to_string(),
+                property: property.to_string(),
             });
         };
         let (channel, mode, checksum) = (

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use std::collections::HashSet;
 
 use super::core::ServerCore;
-use super::replication::{encode_all, encode_changes, Encoded};
+use super::replication::{encode_always, encode_changes, Encoded};
 use super::types::{
     Event, PeerId, ServerError, StaticSync, SyncState, SyncUpdate, To, TransferMode,
 };
@@ -66,18 +66,21 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined, [`ServerError::Encode`]
-    /// for a value that cannot be encoded: nothing sent or kept. [`ServerError::Encode`] too when
-    /// `path` has a NUL byte and a peer among `to` that sees it was never offered it: the
-    /// synchronizer is the server's all the same, its state not kept, nothing sent.
+    /// [`ServerError::Unsupported`] on a Godot 3 server, [`ServerError::UnknownPeer`] for a
+    /// [`To::Peer`] that has not joined, [`ServerError::Encode`] for a value that cannot be
+    /// encoded or no value (the engine sends no entry without values): nothing sent or kept.
+    /// [`ServerError::Encode`] too when `path` has a NUL byte and a peer among `to` that sees it
+    /// was never offered it: the synchronizer is the server's all the same, its state not kept,
+    /// nothing sent.
     pub fn sync_path<A: Arg>(
         &mut self,
         to: To,
         path: &str,
         values: &[A],
     ) -> Result<(), ServerError> {
+        self.godot4("sync_path (Godot 4)")?;
         let targets = self.targets(to)?;
-        let always = encode_all(values)?;
+        let always = encode_always(values)?;
         let path = self.static_sync(path);
         let targets = self.seeing_path(targets, &path);
         self.sync_time = self.sync_time.wrapping_add(1);
@@ -102,11 +105,9 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// As [`sync_path`](Self::sync_path); [`ServerError::Encode`] also, nothing sent, when `mask`
-    /// does not set one bit per value; and when `mask` sets no bit or
-    /// `values` is empty (a `DELTA` without entries) and a peer among `to` that sees the
-    /// synchronizer confirmed its path: its state is not kept; peers before that one may have
-    /// been sent the path.
+    /// As [`sync_path`](Self::sync_path); [`ServerError::Encode`] also, nothing sent or kept,
+    /// when `mask` sets no bit or `values` is empty (a `DELTA` without entries), or `mask` does
+    /// not set one bit per value.
     pub fn delta_path<A: Arg>(
         &mut self,
         to: To,
@@ -114,6 +115,7 @@ impl ServerCore {
         mask: u64,
         values: &[A],
     ) -> Result<(), ServerError> {
+        self.godot4("delta_path (Godot 4)")?;
         let targets = self.targets(to)?;
         let encoded = encode_changes(mask, values)?;
         let views: Vec<Encoded<'_>> = encoded.iter().map(|(_, v)| Encoded(v)).collect();
@@ -181,9 +183,11 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::Encode`] only when `path` has a NUL byte and a joined peer never offered it
+    /// [`ServerError::Unsupported`] on a Godot 3 server: nothing changes.
+    /// [`ServerError::Encode`] when `path` has a NUL byte and a joined peer never offered it
     /// comes to see the synchronizer: the setting is made all the same, nothing sent.
     pub fn set_path_public(&mut self, path: &str, public: bool) -> Result<(), ServerError> {
+        self.godot4("set_path_public (Godot 4)")?;
         let path = self.static_sync(path);
         let peers: Vec<PeerId> = self.peers().collect();
         let before: Vec<bool> = peers.iter().map(|&p| self.sees(&path, p)).collect();
@@ -206,15 +210,17 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownPeer`] when `peer` has not joined: nothing changes;
-    /// [`ServerError::Encode`] when `path` has a NUL byte and the peer, never offered it, comes
-    /// to see the synchronizer: the setting is made all the same, nothing sent.
+    /// [`ServerError::Unsupported`] on a Godot 3 server, [`ServerError::UnknownPeer`] when
+    /// `peer` has not joined: nothing changes; [`ServerError::Encode`] when `path` has a NUL byte
+    /// and the peer, never offered it, comes to see the synchronizer: the setting is made all the
+    /// same, nothing sent.
     pub fn set_path_visible(
         &mut self,
         path: &str,
         peer: PeerId,
         visible: bool,
     ) -> Result<(), ServerError> {
+        self.godot4("set_path_visible (Godot 4)")?;
         if !self.has_peer(peer) {
             return Err(ServerError::UnknownPeer(peer));
         }
@@ -263,7 +269,7 @@ impl ServerCore {
 
     /// A peer joined: it gets the paths of the server's synchronizers that it sees, as the
     /// engine's `on_peer_change` makes them visible to it (their state follows the
-    /// confirmations).
+    /// confirmations); a path that cannot be sent is an [`Event::NotSent`].
     pub(crate) fn offer_static_syncs(&mut self, peer: PeerId) {
         let mut paths: Vec<(usize, Arc<str>)> = self
             .statics
@@ -273,8 +279,13 @@ impl ServerCore {
             .collect();
         paths.sort_unstable();
         for (_, path) in paths {
-            // Only a path too long to encode fails here, and it failed at the first update.
-            let _ = self.static_ready(peer, &path);
+            if let Err(e) = self.static_ready(peer, &path) {
+                self.event(Event::NotSent {
+                    peer,
+                    what: format!("synchronizer {path:?}"),
+                    reason: e.to_string(),
+                });
+            }
         }
     }
 

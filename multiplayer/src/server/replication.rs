@@ -8,8 +8,12 @@ use std::collections::HashSet;
 use gdvariant::encode::EncodeOptions;
 
 use super::core::ServerCore;
-use super::types::{Node, PeerId, ServerError, SyncState, To, TransferMode};
+use super::types::{Event, Node, PeerId, ServerError, SyncState, To, TransferMode};
 use crate::{despawn, Arg, DeltaBuilder, RpcMethods, SpawnBuilder, SyncBuilder};
+
+/// The most synchronizers a node the server spawns may have. The engine has no limit; this one,
+/// far above what a scene has, keeps a wrong count from using up the net ids.
+const MAX_SYNCHRONIZERS: usize = 1024;
 
 /// Values already encoded (compressed, as the Godot 4 packets carry them), written as they are:
 /// what the server keeps of a node's state to send to peers that see it later.
@@ -41,12 +45,30 @@ pub(crate) fn encode_all<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
     Ok(out)
 }
 
+/// The values of a synchronizer's "always" properties, encoded; an error without values (the
+/// engine writes no `SYNC` entry for a synchronizer without "always" properties).
+pub(crate) fn encode_always<A: Arg>(values: &[A]) -> Result<Vec<u8>, ServerError> {
+    if values.is_empty() {
+        return Err(ServerError::Encode(crate::wire::invalid(
+            "SYNC without values",
+            0,
+        )));
+    }
+    encode_all(values)
+}
+
 /// Each value encoded on its own, with the index of the "on change" property it is for: the
-/// set bits of `mask` in order.
+/// set bits of `mask` in order. An error without values (a `DELTA` without entries).
 pub(crate) fn encode_changes<A: Arg>(
     mask: u64,
     values: &[A],
 ) -> Result<Vec<(u32, Vec<u8>)>, ServerError> {
+    if values.is_empty() {
+        return Err(ServerError::Encode(crate::wire::invalid(
+            "DELTA without values",
+            0,
+        )));
+    }
     if mask.count_ones() as usize != values.len() {
         return Err(ServerError::Encode(crate::wire::invalid(
             "DELTA whose mask does not set one bit per value",
@@ -149,8 +171,15 @@ impl ServerCore {
             .collect();
         ids.sort_unstable();
         for id in ids {
-            // Only a path too long to encode fails here, and it failed at the first spawn.
-            let _ = self.spawn_to(peer, id);
+            if let Err(e) = self.spawn_to(peer, id) {
+                let spawner = self.nodes.get(&id).map_or("", |n| &n.spawner);
+                let what = alloc::format!("node {id} on spawner {spawner:?}");
+                self.event(Event::NotSent {
+                    peer,
+                    what,
+                    reason: e.to_string(),
+                });
+            }
         }
     }
 
@@ -168,11 +197,11 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined; [`ServerError::Encode`]
-    /// when a value of `state` cannot be encoded, `scene` is 255 (the custom spawn's) or `name`
-    /// has a NUL byte (no node made, nothing sent, for these), and when `spawner` has a NUL byte
-    /// and `to` names a joined peer never offered it (the node is kept; its net id is not
-    /// returned).
+    /// [`ServerError::Unsupported`] on a Godot 3 server; [`ServerError::UnknownPeer`] for a
+    /// [`To::Peer`] that has not joined; [`ServerError::Encode`] when a value of `state` cannot
+    /// be encoded, `scene` is 255 (the custom spawn's), `name` or `spawner` has a NUL byte, or
+    /// `synchronizers` is over 1024 (the engine has no limit; a scene has far fewer). No node
+    /// made, no net id used, nothing sent, for all of these.
     pub fn spawn<A: Arg>(
         &mut self,
         to: To,
@@ -182,6 +211,7 @@ impl ServerCore {
         synchronizers: usize,
         state: &[A],
     ) -> Result<Spawned, ServerError> {
+        self.godot4("spawn (Godot 4)")?;
         self.spawn_with(to, spawner, name, synchronizers, state, |b| b.scene(scene))
     }
 
@@ -195,7 +225,7 @@ impl ServerCore {
     /// # Errors
     ///
     /// As [`spawn`](Self::spawn), `data` in the place of `scene`: [`ServerError::Encode`] when
-    /// `data` cannot be encoded (no node made, nothing sent).
+    /// `data` cannot be encoded (no node made, no net id used, nothing sent).
     pub fn spawn_custom<D: Arg + ?Sized, A: Arg>(
         &mut self,
         to: To,
@@ -205,6 +235,7 @@ impl ServerCore {
         synchronizers: usize,
         state: &[A],
     ) -> Result<Spawned, ServerError> {
+        self.godot4("spawn_custom (Godot 4)")?;
         self.spawn_with(to, spawner, name, synchronizers, state, |b| b.custom(data))
     }
 
@@ -218,22 +249,34 @@ impl ServerCore {
         how: impl FnOnce(SpawnBuilder<'_>) -> gdvariant::Result<SpawnBuilder<'_>>,
     ) -> Result<Spawned, ServerError> {
         let targets = self.targets(to)?;
-        let net_id = self.next_net_id();
-        let sync_ids: Vec<u32> = (0..synchronizers.min(1024))
-            .map(|_| self.next_net_id())
-            .collect();
+        if synchronizers > MAX_SYNCHRONIZERS {
+            return Err(ServerError::Encode(crate::wire::invalid(
+                "SPAWN with more than 1024 synchronizers",
+                0,
+            )));
+        }
+        let spawner: Arc<str> = super::schema::relative(spawner).into();
+        // Its SIMPLIFY_PATH (see `offer_plain`) can be built: the only thing sending the spawn
+        // to a peer could fail at.
+        let checksum = RpcMethods::new(core::iter::empty::<&str>()).checksum();
+        crate::simplify_path(&checksum, 0, &spawner)?;
+        // The net ids are taken once the packet is built.
+        let mut ids = core::iter::successors(Some(next_id(self.net_ids)), |&id| Some(next_id(id)));
+        let net_id = ids.next().unwrap_or(1);
+        let sync_ids: Vec<u32> = ids.take(synchronizers).collect();
         let state = encode_all(state)?;
         let packet = how(SpawnBuilder::new(0, net_id, name))?
             .sync_ids(&sync_ids)
             .state(&Encoded(&state))?
             .finish()?;
+        self.net_ids = sync_ids.last().copied().unwrap_or(net_id);
         let (public, hidden) = match to {
             To::All => (true, HashSet::new()),
             To::AllBut(x) => (true, HashSet::from([x])),
             To::Peer(_) => (false, HashSet::new()),
         };
         let node = Node {
-            spawner: super::schema::relative(spawner).into(),
+            spawner,
             state_at: packet.len() - state.len(),
             packet,
             state: sync_ids.iter().map(|_| SyncState::default()).collect(),
@@ -255,10 +298,11 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::Encode`] when a value of `state` cannot be encoded;
-    /// [`ServerError::UnknownNode`] (naming the net id) when no node the server spawned has this
-    /// net id. Nothing changes for either.
+    /// [`ServerError::Unsupported`] on a Godot 3 server; [`ServerError::Encode`] when a value of
+    /// `state` cannot be encoded; [`ServerError::UnknownNode`] (naming the net id) when no node
+    /// the server spawned has this net id. Nothing changes for these.
     pub fn set_spawn_state<A: Arg>(&mut self, net_id: u32, state: &[A]) -> Result<(), ServerError> {
+        self.godot4("set_spawn_state (Godot 4)")?;
         let state = encode_all(state)?;
         let Some(node) = self.nodes.get_mut(&net_id) else {
             return Err(ServerError::UnknownNode(alloc::format!("net id {net_id}")));
@@ -273,17 +317,16 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownPeer`] when `peer` has not joined, [`ServerError::UnknownNode`]
-    /// (naming the net id) when no node the server spawned has this net id: nothing changes;
-    /// [`ServerError::Encode`] only when the spawner's path has a NUL byte (see
-    /// [`spawn`](Self::spawn)) and the node is shown to a peer never offered that path: nothing
-    /// sent.
+    /// [`ServerError::Unsupported`] on a Godot 3 server, [`ServerError::UnknownPeer`] when
+    /// `peer` has not joined, [`ServerError::UnknownNode`] (naming the net id) when no node the
+    /// server spawned has this net id: nothing changes, nothing sent.
     pub fn set_visible(
         &mut self,
         net_id: u32,
         peer: PeerId,
         visible: bool,
     ) -> Result<(), ServerError> {
+        self.godot4("set_visible (Godot 4)")?;
         if !self.has_peer(peer) {
             return Err(ServerError::UnknownPeer(peer));
         }
@@ -333,13 +376,16 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownNode`] when `sync_id` is no synchronizer of a node the server
-    /// spawned, [`ServerError::UnknownPeer`] for a [`To::Peer`] that has not joined,
-    /// [`ServerError::Encode`] when a value cannot be encoded. Nothing sent or kept for these.
+    /// [`ServerError::Unsupported`] on a Godot 3 server, [`ServerError::UnknownNode`] when
+    /// `sync_id` is no synchronizer of a node the server spawned, [`ServerError::UnknownPeer`]
+    /// for a [`To::Peer`] that has not joined, [`ServerError::Encode`] when a value cannot be
+    /// encoded or `values` is empty (the engine sends no entry without values). Nothing sent or
+    /// kept for these.
     pub fn sync<A: Arg>(&mut self, to: To, sync_id: u32, values: &[A]) -> Result<(), ServerError> {
+        self.godot4("sync (Godot 4)")?;
         let (net_id, i) = self.sync_node(sync_id)?;
         let peers = self.seeing(to, net_id)?;
-        let always = encode_all(values)?;
+        let always = encode_always(values)?;
         self.sync_time = self.sync_time.wrapping_add(1);
         let b: Arc<[u8]> = SyncBuilder::new(self.sync_time)
             .entry(sync_id, &[Encoded(&always)])?
@@ -370,6 +416,7 @@ impl ServerCore {
         mask: u64,
         values: &[A],
     ) -> Result<(), ServerError> {
+        self.godot4("delta (Godot 4)")?;
         let (net_id, i) = self.sync_node(sync_id)?;
         let peers = self.seeing(to, net_id)?;
         let encoded = encode_changes(mask, values)?;
@@ -391,9 +438,11 @@ impl ServerCore {
     ///
     /// # Errors
     ///
-    /// [`ServerError::UnknownNode`] (naming the net id) when no node the server spawned has
-    /// this net id, or it was despawned; nothing sent.
+    /// [`ServerError::Unsupported`] on a Godot 3 server; [`ServerError::UnknownNode`] (naming
+    /// the net id) when no node the server spawned has this net id, or it was despawned.
+    /// Nothing sent for either.
     pub fn despawn(&mut self, net_id: u32) -> Result<(), ServerError> {
+        self.godot4("despawn (Godot 4)")?;
         let Some(node) = self.nodes.remove(&net_id) else {
             return Err(ServerError::UnknownNode(alloc::format!("net id {net_id}")));
         };
@@ -417,9 +466,9 @@ impl ServerCore {
             n.hidden.remove(&peer);
         }
     }
+}
 
-    fn next_net_id(&mut self) -> u32 {
-        self.net_ids = self.net_ids.wrapping_add(1).max(1);
-        self.net_ids
-    }
+/// The net id after `id` (from 1; 0 is no net id).
+fn next_id(id: u32) -> u32 {
+    id.wrapping_add(1).max(1)
 }

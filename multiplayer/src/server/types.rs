@@ -144,6 +144,20 @@ pub enum Event {
         /// Its transfer mode.
         mode: TransferMode,
     },
+    /// A peer that joined was not sent something the server keeps for every peer that joins: a
+    /// node spawned for it ([`ServerCore::spawn`](super::ServerCore::spawn)) or the path of one
+    /// of the server's synchronizers ([`ServerCore::sync_path`](super::ServerCore::sync_path));
+    /// the peer lacks that one, and was sent the others. Only a path that cannot be encoded (a
+    /// NUL byte) does this. It comes before the peer's [`Event::PeerJoined`].
+    NotSent {
+        /// The peer that joined.
+        peer: PeerId,
+        /// What it was not sent: `node <net id> on spawner "<path>"`, or
+        /// `synchronizer "<path>"`.
+        what: String,
+        /// Why (the [`ServerError`]'s text).
+        reason: String,
+    },
     /// A packet was ignored, or its peer dropped: why, for the logs.
     Rejected {
         /// The peer that sent it.
@@ -507,13 +521,21 @@ pub enum ServerError {
         /// The method asked for.
         method: String,
     },
+    /// The node has no such property (Godot 3 `rset`).
+    UnknownProperty {
+        /// The node's path.
+        path: String,
+        /// The property asked for.
+        property: String,
+    },
     /// A value could not be encoded.
     Encode(gdvariant::Error),
     /// The peer is not waiting for authentication.
     NotAuthenticating(PeerId),
     /// A transport's I/O failed.
     Io(std::io::Error),
-    /// The clients' engine has no such thing (`rset` is Godot 3's).
+    /// The clients' engine has no such thing (`rset` is Godot 3's; spawning, synchronizers and
+    /// their visibility are Godot 4's).
     Unsupported(&'static str),
     /// An RPC to one peer on a node it cannot see: the root of the server's synchronizers, none
     /// of which it sees (the engine's `is_rpc_visible`); nothing was sent.
@@ -533,6 +555,9 @@ impl fmt::Display for ServerError {
             ServerError::UnknownNode(p) => write!(f, "no served node matches path {p:?}"),
             ServerError::UnknownMethod { path, method } => {
                 write!(f, "node {path:?} has no RPC method {method:?}")
+            }
+            ServerError::UnknownProperty { path, property } => {
+                write!(f, "node {path:?} has no property {property:?}")
             }
             ServerError::Encode(e) => write!(f, "cannot encode the packet: {e}"),
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),

@@ -19,6 +19,8 @@ mod hostile;
 mod live;
 mod packets;
 #[cfg(feature = "server")]
+mod server_api;
+#[cfg(feature = "server")]
 mod server_client_spawn;
 #[cfg(all(feature = "server-ws", feature = "server-enet"))]
 mod server_compare;
