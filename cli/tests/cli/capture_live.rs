@@ -9,9 +9,11 @@ use crate::capture::{
     check_godot3_websocket_session_in_order, check_godot4_enet_session_in_order,
     check_godot4_put_var_stream_both_directions, check_godot4_websocket_session_in_order,
 };
+use crate::capture_replication::check_godot4_replication_in_order;
 use crate::capture_values::{check_values, VALUES3_GD, VALUES4_GD};
 
-/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh, capture_enet.sh, run
+/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh, capture_enet.sh (with
+/// `rep4`: Godot 4 replication), run
 /// on a scratch copy of tests/godot so that the committed captures stay as they are), then the
 /// same checks on the new captures: every value the scripts sent, in order, with the new
 /// recording's own peer ids and ports. Skipped loudly when an engine or tcpdump (and root, to
@@ -63,6 +65,7 @@ fn live_recordings_show_every_value_in_order() {
         "capture_ws3.gd",
         "capture_enet4.gd",
         "capture_enet3.gd",
+        "capture_rep4.gd",
         "godot4",
         "godot3",
         "godot36",
@@ -96,7 +99,7 @@ fn live_recordings_show_every_value_in_order() {
             .to_string()
     };
     type Check = fn(&str);
-    let sessions: [(bool, &str, &str, &str, Check); 8] = [
+    let sessions: [(bool, &str, &str, &str, Check); 9] = [
         (
             four,
             "capture_ws.sh",
@@ -117,6 +120,13 @@ fn live_recordings_show_every_value_in_order() {
             "4",
             "godot4_enet.pcap",
             check_godot4_enet_session_in_order,
+        ),
+        (
+            four,
+            "capture_enet.sh",
+            "rep4",
+            "godot4_replication.pcap",
+            check_godot4_replication_in_order,
         ),
         (four, "", "4", "godot4_values.pcap", |f| {
             check_values(f, false)
