@@ -201,7 +201,7 @@ fn record_values(n: u32, scratch: &std::path::Path, attempt: u16) -> Result<(), 
     Command::new("chmod").arg("755").arg(&dir).status().unwrap();
     let script = if n == 4 { VALUES4_GD } else { VALUES3_GD };
     std::fs::write(dir.join("values.gd"), script).unwrap();
-    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000 + 2 * attempt;
+    let port = 30000 + (std::process::id() % 10000) as u16 + 2 * n as u16 * 1000 + 4 * attempt;
     std::fs::write(dir.join("port.txt"), port.to_string()).unwrap();
     let log = dir.join("tcpdump.log");
     let mut tcpdump = Command::new("tcpdump")
@@ -210,7 +210,11 @@ fn record_values(n: u32, scratch: &std::path::Path, attempt: u16) -> Result<(), 
         // and a 16 MiB buffer: on a busy machine the default one drops packets.
         .args(["-i", "lo", "--immediate-mode", "-B", "16384", "-U", "-w"])
         .arg(dir.join("cap.pcap"))
-        .arg(format!("udp port {port} or tcp port {}", port + 1))
+        .arg(format!(
+            "udp port {port} or tcp portrange {}-{}",
+            port + 1,
+            port + 3
+        ))
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
