@@ -12,14 +12,15 @@ use crate::capture::{
 use crate::capture_replication::check_godot4_replication_in_order;
 use crate::capture_values::{check_values, VALUES3_GD, VALUES4_GD};
 
-/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh, capture_enet.sh (with
-/// `rep4`: Godot 4 replication), run
-/// on a scratch copy of tests/godot so that the committed captures stay as they are), then the
-/// same checks on the new captures: every value the scripts sent, in order, with the new
-/// recording's own peer ids and ports. Skipped loudly when an engine or tcpdump (and root, to
-/// capture on the loopback interface) is missing; a failure when `GDVARIANT_LIVE_GODOT4=1` or
-/// `GDVARIANT_LIVE_GODOT3=1` says the engine must be there. About 30 s (the two engines' sessions
-/// recorded in parallel).
+/// The live engines recorded again with tcpdump (tests/godot/capture_ws.sh; capture_enet.sh, with
+/// `rep4` the Godot 4 replication session; the value scripts), run on a scratch copy of
+/// tests/godot so that the committed captures stay as they are, then the same checks on the new
+/// captures: every value the scripts sent, in order, with the new recording's own peer ids and
+/// ports. Skipped loudly when an engine or tcpdump (and root, to capture on the loopback
+/// interface) is missing; a failure when `GDVARIANT_LIVE_GODOT4=1` or `GDVARIANT_LIVE_GODOT3=1`
+/// says the engine must be there. The sessions are recorded one at a time (the replication one
+/// in about 4.5 s, a value session in about 2 s): 55 s to 82 s in all on 2 cores under a load
+/// average of 5 to 9.
 #[test]
 fn live_recordings_show_every_value_in_order() {
     let four = crate::common::engine_ready(4, "capture: recording Godot 4 sessions");
