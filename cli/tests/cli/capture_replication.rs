@@ -2,7 +2,8 @@
 //! `tests/godot/capture_enet.sh rep4` from tests/godot/capture_rep4.gd): the SPAWN of a
 //! MultiplayerSpawner with its spawn state, the SYNC ("always") and DELTA ("on change") packets of
 //! its MultiplayerSynchronizer carrying each value the script set, the DESPAWN; and
-//! `--command spawn` / `sync` / `despawn` selecting exactly those lines.
+//! `--command spawn` / `sync` / `despawn` selecting exactly those lines; with the project's schema,
+//! each value under its property's name.
 
 use crate::capture::{capture, in_order, run, shown, side, stdout};
 
@@ -108,6 +109,46 @@ pub(crate) fn check_godot4_replication_in_order(file: &str) {
         assert!(!want.is_empty());
         assert_eq!(stdout(&o), want, "--command {command}");
     }
+    // With the project's schema (the spawned scene's synchronizer, its properties in order),
+    // each value under its property's name.
+    // A file of its own for each call (the live test calls this beside the committed one's test).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema =
+        std::env::temp_dir().join(format!("capture-rep-schema-{}-{n}.txt", std::process::id()));
+    std::fs::write(
+        &schema,
+        "spawned Game/Spawner 0 0 .:position=always+spawn .:speed=change+spawn\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "capture",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--command",
+        "spawn",
+        "--command",
+        "sync",
+        file,
+    ]);
+    std::fs::remove_file(&schema).unwrap();
+    in_order(
+        &stdout(&o),
+        &[
+            "SPAWN spawner 1 spawner path \"Game/Spawner\" scene 0 net id 1 name \"Unit\" sync ids [2] \
+             | state .:position: Vector2(1.5, -2) | state .:speed: 7\n",
+            "| value .:position: Vector2(10, 20)\n",
+            "| value .:position: Vector2(-3, 4.5)\n",
+        ],
+    );
+    in_order(
+        &stdout(&o),
+        &[
+            "mask 0b1 | value .:speed: 7\n",
+            "mask 0b1 | value .:speed: 300\n",
+            "mask 0b1 | value .:speed: -5\n",
+        ],
+    );
 }
 
 #[test]
