@@ -3,7 +3,8 @@
 //! every transport shows, in order, the engine text of every value the scripts sent
 //! (tests/godot/capture_ws4.gd, capture_ws3.gd, capture_enet4.gd, capture_enet3.gd); JSON lines,
 //! filters, statistics, standard input, a cut capture, and the other commands' hints. The value
-//! captures are checked in `capture_values`, the live recordings in `capture_live`.
+//! captures are checked in `capture_values`, the replication capture in `capture_replication`,
+//! the live recordings in `capture_live`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

@@ -1,6 +1,6 @@
 //! The `gdvariant` binary run as a process, one test binary: every subcommand (`commands`), on
 //! the engines' golden data (`commands_golden`) and on bad input (`commands_input`), packet
-//! captures (`capture`, `capture_values`, `capture_live`), and `gdvariant multiplayer decode`
+//! captures (`capture`, `capture_values`, `capture_replication`, `capture_live`), and `gdvariant multiplayer decode`
 //! over the recorded sessions (`multiplayer`).
 
 #[path = "../../../tests/common/mod.rs"]
@@ -10,6 +10,7 @@ mod fixture;
 
 mod capture;
 mod capture_live;
+mod capture_replication;
 mod capture_values;
 mod commands;
 mod commands_golden;
