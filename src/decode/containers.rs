@@ -199,7 +199,9 @@ fn find_earlier(
     }
 }
 
-/// A 6-bit fingerprint of a key's text: equal texts have equal fingerprints.
+/// A 6-bit fingerprint of a key's text: equal texts have equal fingerprints. (A new key whose
+/// bit is clear skips the scan of the keys before it: without it, in_to_owned +25 % and
+/// gs_to_owned +12 % instructions, callgrind.)
 #[inline]
 fn fingerprint(t: &[u8]) -> u32 {
     match (t.first(), t.last()) {
