@@ -13,15 +13,16 @@ pub(crate) const SCAN_MAX: usize = 8;
 /// What a [`Dictionary`](crate::Dictionary) with out-of-line parts remembers of its own key
 /// hash (for the keys that hold it, see [`key_info`](super::key::key_info)): its hash and
 /// whether it can equal anything under Godot 4's rule (Godot 3's never looks: a Dictionary
-/// makes a key unmatchable there), or nothing yet. Kept in an atomic word so that the Dictionary stays `Sync` and is
-/// filled through a shared reference; every change to the Dictionary forgets it
-/// ([`ContentHash::forget`]). Keys are hashed with one random state per process (see
-/// [`KeyState`]), so a kept hash serves every dictionary.
+/// makes a key unmatchable there), or nothing yet. Kept in an atomic word so that the
+/// Dictionary stays `Sync` and is filled through a shared reference; every change to the
+/// Dictionary forgets it ([`ContentHash::forget`]). Keys are hashed with one random state per
+/// process (see [`KeyState`]), so a kept hash serves every dictionary.
 #[derive(Default)]
 pub(crate) struct ContentHash(AtomicU64);
 
 /// [`ContentHash`]'s word: unknown, else this bit set, the match bit, and the hash's upper bits.
 pub(crate) const KNOWN: u64 = 2;
+/// [`ContentHash`]'s match bit (see [`KNOWN`]).
 pub(crate) const MATCHABLE: u64 = 1;
 
 impl ContentHash {

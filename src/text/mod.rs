@@ -4,8 +4,8 @@
 //!
 //! # The text form
 //!
-//! [`to_string`] prints a lazy [`VariantRef`](crate::VariantRef) byte for byte as the engine does, for every value
-//! that is not an Object, including its quirks: floats in the engine's number format, `-0.0`
+//! [`to_string`] prints a lazy [`VariantRef`](crate::VariantRef) byte for byte as the engine
+//! does, for every value that is not an Object, including its quirks: floats in the engine's number format, `-0.0`
 //! as `0.0`, dictionary keys **sorted** the way the engine sorts them (with its own introsort,
 //! so even keys the engine cannot order come out in the engine's order), one key per line,
 //! typed containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so
@@ -47,7 +47,8 @@
 //! stack) and writes nothing if the value is malformed. Memory: 4 bytes per key of every
 //! dictionary with two or more entries (8 past 4 GiB of input), plus a stack entry per open
 //! container, and 8 bytes per key of one dictionary of at most 16 384 keys at a time (its key
-//! hashes, while it is checked for repeated keys; a larger one is checked in place). [`VariantRef`](crate::VariantRef) and [`Variant`](crate::Variant) implement `Display` in this
+//! hashes, while it is checked for repeated keys; a larger one is checked in place).
+//! [`VariantRef`](crate::VariantRef) and [`Variant`](crate::Variant) implement `Display` in this
 //! form.
 //!
 //! ```

@@ -354,8 +354,9 @@ impl Server {
     /// Hands what the core decided to the transports and has them write it (the methods here do
     /// it themselves, writing once no event waits for the application: a batch of answers leaves
     /// in one write per peer when the application takes the batch's last event). A peer whose
-    /// queue would pass [`ServerConfig::max_send_queue`](super::core::ServerConfig::max_send_queue) bytes is dropped
-    /// instead (`Event::Rejected`, kicked): it does not read what it is sent.
+    /// queue would pass
+    /// [`ServerConfig::max_send_queue`](super::core::ServerConfig::max_send_queue) bytes is
+    /// dropped instead (`Event::Rejected`, kicked): it does not read what it is sent.
     pub fn flush(&mut self) {
         self.dispatch();
         self.write_out();

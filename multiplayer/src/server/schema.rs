@@ -247,8 +247,8 @@ impl ServerSchema {
     /// Takes the state of the `MultiplayerSynchronizer`s matching `pattern` (their own paths,
     /// not their root nodes'; outside spawned nodes) from the clients that are their authority:
     /// the server confirms their paths and delivers their `SYNC` and `DELTA` entries as
-    /// [`Event::Sync`](super::types::Event::Sync), the values named by `properties`, the synchronizer's
-    /// replication config in order.
+    /// [`Event::Sync`](super::types::Event::Sync), the values named by `properties`, the
+    /// synchronizer's replication config in order.
     #[must_use]
     pub fn synchronizer(
         mut self,
@@ -274,8 +274,8 @@ impl ServerSchema {
     /// Takes the nodes that clients spawn on the `MultiplayerSpawner`s matching `pattern` (the
     /// spawners' own paths), whose multiplayer authority is the client `authority` says: the
     /// server confirms their paths, and delivers the `SPAWN` and `DESPAWN` of that client (only)
-    /// as [`Event::Spawn`](super::types::Event::Spawn) and [`Event::Despawn`](super::types::Event::Despawn),
-    /// and the `SYNC` and `DELTA` entries of the spawned nodes' synchronizers as
+    /// as [`Event::Spawn`](super::types::Event::Spawn) and
+    /// [`Event::Despawn`](super::types::Event::Despawn), and the `SYNC` and `DELTA` entries of the spawned nodes' synchronizers as
     /// [`Event::Sync`](super::types::Event::Sync) (their properties from
     /// [`spawned`](Self::spawned)). In the pattern, `*` matches within a path segment and `{id}`
     /// a decimal peer id (`Main/P{id}/Spawner`); the first matching pattern wins.
