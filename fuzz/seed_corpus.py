@@ -2,7 +2,8 @@
 """Writes the seed files of the fuzz targets (fuzz/corpus/<target>/<sha1>), from the engine
 golden vectors (bytes and engine text), the decode corpus and the example packet. The JSON seeds
 are the golden values printed by `gdvariant decode --format json` (built with cargo). Run from
-anywhere; then minimise with `cargo +nightly fuzz cmin <target>`."""
+anywhere; then minimise with `cargo +nightly fuzz cmin <target>`. The `capture` and `mp_server`
+seeds are written by seed_capture.py and seed_mp_server.py."""
 import hashlib
 import pathlib
 import struct

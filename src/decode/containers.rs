@@ -15,8 +15,9 @@ use super::strings::{same_bytes, text_string};
 use crate::types::{Dialect, ReadOptions, VariantType};
 use crate::value::VariantRef;
 
-use crate::owned::dictionary::SCAN_MAX;
-use crate::owned::key::{key_info, same_key, Index, KeyState};
+use crate::owned::index::{Index, KeyState, SCAN_MAX};
+use crate::owned::key::{key_info, same_key};
+use crate::owned::type_info::{boxed_type, boxed_types};
 
 impl TypeInfo {
     /// The owned form of a container type; Godot 3 text that is not UTF-8 is an error at

@@ -6,7 +6,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{Array, Dictionary, GString, NodePath, Object, RawValue, Signal, Variant};
+use super::gstring::GString;
+use super::raw::RawValue;
+use super::variant::{Array, Dictionary, NodePath, Object, Signal, Variant};
 use crate::math::*;
 use crate::packed::PackedElement;
 use crate::types::VariantType;

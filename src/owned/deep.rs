@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{Array, Dictionary, Object, Variant};
+use super::variant::{Array, Dictionary, Object, Variant};
 
 // ----- Clone -----
 

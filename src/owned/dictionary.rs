@@ -4,78 +4,11 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::key::{key_info, same_key, str_hash, ContentHash, Index, KeyState};
-use super::{TypeInfo, Variant, UNTYPED};
+use super::index::{ContentHash, Index, KeyState, SCAN_MAX};
+use super::key::{key_info, same_key, str_hash};
+use super::type_info::{TypeInfo, UNTYPED};
+use super::variant::{Dictionary, Extra, Variant};
 use crate::types::Dialect;
-
-/// Dictionaries of at most this many entries are searched by a scan (faster than hashing for
-/// the few string keys of a typical packet's dictionaries); larger ones keep a hash index.
-pub(crate) const SCAN_MAX: usize = 8;
-
-/// A Dictionary: the entries in insertion order and optional key and value types (Godot 4.4+
-/// typed dictionaries).
-///
-/// Keys may be of any type, and two keys are the same key exactly when they are in the
-/// engine's Dictionary (see the rules below). [`insert`](Dictionary::insert) replaces the value
-/// of the same key in place (keeping the first key and its position), as the engine does;
-/// otherwise the entry is appended. Insert and lookup take O(1) expected time: dictionaries of
-/// more than a few entries keep a hash index of their keys.
-///
-/// ```
-/// use gdvariant::{Dictionary, Variant};
-/// let mut d = Dictionary::new();
-/// d.insert("hp", 10);
-/// d.insert(1, "int key");
-/// d.insert(1.0, "float key");                          // 1 and 1.0 are different keys
-/// d.insert(Variant::StringName("hp".into()), 12);      // "hp" and &"hp" are the same key
-/// assert_eq!(d.len(), 3);
-/// assert_eq!(d.get_str("hp"), Some(&Variant::Int(12)));
-/// assert_eq!(d.entries()[0].0, Variant::from("hp"));  // the first key is kept
-/// d.insert(f64::NAN, 1);
-/// d.insert(-f64::NAN, 2);                              // every NaN is the same key
-/// assert_eq!(d.get(&f64::NAN.into()), Some(&Variant::Int(2)));
-/// ```
-///
-/// # Which keys are the same key
-///
-/// Godot 4's rule, checked against the engine: keys of different types are different keys
-/// (`1`, `1.0` and `"1"` are three keys) except a String and a StringName of the same text;
-/// floats, vectors, colors, transforms and the elements of packed float, vector and color
-/// arrays compare with `-0.0` equal to `0.0` and NaN equal to NaN; arrays compare element by
-/// element, but a float element with plain `==` (an array holding a NaN equals no array);
-/// dictionaries compare entry by entry in order; a non-null object is a distinct instance
-/// (equal to no key, not even an equal-looking object). Container element types do not
-/// matter. [`VariantRef::to_owned`](crate::VariantRef::to_owned) merges the repeated keys of
-/// the bytes as the engine's `bytes_to_var` does, by the rule of the bytes' dialect (Godot 3's
-/// differs in a few corners: see [`insert_with`](Dictionary::insert_with)).
-///
-/// This is not `Variant`'s `==`, which compares floats by their bits (so `-0.0 != 0.0`):
-/// [`PartialEq`] on dictionaries compares their entries in order with `Variant`'s `==`.
-///
-/// # Type info
-///
-/// The key and value types are kept out of line, so an untyped dictionary is just its `Vec`;
-/// read them with [`key_type`](Dictionary::key_type) and [`value_type`](Dictionary::value_type),
-/// set them with [`typed`](Dictionary::typed) or [`set_types`](Dictionary::set_types).
-#[derive(Clone, Default)]
-pub struct Dictionary {
-    /// The entries in insertion order.
-    pub(crate) entries: Vec<(Variant, Variant)>,
-    /// The type info and the index; `None` for an untyped dictionary of at most [`SCAN_MAX`]
-    /// entries.
-    pub(crate) extra: Option<Box<Extra>>,
-}
-
-/// The out-of-line parts of a [`Dictionary`].
-#[derive(Clone, Debug)]
-pub(crate) struct Extra {
-    /// The key and value types.
-    pub(crate) types: (TypeInfo, TypeInfo),
-    /// The hash index of the keys, for more than [`SCAN_MAX`] entries.
-    pub(crate) index: Option<Index>,
-    /// The dictionary's own hash as a key, once a key holding it was hashed.
-    pub(crate) hash: ContentHash,
-}
 
 impl Extra {
     fn is_empty(&self) -> bool {

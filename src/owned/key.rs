@@ -1,8 +1,8 @@
-//! Dictionary key identity as the engine's: when two keys are the same key, how keys hash, and
-//! the hash index of large [`Dictionary`](super::Dictionary)s.
+//! Dictionary key identity as the engine's: when two keys are the same key, and how keys hash
+//! (the hash index of large [`Dictionary`](crate::Dictionary)s is [`super::index`]'s).
 //!
 //! This is the one place that decides whether two keys are the same dictionary key; the owned
-//! [`Dictionary`](super::Dictionary), [`VariantRef::to_owned`](crate::VariantRef::to_owned)
+//! [`Dictionary`](crate::Dictionary), [`VariantRef::to_owned`](crate::VariantRef::to_owned)
 //! (the engine's rule for repeated keys in the bytes) and the text and JSON readers all use it.
 //!
 //! # Godot 4 (`Dictionary`'s `StringLikeVariantComparator` over `Variant::hash_compare`)
@@ -55,9 +55,9 @@
 
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hasher};
-use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Object, Variant};
+use super::index::{KNOWN, MATCHABLE};
+use super::variant::{Dictionary, Object, Variant};
 use crate::types::{Dialect, VariantType as T};
 
 // ----- equality -----
@@ -339,7 +339,7 @@ pub(crate) fn key_info<S: BuildHasher>(k: &Variant, dialect: Dialect, s: &S) -> 
 /// it.
 enum Step<'v, H> {
     Visit(&'v Variant, Pos),
-    End(T, Option<&'v super::Dictionary>, H),
+    End(T, Option<&'v Dictionary>, H),
 }
 
 /// The hasher of a container's content (an Array's elements, a Godot 4 Dictionary's entries,
@@ -374,54 +374,6 @@ pub(crate) fn container_key_hash<S: BuildHasher>(s: &S, ty: T, content: u64) -> 
     let mut h = s.build_hasher();
     write_container(&mut h, ty, content);
     h.finish()
-}
-
-/// What a [`Dictionary`](super::Dictionary) with out-of-line parts remembers of its own key
-/// hash (for the keys that hold it, see [`key_info`]): its hash and whether it can equal
-/// anything under Godot 4's rule (Godot 3's never looks: a Dictionary makes a key unmatchable
-/// there), or nothing yet. Kept in an atomic word so that the Dictionary stays `Sync` and is
-/// filled through a shared reference; every change to the Dictionary forgets it
-/// ([`ContentHash::forget`]). Keys are hashed with one random state per process (see
-/// [`KeyState`]), so a kept hash serves every dictionary.
-#[derive(Default)]
-pub(crate) struct ContentHash(AtomicU64);
-
-/// [`ContentHash`]'s word: unknown, else this bit set, the match bit, and the hash's upper bits.
-const KNOWN: u64 = 2;
-const MATCHABLE: u64 = 1;
-
-impl ContentHash {
-    /// The hash and the match bit, when known.
-    #[inline]
-    pub(crate) fn get(&self) -> Option<(u64, bool)> {
-        let w = self.0.load(Ordering::Relaxed);
-        (w & KNOWN != 0).then_some((w & !(KNOWN | MATCHABLE), w & MATCHABLE != 0))
-    }
-
-    /// Keeps `hash` (but its two low bits) and the match bit.
-    #[inline]
-    fn set(&self, hash: u64, matchable: bool) {
-        let w = (hash & !(KNOWN | MATCHABLE)) | KNOWN | u64::from(matchable);
-        self.0.store(w, Ordering::Relaxed);
-    }
-
-    /// Forgets the hash (the Dictionary changed).
-    #[inline]
-    pub(crate) fn forget(&mut self) {
-        *self.0.get_mut() = 0;
-    }
-}
-
-impl Clone for ContentHash {
-    fn clone(&self) -> ContentHash {
-        ContentHash(AtomicU64::new(self.0.load(Ordering::Relaxed)))
-    }
-}
-
-impl core::fmt::Debug for ContentHash {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("ContentHash").field(&self.get()).finish()
-    }
 }
 
 /// The hash of a String or StringName key of text `s` (as [`key_info`] computes it).
@@ -564,178 +516,6 @@ fn packed_reals(a: &[f64], h: &mut impl Hasher) {
     a.iter().for_each(|x| h.write_u64(norm(*x)));
 }
 
-// ----- the hasher -----
-
-/// How keys are hashed: SipHash keyed randomly once per process with `std` (one state, so
-/// that the hash a Dictionary keeps of itself, [`ContentHash`], serves every dictionary), a
-/// fixed key without.
-#[cfg(feature = "std")]
-#[derive(Clone, Debug)]
-pub(crate) struct KeyState(std::hash::RandomState);
-
-#[cfg(feature = "std")]
-impl KeyState {
-    #[inline]
-    pub(crate) fn new() -> KeyState {
-        static STATE: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
-        KeyState(STATE.get_or_init(std::hash::RandomState::new).clone())
-    }
-}
-
-#[cfg(feature = "std")]
-impl BuildHasher for KeyState {
-    type Hasher = std::hash::DefaultHasher;
-    #[inline]
-    fn build_hasher(&self) -> Self::Hasher {
-        self.0.build_hasher()
-    }
-}
-
-/// How keys are hashed: randomly keyed SipHash with `std`, a fixed key without.
-#[cfg(not(feature = "std"))]
-#[derive(Clone, Debug)]
-pub(crate) struct KeyState;
-
-#[cfg(not(feature = "std"))]
-impl KeyState {
-    #[inline]
-    pub(crate) fn new() -> KeyState {
-        KeyState
-    }
-}
-
-#[cfg(not(feature = "std"))]
-impl BuildHasher for KeyState {
-    #[allow(deprecated)]
-    type Hasher = core::hash::SipHasher;
-    #[inline]
-    #[allow(deprecated)]
-    fn build_hasher(&self) -> Self::Hasher {
-        core::hash::SipHasher::new_with_keys(0x6764_7661_7269_616e, 0x7420_6b65_7973_2121)
-    }
-}
-
-// ----- the index -----
-
-/// A slot of the index: an entry's position (`EMPTY` when free) and 32 bits of its key's hash
-/// (which also choose where its probe starts).
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    at: u32,
-    hash: u32,
-}
-
-const EMPTY: u32 = u32::MAX;
-const FREE: Slot = Slot { at: EMPTY, hash: 0 };
-
-/// The hash index of a large dictionary: open addressing with linear probing over entry
-/// positions, at most half full. Only matchable keys are entered; among entries whose keys are
-/// the same key (only [`Dictionary::from_entries`](super::Dictionary::from_entries) keeps such
-/// repeats) the first one is found.
-#[derive(Clone, Debug)]
-pub(crate) struct Index {
-    pub(crate) state: KeyState,
-    slots: Vec<Slot>,
-    used: usize,
-}
-
-impl Index {
-    /// An empty index with room for `n` keys.
-    pub(crate) fn with_capacity(state: KeyState, n: usize) -> Index {
-        let size = (n.max(8) * 2).next_power_of_two();
-        Index {
-            state,
-            slots: alloc::vec![FREE; size],
-            used: 0,
-        }
-    }
-
-    #[inline]
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
-    }
-
-    /// The first entry position `p` whose key hash is `hash` and for which `is(p)` holds.
-    #[inline]
-    pub(crate) fn find(&self, hash: u64, mut is: impl FnMut(usize) -> bool) -> Option<usize> {
-        let h = fold(hash);
-        let mask = self.mask();
-        let mut i = h as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s.at == EMPTY {
-                return None;
-            }
-            if s.hash == h && is(s.at as usize) {
-                return Some(s.at as usize);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Enters the entry at position `at` (after every entry already entered) with key hash
-    /// `hash`.
-    pub(crate) fn insert(&mut self, hash: u64, at: usize) {
-        if (self.used + 1) * 2 > self.slots.len() {
-            let size = self.slots.len() * 2;
-            self.rebuild(size, Some);
-        }
-        self.put(Slot {
-            at: at as u32,
-            hash: fold(hash),
-        });
-        self.used += 1;
-    }
-
-    #[inline]
-    fn put(&mut self, s: Slot) {
-        let mask = self.mask();
-        let mut i = s.hash as usize & mask;
-        while self.slots[i].at != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = s;
-    }
-
-    /// Forgets the entry at position `removed` and shifts the positions after it down by one
-    /// (the dictionary removed it from its entries).
-    pub(crate) fn remove_position(&mut self, removed: usize) {
-        let removed = removed as u32;
-        let size = self.slots.len();
-        self.rebuild(size, |s| match s.at.cmp(&removed) {
-            core::cmp::Ordering::Less => Some(s),
-            core::cmp::Ordering::Equal => None,
-            core::cmp::Ordering::Greater => Some(Slot {
-                at: s.at - 1,
-                hash: s.hash,
-            }),
-        });
-    }
-
-    /// Re-enters the slots (mapped by `map`, dropped when it gives `None`) into `size` slots,
-    /// in entry order, so that among equal hashes the first entry stays first.
-    fn rebuild(&mut self, size: usize, map: impl Fn(Slot) -> Option<Slot>) {
-        let mut kept: Vec<Slot> = self
-            .slots
-            .iter()
-            .filter(|s| s.at != EMPTY)
-            .filter_map(|s| map(*s))
-            .collect();
-        kept.sort_unstable_by_key(|s| s.at);
-        self.slots = alloc::vec![FREE; size];
-        self.used = kept.len();
-        for s in kept {
-            self.put(s);
-        }
-    }
-}
-
-/// 32 bits of a 64-bit hash.
-#[inline]
-fn fold(h: u64) -> u32 {
-    (h ^ (h >> 32)) as u32
-}
-
 impl crate::value::VariantRef<'_> {
     /// Whether two encoded keys are the same key to the engine of `dialect`, compared as the
     /// engine reads them (for the key types the view does not compare in place).
@@ -775,7 +555,7 @@ impl crate::value::VariantRef<'_> {
             T::Int => Variant::Int(self.as_i64()?),
             T::Float => Variant::Float(self.as_f64()?),
             // A Godot 3 Dictionary (compared by identity: its entries do not matter).
-            T::Dictionary => Variant::Dictionary(super::Dictionary::new()),
+            T::Dictionary => Variant::Dictionary(Dictionary::new()),
             T::Object => Variant::Object(alloc::boxed::Box::new(match self.as_object()? {
                 ObjectRef::Id(id) => Object::Id(id),
                 ObjectRef::Full(f) => Object::Full {
@@ -818,12 +598,12 @@ mod tests {
         // A Dictionary with an index keeps its content hash: hashing a key holding it again
         // gives the same hash (the kept word and a fresh one are the same).
         for seed in 0..64i64 {
-            let mut inner = super::super::Dictionary::new();
+            let mut inner = Dictionary::new();
             for i in 0..20 {
                 inner.insert(Variant::Int(i * 1000 + seed), Variant::Int(i));
             }
             let key = Variant::Dictionary(inner);
-            let mut outer = super::super::Dictionary::new();
+            let mut outer = Dictionary::new();
             for i in 0..20 {
                 outer.insert(Variant::Int(i), Variant::Int(i));
             }

@@ -15,9 +15,9 @@ use std::vec::Vec;
 use crate::convert;
 use crate::error::Result;
 use crate::head::head;
+use crate::owned::index::KeyState;
 use crate::owned::key::{
-    container_key_hash, content_hash, content_hasher, same_key, write_container, KeyInfo, KeyState,
-    Pos,
+    container_key_hash, content_hash, content_hasher, same_key, write_container, KeyInfo, Pos,
 };
 use crate::owned::TypeInfo;
 use crate::reader::Reader;
@@ -473,8 +473,8 @@ mod tests {
             let merged: crate::owned::Dictionary = entries.into_iter().collect();
             let canonical = crate::encode::encode(&V::Dictionary(merged)).unwrap();
             let expected =
-                crate::text::to_string(&crate::read::parse(&canonical).unwrap()).unwrap();
-            let text = crate::text::to_string(&v).unwrap();
+                crate::text::print::to_string(&crate::read::parse(&canonical).unwrap()).unwrap();
+            let text = crate::text::print::to_string(&v).unwrap();
             assert_eq!(text, expected, "{arrays}");
             assert!(text.contains("\"a\": \"z\""), "{text}");
             assert!(text.contains("[0]: \"last\""), "{text}");
@@ -516,8 +516,9 @@ mod tests {
         let merged: Dictionary = entries.into_iter().collect();
         assert_eq!(merged.len(), 6);
         let canonical = crate::encode::encode(&V::Dictionary(merged)).unwrap();
-        let expected = crate::text::to_string(&crate::read::parse(&canonical).unwrap()).unwrap();
-        assert_eq!(crate::text::to_string(&v).unwrap(), expected);
+        let expected =
+            crate::text::print::to_string(&crate::read::parse(&canonical).unwrap()).unwrap();
+        assert_eq!(crate::text::print::to_string(&v).unwrap(), expected);
     }
 
     #[test]
@@ -538,7 +539,7 @@ mod tests {
         let v = crate::read::parse(&bytes).unwrap();
         assert!(index::<u32>(&v, true).unwrap().differs);
         assert_eq!(
-            crate::text::to_string(&v).unwrap(),
+            crate::text::print::to_string(&v).unwrap(),
             "{\n{\n\"a\": 2\n}: 2\n}"
         );
     }

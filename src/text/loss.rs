@@ -7,13 +7,16 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::order::{godot_sort, sorts_before};
+use super::parse::to_bytes;
+use super::print::to_string;
 use crate::array::ContainerType;
 use crate::encode::{Enc, EncodeOptions, IdCache};
 use crate::error::Result;
 use crate::literal::node_path;
 use crate::num;
 use crate::object::ObjectRef;
-use crate::owned::key::{key_info, KeyState};
+use crate::owned::index::KeyState;
+use crate::owned::key::key_info;
 use crate::owned::{NodePath, TypeInfo};
 use crate::types::{Dialect, VariantType as T};
 use crate::value::VariantRef;
@@ -148,8 +151,8 @@ impl fmt::Display for TextLoss {
     }
 }
 
-/// Whether the engine text of `v` ([`to_string`](super::to_string)) gives back `v`'s exact
-/// bytes when read and written with `opts` ([`to_bytes`](super::to_bytes)): `Ok(None)` if it
+/// Whether the engine text of `v` ([`to_string`]) gives back `v`'s exact
+/// bytes when read and written with `opts` ([`to_bytes`]): `Ok(None)` if it
 /// does, else the first reason (in byte order) it does not. `gdvariant decode | gdvariant
 /// encode` through text is `opts` = `EncodeOptions::new().with_full_objects(true)` in `v`'s
 /// dialect.
@@ -171,8 +174,8 @@ impl fmt::Display for TextLoss {
 /// ```
 pub fn round_trip(v: &VariantRef<'_>, opts: &EncodeOptions) -> Result<Option<TextLoss>> {
     let raw = v.raw()?;
-    let text = super::to_string(v)?;
-    let back = super::to_bytes(&text, opts);
+    let text = to_string(v)?;
+    let back = to_bytes(&text, opts);
     let unreadable = match &back {
         Ok(b) if b.as_slice() == raw => return Ok(None),
         Ok(_) => false,
@@ -350,7 +353,7 @@ fn repeats(
 /// Whether the Godot 3 leaf `x` holds text that is not UTF-8 and that Rust's strings cannot
 /// hold (read as U+FFFD; an overlong form reads as the character it encodes).
 fn unholdable_text(x: &VariantRef<'_>) -> Result<bool> {
-    fn bad(t: crate::text::Text<'_>) -> bool {
+    fn bad(t: crate::strings::Text<'_>) -> bool {
         t.as_str().is_none() && t.to_string_lossy().contains('\u{FFFD}')
     }
     fn any(mut it: crate::object::StrIter<'_>) -> Result<bool> {

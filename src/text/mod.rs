@@ -4,8 +4,8 @@
 //!
 //! # The text form
 //!
-//! [`to_string`] prints a lazy [`VariantRef`] byte for byte as the engine does, for every value
-//! that is not an Object, including its quirks: floats in the engine's number format, `-0.0`
+//! [`to_string`] prints a lazy [`VariantRef`](crate::VariantRef) byte for byte as the engine
+//! does, for every value that is not an Object, including its quirks: floats in the engine's number format, `-0.0`
 //! as `0.0`, dictionary keys **sorted** the way the engine sorts them (with its own introsort,
 //! so even keys the engine cannot order come out in the engine's order), one key per line,
 //! typed containers as `Array[int]([1, 2])`, Godot 3's spaced `Vector2( 1, 2 )` layout, and so
@@ -47,7 +47,9 @@
 //! stack) and writes nothing if the value is malformed. Memory: 4 bytes per key of every
 //! dictionary with two or more entries (8 past 4 GiB of input), plus a stack entry per open
 //! container, and 8 bytes per key of one dictionary of at most 16 384 keys at a time (its key
-//! hashes, while it is checked for repeated keys; a larger one is checked in place). [`VariantRef`] and [`Variant`] implement `Display` in this form.
+//! hashes, while it is checked for repeated keys; a larger one is checked in place).
+//! [`VariantRef`](crate::VariantRef) and [`Variant`](crate::Variant) implement `Display` in this
+//! form.
 //!
 //! ```
 //! # #[cfg(feature = "std")]
@@ -68,11 +70,6 @@
 //! # fn main() {}
 //! ```
 
-#[cfg(feature = "std")]
-use core::fmt;
-
-#[cfg(feature = "std")]
-use crate::error::Result;
 pub use crate::strings::Text;
 
 #[cfg(feature = "std")]
@@ -96,63 +93,5 @@ pub use crate::error::ParseError;
 pub use loss::{round_trip, LossKind, TextLoss};
 #[cfg(feature = "std")]
 pub use parse::{from_str, from_str_values, from_str_with, to_bytes, to_bytes_each};
-
 #[cfg(feature = "std")]
-use crate::{owned::Variant, value::VariantRef};
-
-/// The engine text of `v` (see the [module docs](self)): `var_to_str` in Godot 4, `var2str` in
-/// Godot 3, by the dialect `v` was read with. Errors if `v` is malformed.
-#[cfg(feature = "std")]
-pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {
-    crate::out::to_string(|s| print::print(v, s))
-}
-
-/// Writes the engine text of `v` to `out`. The whole value is checked before anything is
-/// written: a malformed value is `Err` with nothing written; a failing writer is `Ok(Err(_))`.
-#[cfg(feature = "std")]
-pub fn to_fmt<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> Result<fmt::Result> {
-    crate::out::to_fmt(|| print::print(v, out))
-}
-
-/// Writes the engine text of `v` to `out` through a 64 KiB buffer, then flushes it. A malformed
-/// value is an [`std::io::ErrorKind::InvalidData`] error (nothing written) whose
-/// [`get_ref`](std::io::Error::get_ref) is the [`Error`](crate::Error), with its offset.
-#[cfg(feature = "std")]
-pub fn to_writer<W: std::io::Write>(v: &VariantRef<'_>, out: W) -> std::io::Result<()> {
-    crate::out::to_writer(out, |o| print::print(v, o))
-}
-
-/// The engine text (what [`to_string`] returns). A malformed value prints as
-/// `<invalid: what at offset N>` (formatting does not fail: `format!` would panic).
-#[cfg(feature = "std")]
-impl fmt::Display for VariantRef<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match to_fmt(self, f) {
-            Ok(r) => r,
-            Err(e) => write!(f, "<invalid: {e}>"),
-        }
-    }
-}
-
-/// Godot 4's `var_to_str` text of the value (math components in double precision when they are
-/// not exact `f32`s, as a double-precision build prints them). A value that cannot be encoded
-/// prints as `<cannot print: what>`.
-#[cfg(feature = "std")]
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let opts = crate::encode::EncodeOptions::new()
-            .with_double_precision(true)
-            .with_full_objects(true);
-        let bytes = match crate::encode::encode_with(self, &opts) {
-            Ok(b) => b,
-            Err(e) => return write!(f, "<cannot print: {e}>"),
-        };
-        let read = crate::types::ReadOptions::new()
-            .with_full_objects(true)
-            .with_double_precision(true);
-        match crate::read::parse_with(&bytes, &read) {
-            Ok(v) => fmt::Display::fmt(&v, f),
-            Err(e) => write!(f, "<cannot print: {e}>"),
-        }
-    }
-}
+pub use print::{to_fmt, to_string, to_writer};

@@ -306,7 +306,7 @@ fn text_order(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
     if core::str::from_utf8(x).is_ok() && core::str::from_utf8(y).is_ok() {
         return x.cmp(y);
     }
-    let d = |t: &[u8]| crate::text::Text::new(t).to_string_lossy().into_owned();
+    let d = |t: &[u8]| crate::strings::Text::new(t).to_string_lossy().into_owned();
     d(x).cmp(&d(y))
 }
 

@@ -1,5 +1,6 @@
 //! Printing a lazy [`VariantRef`] in the engine's text form, in two linear passes and without
-//! native recursion.
+//! native recursion: [`to_string`], [`to_fmt`], [`to_writer`] and the `Display` of
+//! [`VariantRef`] and [`Variant`].
 //!
 //! The engine prints dictionary keys sorted, so a dictionary's entries come out in another
 //! order than their bytes. The first pass ([`super::index`], a [`Walker`]) checks the whole
@@ -27,15 +28,67 @@ use super::leaf::{leaf, type_name};
 use super::order::{godot_sort, sorts_before};
 use crate::array::ArrayIter;
 use crate::convert;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Result};
 use crate::head::{head, read_text, skip_strings, ContainerType};
 use crate::object::ObjectRef;
 use crate::out::{ch, put, Stop, R};
-use crate::owned::TypeInfo;
+use crate::owned::{TypeInfo, Variant};
 use crate::reader::Reader;
 use crate::types::{Dialect, ReadOptions, VariantType as T};
 use crate::value::VariantRef;
 use crate::walker::{Event, Walker};
+
+/// The engine text of `v` (see the [module docs](super)): `var_to_str` in Godot 4, `var2str` in
+/// Godot 3, by the dialect `v` was read with. Errors if `v` is malformed.
+pub fn to_string(v: &VariantRef<'_>) -> Result<std::string::String> {
+    crate::out::to_string(|s| print(v, s))
+}
+
+/// Writes the engine text of `v` to `out`. The whole value is checked before anything is
+/// written: a malformed value is `Err` with nothing written; a failing writer is `Ok(Err(_))`.
+pub fn to_fmt<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> Result<fmt::Result> {
+    crate::out::to_fmt(|| print(v, out))
+}
+
+/// Writes the engine text of `v` to `out` through a 64 KiB buffer, then flushes it. A malformed
+/// value is an [`std::io::ErrorKind::InvalidData`] error (nothing written) whose
+/// [`get_ref`](std::io::Error::get_ref) is the [`Error`](crate::Error), with its offset.
+pub fn to_writer<W: std::io::Write>(v: &VariantRef<'_>, out: W) -> std::io::Result<()> {
+    crate::out::to_writer(out, |o| print(v, o))
+}
+
+/// The engine text (what [`to_string`] returns). A malformed value prints as
+/// `<invalid: what at offset N>` (formatting does not fail: `format!` would panic).
+impl fmt::Display for VariantRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match to_fmt(self, f) {
+            Ok(r) => r,
+            Err(e) => write!(f, "<invalid: {e}>"),
+        }
+    }
+}
+
+/// Godot 4's `var_to_str` text of the value (math components in double precision when they are
+/// not exact `f32`s, as a double-precision build prints them). A value that cannot be encoded
+/// prints as `<cannot print: what>`.
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opts = crate::encode::EncodeOptions::new()
+            .with_double_precision(true)
+            .with_full_objects(true);
+        let bytes = match crate::encode::encode_with(self, &opts) {
+            Ok(b) => b,
+            Err(e) => return write!(f, "<cannot print: {e}>"),
+        };
+        let read = ReadOptions::new()
+            .with_full_objects(true)
+            .with_double_precision(true);
+        match crate::read::parse_with(&bytes, &read) {
+            Ok(v) => fmt::Display::fmt(&v, f),
+            Err(e) => write!(f, "<cannot print: {e}>"),
+        }
+    }
+}
 
 /// Prints `v` to `out`; see the [module docs](self).
 pub(crate) fn print<W: fmt::Write + ?Sized>(v: &VariantRef<'_>, out: &mut W) -> R {
@@ -626,7 +679,7 @@ mod tests {
             crate::owned::Variant::Int(3),
         ));
         let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
+        let text = super::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         let key = |x: &str| format!("{}{x}{}", "[".repeat(40), "]".repeat(40));
         assert_eq!(
             text,
@@ -657,7 +710,7 @@ mod tests {
             crate::owned::Variant::Int(3),
         ));
         let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
+        let text = super::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         assert_eq!(text, "{\n[[null]]: 3,\n[[1]]: 1\n}");
     }
 
@@ -673,7 +726,7 @@ mod tests {
         d.entries.push((arr(vec![1.into()]), "one".into()));
         d.entries.push((7.into(), crate::owned::Variant::Nil));
         let bytes = crate::encode::encode(&crate::owned::Variant::Dictionary(d)).unwrap();
-        let text = crate::text::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
+        let text = super::to_string(&crate::read::parse(&bytes).unwrap()).unwrap();
         assert_eq!(
             text,
             "{\n7: null,\n\"b\": [],\n[1]: \"one\",\n[2, \"x\"]: [5]\n}"

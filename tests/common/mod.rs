@@ -61,6 +61,14 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `scratch_dir` under a name not used before in this process (`<name>-<n>`, `n` counting up
+/// from 0): for a helper that tests running at the same time call with the same `name`.
+pub fn fresh_scratch_dir(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    scratch_dir(&format!("{name}-{n}"))
+}
+
 /// Runs `f` on a thread of its own with a stack of `bytes` bytes; its result (a panic in `f`
 /// is a panic here; a stack overflow aborts the process).
 pub fn on_stack<R: Send>(bytes: usize, f: impl FnOnce() -> R + Send) -> R {

@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_gdvariant");
 
 pub(crate) fn capture(name: &str) -> String {
@@ -435,7 +437,8 @@ fn peer_id(line: &str) -> i32 {
 
 #[test]
 fn godot4_method_names_from_a_schema() {
-    let schema = std::env::temp_dir().join(format!("capture-schema-{}.txt", std::process::id()));
+    let dir = common::scratch_dir("capture-schema");
+    let schema = dir.join("schema.txt");
     std::fs::write(&schema, "rpc Game big bye hello note welcome\n").unwrap();
     let o = run(&[
         "capture",
@@ -446,7 +449,7 @@ fn godot4_method_names_from_a_schema() {
         "rpc",
         &capture("godot4_ws.pcap"),
     ]);
-    std::fs::remove_file(&schema).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     let out = stdout(&o);
     in_order(
         &out,
@@ -538,11 +541,12 @@ fn filters_stats_and_standard_input() {
 #[test]
 fn a_cut_capture_shows_what_it_has_and_the_error() {
     let bytes = std::fs::read(capture("godot4_putvar.pcap")).unwrap();
-    let path = std::env::temp_dir().join(format!("capture-cut-{}.pcap", std::process::id()));
+    let dir = common::scratch_dir("capture-cut");
+    let path = dir.join("cut.pcap");
     // 3400: inside the record that starts at 3344.
     std::fs::write(&path, &bytes[..3400]).unwrap();
     let o = run(&["capture", path.to_str().unwrap()]);
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     in_order(
@@ -570,10 +574,11 @@ fn other_commands_point_to_capture() {
         assert!(err.contains("gdvariant capture"), "{args:?}: {err}");
     }
     // A file that is not a capture, and a bad --decode-as.
-    let text = std::env::temp_dir().join(format!("capture-text-{}.txt", std::process::id()));
+    let dir = common::scratch_dir("capture-text");
+    let text = dir.join("text.txt");
     std::fs::write(&text, "not a capture\n").unwrap();
     let o = run(&["capture", text.to_str().unwrap()]);
-    std::fs::remove_file(&text).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a pcap or pcapng file"));
     let o = run(&["capture", "--decode-as", "80=http", &f]);

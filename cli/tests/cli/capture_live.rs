@@ -54,8 +54,7 @@ fn live_recordings_show_every_value_in_order() {
     }
     // A scratch copy of tests/godot: the scripts write to ../data/captures beside themselves.
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let scratch =
-        std::env::temp_dir().join(format!("gdvariant-capture-live-{}", std::process::id()));
+    let scratch = crate::common::scratch_dir("capture-live");
     let godot = scratch.join("tests/godot");
     std::fs::create_dir_all(&godot).unwrap();
     std::fs::create_dir_all(scratch.join("tests/data/captures")).unwrap();

@@ -9,7 +9,7 @@ use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
 
 use super::error::{Error, Place};
-use super::Timestamp;
+use super::event::Timestamp;
 
 /// The buffer a reader starts with.
 const START_BUFFER: usize = 256 << 10;

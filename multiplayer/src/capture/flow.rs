@@ -9,11 +9,12 @@ use std::vec::Vec;
 
 use gdvariant::{Dialect, ReadOptions};
 
+use super::config::Config;
 use super::error::{Error, Place};
+use super::event::{Body, Channel, Control, Event, FlowId, Timestamp, Transport};
 use super::file::Record;
 use super::link::{self, Parsed, Segment};
 use super::tcp::{Budget, Chunk, Direction};
-use super::{Body, Channel, Config, Control, Event, FlowId, Timestamp, Transport};
 use crate::enet::fragments::{Limits, Progress, Reassembler};
 use crate::enet::godot::{self as enet_godot, Packet3};
 use crate::enet::protocol::{Command, CommandKind, Commands, Datagram};

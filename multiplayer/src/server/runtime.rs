@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::core::ServerCore;
+use super::replication::Spawned;
 use super::types::{Action, Event, Outgoing, PeerId, ServerError, To, TransferMode};
 use crate::Arg;
 
@@ -353,8 +354,9 @@ impl Server {
     /// Hands what the core decided to the transports and has them write it (the methods here do
     /// it themselves, writing once no event waits for the application: a batch of answers leaves
     /// in one write per peer when the application takes the batch's last event). A peer whose
-    /// queue would pass [`ServerConfig::max_send_queue`](super::ServerConfig) bytes is dropped
-    /// instead (`Event::Rejected`, kicked): it does not read what it is sent.
+    /// queue would pass
+    /// [`ServerConfig::max_send_queue`](super::core::ServerConfig::max_send_queue) bytes is
+    /// dropped instead (`Event::Rejected`, kicked): it does not read what it is sent.
     pub fn flush(&mut self) {
         self.dispatch();
         self.write_out();
@@ -495,7 +497,7 @@ impl Server {
         name: &str,
         synchronizers: usize,
         state: &[A],
-    ) -> Result<super::Spawned, ServerError> {
+    ) -> Result<Spawned, ServerError> {
         let r = self
             .core
             .spawn(to, spawner, scene, name, synchronizers, state);
@@ -560,7 +562,7 @@ impl Server {
         data: &D,
         synchronizers: usize,
         state: &[A],
-    ) -> Result<super::Spawned, ServerError> {
+    ) -> Result<Spawned, ServerError> {
         let r = self
             .core
             .spawn_custom(to, spawner, name, data, synchronizers, state);

@@ -11,7 +11,7 @@ use crate::schema_file::{entries, Entry, Method, RsetProperty, SchemaError, Tran
 use crate::session::glob;
 use crate::{Property, RpcMethods};
 
-use super::{PeerId, TransferMode};
+use super::types::{PeerId, TransferMode};
 
 /// Who is the multiplayer authority of the `MultiplayerSpawner`s a
 /// [`client_spawner`](ServerSchema::client_spawner) pattern matches: the client that spawns
@@ -247,8 +247,8 @@ impl ServerSchema {
     /// Takes the state of the `MultiplayerSynchronizer`s matching `pattern` (their own paths,
     /// not their root nodes'; outside spawned nodes) from the clients that are their authority:
     /// the server confirms their paths and delivers their `SYNC` and `DELTA` entries as
-    /// [`Event::Sync`](super::Event::Sync), the values named by `properties`, the synchronizer's
-    /// replication config in order.
+    /// [`Event::Sync`](super::types::Event::Sync), the values named by `properties`, the
+    /// synchronizer's replication config in order.
     #[must_use]
     pub fn synchronizer(
         mut self,
@@ -274,9 +274,9 @@ impl ServerSchema {
     /// Takes the nodes that clients spawn on the `MultiplayerSpawner`s matching `pattern` (the
     /// spawners' own paths), whose multiplayer authority is the client `authority` says: the
     /// server confirms their paths, and delivers the `SPAWN` and `DESPAWN` of that client (only)
-    /// as [`Event::Spawn`](super::Event::Spawn) and [`Event::Despawn`](super::Event::Despawn),
-    /// and the `SYNC` and `DELTA` entries of the spawned nodes' synchronizers as
-    /// [`Event::Sync`](super::Event::Sync) (their properties from
+    /// as [`Event::Spawn`](super::types::Event::Spawn) and
+    /// [`Event::Despawn`](super::types::Event::Despawn), and the `SYNC` and `DELTA` entries of the spawned nodes' synchronizers as
+    /// [`Event::Sync`](super::types::Event::Sync) (their properties from
     /// [`spawned`](Self::spawned)). In the pattern, `*` matches within a path segment and `{id}`
     /// a decimal peer id (`Main/P{id}/Spawner`); the first matching pattern wins.
     #[must_use]
@@ -289,7 +289,7 @@ impl ServerSchema {
     /// The properties of the `index`-th synchronizer (from 0, in the order of the `SPAWN`'s net
     /// ids) of the nodes that the spawners matching `spawner` spawn from `scene` (an index in
     /// the spawner's list; `None` for a custom spawn), in the order of its replication config:
-    /// how the server names the values of a client's [`Event::Sync`](super::Event::Sync) for
+    /// how the server names the values of a client's [`Event::Sync`](super::types::Event::Sync) for
     /// them. The pattern is a [`find`](Self::find) pattern (`*`, no `{id}`).
     #[must_use]
     pub fn spawned(

@@ -132,8 +132,7 @@ fn harness() -> Option<&'static PathBuf> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("gdvariant-enet-c-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
+            let dir = crate::common::scratch_dir("enet-c");
             let (src, exe) = (dir.join("harness.c"), dir.join("harness"));
             std::fs::write(&src, HARNESS).unwrap();
             let skip = |why: String| {

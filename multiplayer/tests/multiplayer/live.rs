@@ -28,16 +28,7 @@ use gdvariant_multiplayer::{
 /// Runs `script` with engine `n` in a fresh directory holding `files`; returns the directory
 /// after checking that the script printed `done`.
 fn run(n: u32, script: &str, files: &[(&str, String)], done: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "gdvariant-mp-{}-{}-{}",
-        script.trim_end_matches(".gd"),
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_scratch_dir(&format!("mp-{}", script.trim_end_matches(".gd")));
     std::fs::copy(common::godot_dir().join(script), dir.join(script)).unwrap();
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();

@@ -69,11 +69,7 @@ fn try_start_godot_server(
             .unwrap()
             .port(),
     };
-    let dir = std::env::temp_dir().join(format!(
-        "gdvariant-mpserver-godot-{transport}-{}-{port}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_dir(&format!("mpserver-godot-{transport}-{port}"));
     std::fs::copy(
         common::godot_dir().join("mpserver_server4.gd"),
         dir.join("mpserver_server4.gd"),

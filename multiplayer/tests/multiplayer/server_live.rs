@@ -23,15 +23,7 @@ use gdvariant_multiplayer::server::{
 
 /// A fresh scratch directory holding `script` and `mpserver.cfg`.
 pub(crate) fn client_dir(n: u32, script: &str, cfg: &str, tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "gdvariant-mpserver-{tag}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_scratch_dir(&format!("mpserver-{tag}"));
     std::fs::copy(common::godot_dir().join(script), dir.join(script)).unwrap();
     std::fs::write(dir.join("mpserver.cfg"), cfg).unwrap();
     let _ = n;
