@@ -2,339 +2,31 @@
 //! from its content, and the events they give.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
-use std::ops::Range;
 use std::vec::Vec;
-
-use gdvariant::{Dialect, ReadOptions};
 
 use super::config::Config;
 use super::error::{Error, Place};
-use super::event::{Body, Channel, Control, Event, FlowId, Timestamp, Transport};
+use super::event::{Control, FlowId, Transport};
 use super::file::Record;
 use super::link::{self, Parsed, Segment};
-use super::tcp::{Budget, Chunk, Direction};
-use crate::enet::fragments::{Limits, Progress, Reassembler};
-use crate::enet::godot::{self as enet_godot, Packet3};
-use crate::enet::protocol::{Command, CommandKind, Commands, Datagram};
+use super::tcp::{Budget, Chunk};
+use crate::enet::fragments::{Limits, Reassembler};
+use crate::enet::protocol::{Commands, Datagram};
 use crate::enet::range_coder::RangeDecoder;
-use crate::websocket::godot::{
-    parse_godot3, Godot3Message, Godot3Sys, Godot4Message, Godot4Stream,
-};
-use crate::websocket::handshake::{self, Head as HttpHead, Sniff};
-use crate::websocket::{FrameConfig, Message, MessageConfig, MessageReader};
+use crate::websocket::handshake::{self, Sniff};
 
 /// Bytes a TCP direction may show before its transport is recognised.
 const MAX_SNIFF: usize = handshake::MAX_HEAD;
 /// UDP datagrams a flow may send before it is given up as not Godot's.
 const MAX_UDP_TRIES: u32 = 8;
-/// Bytes kept while looking for the next value of a `put_var` stream after a gap.
-const MAX_RESYNC: usize = 1 << 20;
-
+mod state;
 mod transports;
-use transports::{enet_datagram, put_var, websocket};
-
-#[derive(Clone, Debug)]
-enum RecBody {
-    Value(Range<usize>, Dialect),
-    Packet(Range<usize>, Dialect),
-    Control(Control),
-    Error(Error),
-}
-
-#[derive(Clone, Debug)]
-struct Rec {
-    head: Head,
-    channel: Option<Channel>,
-    from_peer: Option<i32>,
-    to_peer: Option<i32>,
-    body: RecBody,
-}
-
-/// What every event of one packet in one direction shares.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Head {
-    time: Timestamp,
-    record: u64,
-    flow: FlowId,
-    src: SocketAddr,
-    dst: SocketAddr,
-    from_client: bool,
-    transport: Option<Transport>,
-}
-
-/// The events of the packet being read: their bytes in one arena.
-#[derive(Debug, Default)]
-pub(crate) struct Out {
-    arena: Vec<u8>,
-    recs: Vec<Rec>,
-    next: usize,
-    time: Timestamp,
-    record: u64,
-}
-
-const NOWHERE: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
-    std::net::Ipv4Addr::UNSPECIFIED,
-    0,
-));
-
-impl Out {
-    pub(crate) fn pending(&self) -> bool {
-        self.next < self.recs.len()
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.arena.clear();
-        self.recs.clear();
-        self.next = 0;
-    }
-
-    pub(crate) fn take(&mut self) -> Option<Event<'_>> {
-        let r = self.recs.get(self.next)?;
-        self.next += 1;
-        let body = match &r.body {
-            RecBody::Value(range, d) => Body::Value {
-                bytes: &self.arena[range.clone()],
-                dialect: *d,
-            },
-            RecBody::Packet(range, d) => Body::Packet {
-                bytes: &self.arena[range.clone()],
-                dialect: *d,
-            },
-            RecBody::Control(c) => Body::Control(*c),
-            RecBody::Error(e) => Body::Error(e.clone()),
-        };
-        Some(Event {
-            time: r.head.time,
-            record: r.head.record,
-            flow: r.head.flow,
-            src: r.head.src,
-            dst: r.head.dst,
-            from_client: r.head.from_client,
-            transport: r.head.transport,
-            channel: r.channel,
-            from_peer: r.from_peer,
-            to_peer: r.to_peer,
-            body,
-        })
-    }
-
-    /// An error of no flow.
-    pub(crate) fn orphan(&mut self, e: Error) {
-        let head = Head {
-            time: self.time,
-            record: self.record,
-            flow: 0,
-            src: NOWHERE,
-            dst: NOWHERE,
-            from_client: false,
-            transport: None,
-        };
-        self.push(head, None, None, None, RecBody::Error(e));
-    }
-
-    fn push(
-        &mut self,
-        head: Head,
-        channel: Option<Channel>,
-        from_peer: Option<i32>,
-        to_peer: Option<i32>,
-        body: RecBody,
-    ) {
-        self.recs.push(Rec {
-            head,
-            channel,
-            from_peer,
-            to_peer,
-            body,
-        });
-    }
-
-    fn bytes(&mut self, b: &[u8]) -> Range<usize> {
-        let start = self.arena.len();
-        self.arena.extend_from_slice(b);
-        start..self.arena.len()
-    }
-}
-
-/// What kind of WebSocket traffic a flow carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum WsKind {
-    Undecided,
-    Godot4,
-    Godot3,
-    Values,
-}
-
-/// What a flow knows, shared by its directions.
-#[derive(Debug)]
-struct Meta {
-    id: FlowId,
-    /// Index 0: the first sender's address, 1: the other's.
-    addr: [SocketAddr; 2],
-    client: usize,
-    transport: Option<Transport>,
-    gave_up: bool,
-    tries: u32,
-    dialect: Option<Dialect>,
-    peers: [Option<i32>; 2],
-    ws: WsKind,
-}
-
-impl Meta {
-    fn head(&self, d: usize, out: &Out) -> Head {
-        Head {
-            time: out.time,
-            record: out.record,
-            flow: self.id,
-            src: self.addr[d],
-            dst: self.addr[1 - d],
-            from_client: d == self.client,
-            transport: self.transport,
-        }
-    }
-
-    fn emit(&self, d: usize, out: &mut Out, body: RecBody, channel: Option<Channel>) {
-        let head = self.head(d, out);
-        out.push(head, channel, self.peers[d], self.peers[1 - d], body);
-    }
-
-    fn control(&self, d: usize, out: &mut Out, c: Control) {
-        self.emit(d, out, RecBody::Control(c), None);
-    }
-
-    fn error(&self, d: usize, out: &mut Out, e: Error) {
-        self.emit(d, out, RecBody::Error(e), None);
-    }
-
-    /// The dialect of a value: the flow's once a value told it, else the value's own.
-    fn value_dialect(&mut self, v: &[u8]) -> Dialect {
-        if let Some(d) = self.dialect {
-            return d;
-        }
-        let det = Dialect::detect(v);
-        match det.dialect() {
-            Some(d) => {
-                self.dialect = Some(d);
-                d
-            }
-            None => Dialect::Godot4,
-        }
-    }
-
-    fn value(&mut self, d: usize, out: &mut Out, v: &[u8]) {
-        let dialect = self.value_dialect(v);
-        let range = out.bytes(v);
-        self.emit(d, out, RecBody::Value(range, dialect), None);
-    }
-
-    fn recognized(&mut self, d: usize, t: Transport, out: &mut Out) {
-        self.transport = Some(t);
-        self.control(d, out, Control::Recognized(t));
-    }
-}
-
-/// A WebSocket direction past its handshake.
-#[derive(Debug)]
-struct Ws {
-    reader: MessageReader,
-    from_server: bool,
-    godot4: Godot4Stream,
-}
-
-/// One direction's stream state above reassembly.
-#[derive(Debug, Default)]
-struct Dir {
-    /// Bytes not used yet (before recognition, a value or head not whole yet).
-    pending: Vec<u8>,
-    /// The stream offset of `pending[0]`.
-    at: u64,
-    /// Bytes of an oversized value still to skip.
-    skip: u64,
-    /// After a gap: looking for the next value.
-    resync: bool,
-    /// Nothing more is read in this direction.
-    broken: bool,
-    ws: Option<Box<Ws>>,
-}
-
-impl Dir {
-    fn append(&mut self, at: u64, bytes: &[u8]) {
-        if self.pending.is_empty() {
-            self.at = at;
-        }
-        self.pending.extend_from_slice(bytes);
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.pending.drain(..n);
-        self.at += n as u64;
-    }
-}
-
-/// ENet state of a flow.
-#[derive(Debug)]
-struct Enet {
-    fragments: Reassembler<u8>,
-    /// Per direction and channel: the last reliable sequence number delivered.
-    reliable: NumMap<(u8, u8), u16>,
-    /// A `DISCONNECT` was read.
-    disconnected: bool,
-}
-
-#[derive(Debug)]
-struct Flow {
-    tcp: Option<[Direction; 2]>,
-    ended: [bool; 2],
-    meta: Meta,
-    dirs: [Dir; 2],
-    enet: Option<Box<Enet>>,
-}
-
-impl Flow {
-    fn held(&self) -> usize {
-        let tcp = self.tcp.as_ref().map_or(0, |t| t[0].held() + t[1].held());
-        tcp + self.dirs[0].pending.len()
-            + self.dirs[1].pending.len()
-            + self
-                .enet
-                .as_ref()
-                .map_or(0, |e| e.fragments.pending_bytes())
-    }
-}
+pub(crate) use state::Out;
+use state::{Dir, Enet, Flow, Meta, NumMap, WsKind};
+use transports::{enet_datagram, is_value, plausible_header, put_var, websocket};
 
 type Key = (SocketAddr, SocketAddr, bool);
-
-/// A hasher for keys that are small numbers the reader chose or bounded ones (flow numbers,
-/// given in order; a direction and an ENet channel), not addresses the capture chose freely:
-/// mixed by multiplication, where the default hasher's SipHash cost a few percent of a capture's
-/// reading (two lookups a packet).
-#[derive(Default)]
-struct NumHasher(u64);
-
-impl Hasher for NumHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-}
-
-/// A map under [`NumHasher`].
-type NumMap<K, V> = HashMap<K, V, BuildHasherDefault<NumHasher>>;
 
 /// Every flow followed.
 pub(crate) struct Flows {
@@ -380,18 +72,6 @@ fn is_enet(p: &[u8], decoder: &mut Option<Box<RangeDecoder>>) -> bool {
     } else {
         all_ok(dg.commands())
     }
-}
-
-/// Whether `b` is one whole value in either dialect.
-fn is_value(b: &[u8]) -> bool {
-    [Dialect::Godot4, Dialect::Godot3]
-        .iter()
-        .any(|d| gdvariant::validate_with(b, &ReadOptions::new().with_dialect(*d)) == Ok(b.len()))
-}
-
-/// Whether 4 bytes are a Variant header the engine writes.
-fn plausible_header(h: [u8; 4]) -> bool {
-    h[0] < 39 && h[1] == 0 && h[3] == 0
 }
 
 impl Flows {

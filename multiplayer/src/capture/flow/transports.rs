@@ -2,7 +2,38 @@
 //! finding them again after a gap), WebSocket (handshake, messages, Godot's layers) and ENet
 //! (commands, fragments, compression, Godot's layers).
 
-use super::*;
+use std::vec::Vec;
+
+use gdvariant::{Dialect, ReadOptions};
+
+use super::state::{Dir, Enet, Meta, Out, RecBody, Ws, WsKind};
+use crate::capture::config::Config;
+use crate::capture::error::{Error, Place};
+use crate::capture::event::{Channel, Control};
+use crate::enet::fragments::Progress;
+use crate::enet::godot::{self as enet_godot, Packet3};
+use crate::enet::protocol::{Command, CommandKind, Commands, Datagram};
+use crate::enet::range_coder::RangeDecoder;
+use crate::websocket::godot::{
+    parse_godot3, Godot3Message, Godot3Sys, Godot4Message, Godot4Stream,
+};
+use crate::websocket::handshake::{self, Head as HttpHead};
+use crate::websocket::{FrameConfig, Message, MessageConfig, MessageReader};
+
+/// Bytes kept while looking for the next value of a `put_var` stream after a gap.
+const MAX_RESYNC: usize = 1 << 20;
+
+/// Whether `b` is one whole value in either dialect.
+pub(super) fn is_value(b: &[u8]) -> bool {
+    [Dialect::Godot4, Dialect::Godot3]
+        .iter()
+        .any(|d| gdvariant::validate_with(b, &ReadOptions::new().with_dialect(*d)) == Ok(b.len()))
+}
+
+/// Whether 4 bytes are a Variant header the engine writes.
+pub(super) fn plausible_header(h: [u8; 4]) -> bool {
+    h[0] < 39 && h[1] == 0 && h[3] == 0
+}
 
 /// Reads the whole values now in a `put_var` direction's buffer.
 pub(super) fn put_var(meta: &mut Meta, dir: &mut Dir, d: usize, config: &Config, out: &mut Out) {
