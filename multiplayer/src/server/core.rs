@@ -391,14 +391,17 @@ impl ServerCore {
     /// # Errors
     ///
     /// [`ServerError::NotAuthenticating`] when no transport peer has this id or it joined
-    /// already; [`ServerError::Encode`] when `data` is empty (the empty message is
-    /// [`complete_auth`](Self::complete_auth)'s). Nothing sent for either.
+    /// already; [`ServerError::AuthCompleted`] when the server ([`complete_auth`](Self::complete_auth))
+    /// or the peer has marked the authentication completed, as the engine refuses it;
+    /// [`ServerError::Encode`] when `data` is empty (the empty message is the one that
+    /// completes). Nothing sent for any of these.
     pub fn send_auth(&mut self, peer: PeerId, data: &[u8]) -> Result<(), ServerError> {
-        if !matches!(
-            self.peers.get(&peer).map(|p| &p.state),
-            Some(State::Pending { .. })
-        ) {
-            return Err(ServerError::NotAuthenticating(peer));
+        match self.peers.get(&peer).map(|p| &p.state) {
+            Some(State::Pending { local, remote, .. }) if *local || *remote => {
+                return Err(ServerError::AuthCompleted(peer));
+            }
+            Some(State::Pending { .. }) => {}
+            _ => return Err(ServerError::NotAuthenticating(peer)),
         }
         let bytes = crate::auth(data)?;
         self.send(peer, 0, TransferMode::Reliable, bytes.into());

@@ -532,6 +532,9 @@ pub enum ServerError {
     Encode(gdvariant::Error),
     /// The peer is not waiting for authentication.
     NotAuthenticating(PeerId),
+    /// Authentication data for a peer whose authentication either side has marked completed:
+    /// no more can be sent (as the engine's `send_auth` refuses it).
+    AuthCompleted(PeerId),
     /// A transport's I/O failed.
     Io(std::io::Error),
     /// The clients' engine has no such thing (`rset` is Godot 3's; spawning, synchronizers and
@@ -561,6 +564,10 @@ impl fmt::Display for ServerError {
             }
             ServerError::Encode(e) => write!(f, "cannot encode the packet: {e}"),
             ServerError::NotAuthenticating(p) => write!(f, "peer {p} is not authenticating"),
+            ServerError::AuthCompleted(p) => write!(
+                f,
+                "peer {p}'s authentication was marked completed: no more authentication data can be sent"
+            ),
             ServerError::Io(e) => write!(f, "transport I/O: {e}"),
             ServerError::Unsupported(what) => write!(f, "not in the clients' engine: {what}"),
             ServerError::NotVisible { peer, path } => {

@@ -285,3 +285,42 @@ fn godot3_refuses_godot4_replication_before_sending() {
     assert!(c.take_actions().is_empty(), "nothing sent");
     assert!(c.path_visible("W/Sync", 2), "no synchronizer made");
 }
+
+/// As the engine's `send_auth`: once either side has marked the authentication completed, no
+/// more authentication data is sent (`ServerError::AuthCompleted`), and nothing changes.
+#[test]
+fn no_auth_data_after_either_side_completed() {
+    let now = Instant::now();
+    let r = gdvariant_multiplayer::server::TransferMode::Reliable;
+    // The server completed first.
+    let mut c = core(Flavor::Godot4).with_auth(|_p: PeerId, _d: &[u8]| AuthStep::Wait);
+    c.peer_connected(2, now).unwrap();
+    c.send_auth(2, b"challenge").unwrap();
+    assert_eq!(
+        sends(&c.take_actions()),
+        [(2, multiplayer::auth(b"challenge").unwrap())]
+    );
+    c.complete_auth(2).unwrap();
+    assert_eq!(
+        sends(&c.take_actions()),
+        [(2, multiplayer::auth_complete())]
+    );
+    assert!(matches!(
+        c.send_auth(2, b"more"),
+        Err(ServerError::AuthCompleted(2))
+    ));
+    assert!(c.take_actions().is_empty());
+    // The peer completed first ([7][0] from it): the server may still complete, not send.
+    let mut c = core(Flavor::Godot4).with_auth(|_p: PeerId, _d: &[u8]| AuthStep::Wait);
+    c.peer_connected(3, now).unwrap();
+    c.receive(3, 0, r, 1, &multiplayer::auth_complete(), now);
+    c.take_actions();
+    let e = c.send_auth(3, b"more").unwrap_err();
+    assert!(matches!(e, ServerError::AuthCompleted(3)), "{e:?}");
+    assert!(e.to_string().contains("no more authentication data"), "{e}");
+    assert!(c.take_actions().is_empty());
+    c.complete_auth(3).unwrap();
+    let a = c.take_actions();
+    assert_eq!(sends(&a), [(3, multiplayer::auth_complete())]);
+    assert!(events(a).contains(&Event::PeerJoined(3)));
+}
