@@ -422,6 +422,12 @@ impl FrameReader {
         self.failed
     }
 
+    /// The bytes held for the frame not whole yet: its header's and payload's read so far.
+    pub fn buffered_bytes(&self) -> usize {
+        let payload = if self.complete { 0 } else { self.payload.len() };
+        usize::from(self.head_len) + payload
+    }
+
     /// The unmasked payload of the frame [`read`](Self::read) returned last (empty before).
     pub fn payload(&self) -> &[u8] {
         if self.complete {

@@ -226,6 +226,13 @@ impl MessageReader {
         self.failed
     }
 
+    /// The bytes held for what is not whole yet: the fragments of the message being assembled
+    /// and the frame being read (the last message returned, until the next call, is not counted).
+    pub fn buffered_bytes(&self) -> usize {
+        let assembled = if self.from_buf { 0 } else { self.buf.len() };
+        assembled + self.frames.buffered_bytes()
+    }
+
     /// Reads from `input` (advancing it past what it takes) until a message or control frame is
     /// whole, or `Ok(None)` when `input` ran out first. Takes nothing past what it returns.
     pub fn read(&mut self, input: &mut &[u8]) -> Result<Option<Received<'_>>> {

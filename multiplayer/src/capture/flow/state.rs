@@ -242,6 +242,11 @@ pub(super) struct Dir {
 }
 
 impl Dir {
+    /// The bytes held for what is not whole yet: `pending` and the WebSocket reader's buffers.
+    pub(super) fn held(&self) -> usize {
+        self.pending.len() + self.ws.as_ref().map_or(0, |w| w.reader.buffered_bytes())
+    }
+
     pub(super) fn append(&mut self, at: u64, bytes: &[u8]) {
         if self.pending.is_empty() {
             self.at = at;
@@ -253,6 +258,14 @@ impl Dir {
         self.pending.drain(..n);
         self.at += n as u64;
     }
+}
+
+/// The bytes every flow's directions hold for messages not whole yet ([`Dir::held`]), and
+/// the most they may.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pending {
+    pub(super) held: usize,
+    pub(super) max: usize,
 }
 
 /// ENet state of a flow.
@@ -277,8 +290,8 @@ pub(super) struct Flow {
 impl Flow {
     pub(super) fn held(&self) -> usize {
         let tcp = self.tcp.as_ref().map_or(0, |t| t[0].held() + t[1].held());
-        tcp + self.dirs[0].pending.len()
-            + self.dirs[1].pending.len()
+        tcp + self.dirs[0].held()
+            + self.dirs[1].held()
             + self
                 .enet
                 .as_ref()
