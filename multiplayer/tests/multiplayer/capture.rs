@@ -430,7 +430,7 @@ fn memory_follows_the_open_flows_not_the_file() {
 fn slow_put_var_flows(flows: u16, big: usize, held: usize) -> Vec<u8> {
     let mut per_flow = Vec::new();
     for c in 0..flows {
-        let large = Variant::PackedByteArray(vec![c as u8; big].into());
+        let large = Variant::PackedByteArray(vec![c as u8; big]);
         let mut stream = put_vars(&[Variant::Int(7)]);
         let first = stream.len() + held;
         stream.extend_from_slice(&put_vars(&[large, Variant::Int(1000 + i64::from(c))]));
@@ -515,7 +515,7 @@ fn a_websocket_message_over_the_bound_stops_its_direction() {
         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         .to_vec();
     let v1 = gdvariant::encode(&Variant::from("first")).unwrap();
-    let v2 = gdvariant::encode(&Variant::PackedByteArray(vec![1; 3000].into())).unwrap();
+    let v2 = gdvariant::encode(&Variant::PackedByteArray(vec![1; 3000])).unwrap();
     // A message in two fragments: the first (1504 bytes) held, the second's first 592 bytes
     // (after its 8-byte header) pass the 2000 bytes allowed.
     write_frame(&mut up, true, Opcode::Binary, Some([1, 2, 3, 4]), &v1);
