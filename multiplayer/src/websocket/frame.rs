@@ -26,6 +26,10 @@ pub const MAX_CONTROL_PAYLOAD: usize = 125;
 /// that raises them needs [`FrameConfig::with_max_frame`].
 pub const DEFAULT_MAX_FRAME: u64 = 8 << 20;
 
+/// The most room a reader keeps for its next frame or message once one is read (a larger
+/// buffer is freed then: memory follows the bytes held, not the largest message ever read).
+pub(super) const MAX_KEPT: usize = 64 << 10;
+
 /// A frame's opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -464,6 +468,9 @@ impl FrameReader {
             self.complete = false;
             self.current = None;
             self.payload.clear();
+            if self.payload.capacity() > MAX_KEPT {
+                self.payload = Vec::new();
+            }
         }
         if self.current.is_none() {
             // The header: 2 bytes, then what they say follows.

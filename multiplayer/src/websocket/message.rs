@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use super::error::{Error, ErrorKind, Result};
-use super::frame::{Close, FrameConfig, FrameHeader, FrameReader, Opcode};
+use super::frame::{Close, FrameConfig, FrameHeader, FrameReader, Opcode, MAX_KEPT};
 
 /// The default limit on a message: 8 MiB, as [`DEFAULT_MAX_FRAME`](super::DEFAULT_MAX_FRAME).
 pub const DEFAULT_MAX_MESSAGE: u64 = 8 << 20;
@@ -242,6 +242,9 @@ impl MessageReader {
         if self.from_buf {
             self.from_buf = false;
             self.buf.clear();
+            if self.buf.capacity() > MAX_KEPT {
+                self.buf = Vec::new();
+            }
         }
         loop {
             if self.closed {

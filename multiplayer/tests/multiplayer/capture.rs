@@ -509,6 +509,59 @@ fn unfinished_messages_stay_within_the_bound_across_the_flows() {
 }
 
 #[test]
+fn a_large_value_read_gives_its_room_back() {
+    // 40 open flows, one after the other, each sending one 256 KiB value in 32 KiB segments:
+    // once read, a value's room is freed. Without that each direction kept its largest value's
+    // room (over 10 MiB in all here), which the bound on unfinished bytes does not see.
+    let value = Variant::PackedByteArray(vec![5; 256 << 10]);
+    let stream = put_vars(&[value]);
+    let cuts: Vec<_> = (0..stream.len())
+        .step_by(32 << 10)
+        .map(|a| (a, (a + (32 << 10)).min(stream.len())))
+        .collect();
+    let mut per_flow = Vec::new();
+    for c in 0..40u16 {
+        let mut frames = tcp_frames(LINKTYPE_RAW, false, &stream, &cuts);
+        for (f, _) in &mut frames {
+            for at in [20, 22] {
+                if f[at..at + 2] == 40000u16.to_be_bytes() {
+                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
+                }
+            }
+        }
+        per_flow.push(frames);
+    }
+    // The SYNs, then each flow's segments in turn, then the FINs: every flow open throughout.
+    let n = per_flow[0].len();
+    let mut frames = Vec::new();
+    frames.extend(per_flow.iter().map(|f| f[0].clone()));
+    for f in &per_flow {
+        frames.extend(f[1..n - 2].iter().cloned());
+    }
+    frames.extend(per_flow.iter().flat_map(|f| f[n - 2..].iter().cloned()));
+    let bytes = pcap(LINKTYPE_RAW, &frames);
+    let (count, usage) = common::alloc::measure(|| {
+        let mut r = CaptureReader::new(&bytes[..]).unwrap();
+        let mut values = 0;
+        while let Some(e) = r.next_event() {
+            match e.body {
+                Body::Value { bytes, .. } => {
+                    assert_eq!(bytes.len(), (256 << 10) + 8);
+                    values += 1;
+                }
+                Body::Error(e) => panic!("{e}"),
+                _ => {}
+            }
+        }
+        values
+    });
+    assert_eq!(count, 40);
+    // The reader's buffer (256 KiB), one value being read (its room at most doubled, and the
+    // event's copy), 40 flows' 64 KiB kept.
+    assert!(usage.peak < 4 << 20, "{usage:?}");
+}
+
+#[test]
 fn a_websocket_message_over_the_bound_stops_its_direction() {
     use gdvariant_multiplayer::websocket::{write_frame, Opcode};
     let mut up = b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\

@@ -225,6 +225,9 @@ pub(super) struct Ws {
     pub(super) godot4: Godot4Stream,
 }
 
+/// The most room a direction's `pending` keeps once what it held was read.
+const MAX_KEPT: usize = 64 << 10;
+
 /// One direction's stream state above reassembly.
 #[derive(Debug, Default)]
 pub(super) struct Dir {
@@ -257,6 +260,12 @@ impl Dir {
     pub(super) fn consume(&mut self, n: usize) {
         self.pending.drain(..n);
         self.at += n as u64;
+        // A large value's room is given back once it is read: memory follows the bytes held,
+        // not the largest value the direction ever sent.
+        let (len, room) = (self.pending.len(), self.pending.capacity());
+        if room > MAX_KEPT && room > 2 * len {
+            self.pending.shrink_to(len.max(MAX_KEPT));
+        }
     }
 }
 
