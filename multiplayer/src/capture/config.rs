@@ -14,6 +14,7 @@ pub struct Config {
     pub(super) max_early_per_direction: usize,
     pub(super) max_early: usize,
     pub(super) max_message: usize,
+    pub(super) max_pending: usize,
     pub(super) max_flows: usize,
     pub(super) dialect: Option<Dialect>,
 }
@@ -26,13 +27,15 @@ impl Default for Config {
 
 impl Config {
     /// The defaults: content detection, 1 MiB of early TCP segments per direction and 16 MiB in
-    /// all, values and messages up to 16 MiB, 100 000 open flows.
+    /// all, values and messages up to 16 MiB, 256 MiB of unfinished messages across the flows,
+    /// 100 000 open flows.
     pub const fn new() -> Config {
         Config {
             decode_as: Vec::new(),
             max_early_per_direction: 1 << 20,
             max_early: 16 << 20,
             max_message: 16 << 20,
+            max_pending: 256 << 20,
             max_flows: 100_000,
             dialect: None,
         }
@@ -55,6 +58,16 @@ impl Config {
     /// skipped).
     pub fn with_max_message(mut self, max: usize) -> Config {
         self.max_message = max;
+        self
+    }
+
+    /// The most bytes every flow's directions hold together for messages not whole yet (the
+    /// part of a `put_var` value or WebSocket message read so far, bytes not recognised yet, a
+    /// handshake's head). When a direction's bytes would pass it, the message it is assembling
+    /// is reported and skipped (a `put_var` value: its length is known; elsewhere the rest of
+    /// that direction is not read) and its bytes are freed; the flow and the others read on.
+    pub fn with_max_pending(mut self, total: usize) -> Config {
+        self.max_pending = total;
         self
     }
 

@@ -23,8 +23,8 @@ const MAX_UDP_TRIES: u32 = 8;
 mod state;
 mod transports;
 pub(crate) use state::Out;
-use state::{Dir, Enet, Flow, Meta, NumMap, WsKind};
-use transports::{enet_datagram, is_value, plausible_header, put_var, websocket};
+use state::{Dir, Enet, Flow, Meta, NumMap, Pending, WsKind};
+use transports::{drop_unfinished, enet_datagram, is_value, plausible_header, put_var, websocket};
 
 type Key = (SocketAddr, SocketAddr, bool);
 
@@ -38,6 +38,8 @@ pub(crate) struct Flows {
     flows: NumMap<FlowId, Flow>,
     next_id: FlowId,
     budget: Budget,
+    /// The bytes held for unfinished messages across the flows, within `config.max_pending`.
+    pending: Pending,
     decoder: Option<Box<RangeDecoder>>,
     refused: bool,
     /// The unsupported link types already reported (their later records are skipped without a
@@ -81,6 +83,10 @@ impl Flows {
             global: config.max_early,
             held: 0,
         };
+        let pending = Pending {
+            held: 0,
+            max: config.max_pending,
+        };
         Flows {
             config,
             keys: HashMap::new(),
@@ -88,6 +94,7 @@ impl Flows {
             flows: NumMap::default(),
             next_id: 1,
             budget,
+            pending,
             decoder: None,
             refused: false,
             links_told: Vec::new(),
@@ -210,6 +217,7 @@ impl Flows {
             Some(t) => {
                 let config = &self.config;
                 let budget = &mut self.budget;
+                let pending = &mut self.pending;
                 let Flow {
                     tcp, meta, dirs, ..
                 } = flow;
@@ -218,7 +226,7 @@ impl Flows {
                     flow.ended = [true; 2];
                 } else {
                     tcp[d].segment(t, seg.payload, seg.cut, budget, &mut |c| {
-                        stream(meta, dirs, d, c, config, out)
+                        bounded(meta, dirs, d, c, config, pending, out)
                     });
                     if t.fin {
                         flow.ended[d] = true;
@@ -251,15 +259,19 @@ impl Flows {
         }
         let config = &self.config;
         let budget = &mut self.budget;
+        let pending = &mut self.pending;
         let Flow {
             tcp, meta, dirs, ..
         } = &mut flow;
         if let Some(tcp) = tcp.as_mut() {
             for (d, t) in tcp.iter_mut().enumerate() {
-                t.flush(budget, &mut |c| stream(meta, dirs, d, c, config, out));
+                t.flush(budget, &mut |c| {
+                    bounded(meta, dirs, d, c, config, pending, out)
+                });
                 t.release(budget);
             }
         }
+        pending.held -= dirs[0].held() + dirs[1].held();
         for (d, dir) in flow.dirs.iter().enumerate() {
             if flow.meta.transport.is_some()
                 && !dir.broken
@@ -299,13 +311,16 @@ impl Flows {
         for id in ids {
             let config = &self.config;
             let budget = &mut self.budget;
+            let pending = &mut self.pending;
             if let Some(flow) = self.flows.get_mut(&id) {
                 let Flow {
                     tcp, meta, dirs, ..
                 } = flow;
                 if let Some(tcp) = tcp.as_mut() {
                     for (d, t) in tcp.iter_mut().enumerate() {
-                        t.flush(budget, &mut |c| stream(meta, dirs, d, c, config, out));
+                        t.flush(budget, &mut |c| {
+                            bounded(meta, dirs, d, c, config, pending, out)
+                        });
                         t.release(budget);
                     }
                 }
@@ -402,6 +417,34 @@ impl Flows {
     }
 }
 
+/// [`stream`] within the bound on every flow's unfinished messages: when the flow's directions
+/// hold more than their share, the message direction `d` assembles is dropped (and the other
+/// direction's, when recognising the transport gave it its bytes).
+fn bounded(
+    meta: &mut Meta,
+    dirs: &mut [Dir; 2],
+    d: usize,
+    c: Chunk<'_>,
+    config: &Config,
+    pending: &mut Pending,
+    out: &mut Out,
+) {
+    let before = dirs[0].held() + dirs[1].held();
+    stream(meta, dirs, d, c, config, out);
+    let others = pending.held - before;
+    let mut after = dirs[0].held() + dirs[1].held();
+    for dd in [d, 1 - d] {
+        if others + after <= pending.max {
+            break;
+        }
+        if dirs[dd].held() > 0 {
+            drop_unfinished(meta, &mut dirs[dd], dd, pending.max, out);
+            after = dirs[0].held() + dirs[1].held();
+        }
+    }
+    pending.held = others + after;
+}
+
 /// Hands reassembled bytes of direction `d` to the flow's transport.
 fn stream(
     meta: &mut Meta,
@@ -425,6 +468,7 @@ fn stream(
                 Some(Transport::PutVar) | None => dir.resync = meta.transport.is_some(),
                 Some(Transport::WebSocket) if !dir.broken => {
                     dir.broken = true;
+                    dir.ws = None;
                     let e = Error::new(
                         "WebSocket frames cannot be followed past a gap: the rest of this \
                          direction is not read",

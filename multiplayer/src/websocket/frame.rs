@@ -26,6 +26,10 @@ pub const MAX_CONTROL_PAYLOAD: usize = 125;
 /// that raises them needs [`FrameConfig::with_max_frame`].
 pub const DEFAULT_MAX_FRAME: u64 = 8 << 20;
 
+/// The most room a reader keeps for its next frame or message once one is read (a larger
+/// buffer is freed then: memory follows the bytes held, not the largest message ever read).
+pub(super) const MAX_KEPT: usize = 64 << 10;
+
 /// A frame's opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -422,6 +426,12 @@ impl FrameReader {
         self.failed
     }
 
+    /// The bytes held for the frame not whole yet: its header's and payload's read so far.
+    pub fn buffered_bytes(&self) -> usize {
+        let payload = if self.complete { 0 } else { self.payload.len() };
+        usize::from(self.head_len) + payload
+    }
+
     /// The unmasked payload of the frame [`read`](Self::read) returned last (empty before).
     pub fn payload(&self) -> &[u8] {
         if self.complete {
@@ -458,6 +468,9 @@ impl FrameReader {
             self.complete = false;
             self.current = None;
             self.payload.clear();
+            if self.payload.capacity() > MAX_KEPT {
+                self.payload = Vec::new();
+            }
         }
         if self.current.is_none() {
             // The header: 2 bytes, then what they say follows.

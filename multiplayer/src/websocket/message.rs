@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use super::error::{Error, ErrorKind, Result};
-use super::frame::{Close, FrameConfig, FrameHeader, FrameReader, Opcode};
+use super::frame::{Close, FrameConfig, FrameHeader, FrameReader, Opcode, MAX_KEPT};
 
 /// The default limit on a message: 8 MiB, as [`DEFAULT_MAX_FRAME`](super::DEFAULT_MAX_FRAME).
 pub const DEFAULT_MAX_MESSAGE: u64 = 8 << 20;
@@ -226,6 +226,13 @@ impl MessageReader {
         self.failed
     }
 
+    /// The bytes held for what is not whole yet: the fragments of the message being assembled
+    /// and the frame being read (the last message returned, until the next call, is not counted).
+    pub fn buffered_bytes(&self) -> usize {
+        let assembled = if self.from_buf { 0 } else { self.buf.len() };
+        assembled + self.frames.buffered_bytes()
+    }
+
     /// Reads from `input` (advancing it past what it takes) until a message or control frame is
     /// whole, or `Ok(None)` when `input` ran out first. Takes nothing past what it returns.
     pub fn read(&mut self, input: &mut &[u8]) -> Result<Option<Received<'_>>> {
@@ -235,6 +242,9 @@ impl MessageReader {
         if self.from_buf {
             self.from_buf = false;
             self.buf.clear();
+            if self.buf.capacity() > MAX_KEPT {
+                self.buf = Vec::new();
+            }
         }
         loop {
             if self.closed {

@@ -424,6 +424,200 @@ fn memory_follows_the_open_flows_not_the_file() {
     assert!(usage.peak < 2 << 20, "{usage:?}");
 }
 
+/// `flows` put_var connections on client ports of their own, read together: each sends a
+/// small value and the first `held` bytes of a large value's framing (a PackedByteArray of `big`
+/// bytes), then, once every flow did, the rest of it and a last value (its own number).
+fn slow_put_var_flows(flows: u16, big: usize, held: usize) -> Vec<u8> {
+    let mut per_flow = Vec::new();
+    for c in 0..flows {
+        let large = Variant::PackedByteArray(vec![c as u8; big]);
+        let mut stream = put_vars(&[Variant::Int(7)]);
+        let first = stream.len() + held;
+        stream.extend_from_slice(&put_vars(&[large, Variant::Int(1000 + i64::from(c))]));
+        let mut frames = tcp_frames(
+            LINKTYPE_RAW,
+            false,
+            &stream,
+            &[(0, first), (first, stream.len())],
+        );
+        for (f, _) in &mut frames {
+            for at in [20, 22] {
+                if f[at..at + 2] == 40000u16.to_be_bytes() {
+                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
+                }
+            }
+        }
+        per_flow.push(frames);
+    }
+    // SYNs, first segments, second segments, FINs: every flow's in turn.
+    let n = per_flow[0].len();
+    let frames: Vec<_> = (0..n)
+        .flat_map(|k| per_flow.iter().map(move |f| f[k].clone()))
+        .collect();
+    pcap(LINKTYPE_RAW, &frames)
+}
+
+#[test]
+fn unfinished_messages_stay_within_the_bound_across_the_flows() {
+    // 40 flows each holding 10 000 bytes of a 20 012-byte value, 100 000 bytes allowed: the
+    // first 10 flows' values are held and read, the other 30 skipped, every later value read.
+    // Without the bound the flows hold 400 000 bytes together (the `held_bytes` check fails).
+    let (flows, big, held, limit) = (40u16, 20_000, 10_000, 100_000);
+    let bytes = slow_put_var_flows(flows, big, held);
+    let config = Config::new().with_max_pending(limit);
+    let mut r = CaptureReader::with_config(&bytes[..], config).unwrap();
+    let (mut errors, mut large, mut last) = (Vec::new(), Vec::new(), Vec::new());
+    let mut peak = 0;
+    loop {
+        let held_now = r.held_bytes();
+        assert!(held_now <= limit, "{held_now} bytes held");
+        peak = peak.max(held_now);
+        let Some(e) = r.next_event() else { break };
+        match e.body {
+            Body::Error(err) => errors.push((e.flow, e.record, err.to_string())),
+            Body::Value { bytes, .. } => match gdvariant::parse(bytes).unwrap().to_owned().unwrap()
+            {
+                Variant::PackedByteArray(b) => large.push((e.flow, b.len())),
+                Variant::Int(n) if n >= 1000 => last.push((e.flow, n)),
+                Variant::Int(7) => {}
+                v => panic!("{v:?}"),
+            },
+            _ => {}
+        }
+    }
+    assert_eq!(peak, limit);
+    assert_eq!(r.held_bytes(), 0);
+    // The flows whose first segments came 11th to 40th: one error each, on that segment's line
+    // (records 1-40 are the SYNs, 41-80 the first segments).
+    let want: Vec<_> = (11..=40u64)
+        .map(|f| {
+            (
+                f,
+                40 + f,
+                "a put_var value of 20008 bytes skipped: the open flows' unfinished messages \
+                 would pass the limit of 100000 bytes at stream offset 12"
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(errors, want);
+    assert_eq!(large, (1..=10u64).map(|f| (f, big)).collect::<Vec<_>>());
+    let want_last: Vec<_> = (1..=u64::from(flows))
+        .map(|f| (f, 999 + f as i64))
+        .collect();
+    assert_eq!(last, want_last);
+}
+
+#[test]
+fn a_large_value_read_gives_its_room_back() {
+    // 40 open flows, one after the other, each sending one 256 KiB value in 32 KiB segments:
+    // once read, a value's room is freed. Without that each direction kept its largest value's
+    // room (over 10 MiB in all here), which the bound on unfinished bytes does not see.
+    let value = Variant::PackedByteArray(vec![5; 256 << 10]);
+    let stream = put_vars(&[value]);
+    let cuts: Vec<_> = (0..stream.len())
+        .step_by(32 << 10)
+        .map(|a| (a, (a + (32 << 10)).min(stream.len())))
+        .collect();
+    let mut per_flow = Vec::new();
+    for c in 0..40u16 {
+        let mut frames = tcp_frames(LINKTYPE_RAW, false, &stream, &cuts);
+        for (f, _) in &mut frames {
+            for at in [20, 22] {
+                if f[at..at + 2] == 40000u16.to_be_bytes() {
+                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
+                }
+            }
+        }
+        per_flow.push(frames);
+    }
+    // The SYNs, then each flow's segments in turn, then the FINs: every flow open throughout.
+    let n = per_flow[0].len();
+    let mut frames = Vec::new();
+    frames.extend(per_flow.iter().map(|f| f[0].clone()));
+    for f in &per_flow {
+        frames.extend(f[1..n - 2].iter().cloned());
+    }
+    frames.extend(per_flow.iter().flat_map(|f| f[n - 2..].iter().cloned()));
+    let bytes = pcap(LINKTYPE_RAW, &frames);
+    let (count, usage) = common::alloc::measure(|| {
+        let mut r = CaptureReader::new(&bytes[..]).unwrap();
+        let mut values = 0;
+        while let Some(e) = r.next_event() {
+            match e.body {
+                Body::Value { bytes, .. } => {
+                    assert_eq!(bytes.len(), (256 << 10) + 8);
+                    values += 1;
+                }
+                Body::Error(e) => panic!("{e}"),
+                _ => {}
+            }
+        }
+        values
+    });
+    assert_eq!(count, 40);
+    // The reader's buffer (256 KiB), one value being read (its room at most doubled, and the
+    // event's copy), 40 flows' 64 KiB kept.
+    assert!(usage.peak < 4 << 20, "{usage:?}");
+}
+
+#[test]
+fn a_websocket_message_over_the_bound_stops_its_direction() {
+    use gdvariant_multiplayer::websocket::{write_frame, Opcode};
+    let mut up = b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+        Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        .to_vec();
+    let v1 = gdvariant::encode(&Variant::from("first")).unwrap();
+    let v2 = gdvariant::encode(&Variant::PackedByteArray(vec![1; 3000])).unwrap();
+    // A message in two fragments: the first (1504 bytes) held, the second's first 592 bytes
+    // (after its 8-byte header) pass the 2000 bytes allowed.
+    write_frame(&mut up, true, Opcode::Binary, Some([1, 2, 3, 4]), &v1);
+    write_frame(
+        &mut up,
+        false,
+        Opcode::Binary,
+        Some([9, 8, 7, 6]),
+        &v2[..1504],
+    );
+    let first = up.len();
+    write_frame(
+        &mut up,
+        true,
+        Opcode::Continuation,
+        Some([5, 5, 5, 5]),
+        &v2[1504..],
+    );
+    let mut down =
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+        Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
+            .to_vec();
+    let v3 = gdvariant::encode(&Variant::Bool(true)).unwrap();
+    write_frame(&mut down, true, Opcode::Binary, None, &v3);
+    let segments = [&up[..first], &up[first..first + 600], &up[first + 600..]];
+    let capture = tcp_both_ways_in(&segments, &down);
+    let lines = show(&capture, Config::new().with_max_pending(2000));
+    assert_eq!(
+        lines,
+        [
+            "Recognized(WebSocket)".to_string(),
+            "Handshake { status: None }".to_string(),
+            "\"first\"".to_string(),
+            format!(
+                "error: 2096 bytes of a WebSocket message dropped: the open flows' unfinished \
+                 messages would pass the limit of 2000 bytes; the rest of this direction is not \
+                 read at stream offset {}",
+                first + 600
+            ),
+            "Handshake { status: Some(101) }".to_string(),
+            "true".to_string(),
+            "End { reset: false }".to_string(),
+        ]
+    );
+    // With the default bound the message is read.
+    let lines = show(&capture, Config::new());
+    assert!(lines[3].starts_with("PackedByteArray(1, 1"), "{}", lines[3]);
+}
+
 #[test]
 fn the_committed_captures_read_without_errors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/captures");
@@ -472,6 +666,11 @@ fn the_committed_captures_read_without_errors() {
 /// A TCP connection whose client sends `up` and whose server sends `down`, one segment each
 /// (after the SYNs), then FINs.
 fn tcp_both_ways(up: &[u8], down: &[u8]) -> Vec<u8> {
+    tcp_both_ways_in(&[up], down)
+}
+
+/// [`tcp_both_ways`] with the client's bytes in several segments.
+fn tcp_both_ways_in(ups: &[&[u8]], down: &[u8]) -> Vec<u8> {
     let mut f = Vec::new();
     let mut push = |ip: Vec<u8>| {
         let fr = framed(LINKTYPE_ETHERNET, ip, false);
@@ -480,15 +679,13 @@ fn tcp_both_ways(up: &[u8], down: &[u8]) -> Vec<u8> {
     };
     push(ip_packet(false, Some((100, 0x02)), 40000, 8080, &[]));
     push(ip_packet(false, Some((900, 0x12)), 8080, 40000, &[]));
-    push(ip_packet(false, Some((101, 0x18)), 40000, 8080, up));
+    let mut seq = 101;
+    for u in ups {
+        push(ip_packet(false, Some((seq, 0x18)), 40000, 8080, u));
+        seq += u.len() as u32;
+    }
     push(ip_packet(false, Some((901, 0x18)), 8080, 40000, down));
-    push(ip_packet(
-        false,
-        Some((101 + up.len() as u32, 0x11)),
-        40000,
-        8080,
-        &[],
-    ));
+    push(ip_packet(false, Some((seq, 0x11)), 40000, 8080, &[]));
     push(ip_packet(
         false,
         Some((901 + down.len() as u32, 0x11)),

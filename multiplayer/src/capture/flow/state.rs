@@ -225,6 +225,9 @@ pub(super) struct Ws {
     pub(super) godot4: Godot4Stream,
 }
 
+/// The most room a direction's `pending` keeps once what it held was read.
+const MAX_KEPT: usize = 64 << 10;
+
 /// One direction's stream state above reassembly.
 #[derive(Debug, Default)]
 pub(super) struct Dir {
@@ -242,6 +245,11 @@ pub(super) struct Dir {
 }
 
 impl Dir {
+    /// The bytes held for what is not whole yet: `pending` and the WebSocket reader's buffers.
+    pub(super) fn held(&self) -> usize {
+        self.pending.len() + self.ws.as_ref().map_or(0, |w| w.reader.buffered_bytes())
+    }
+
     pub(super) fn append(&mut self, at: u64, bytes: &[u8]) {
         if self.pending.is_empty() {
             self.at = at;
@@ -252,7 +260,21 @@ impl Dir {
     pub(super) fn consume(&mut self, n: usize) {
         self.pending.drain(..n);
         self.at += n as u64;
+        // A large value's room is given back once it is read: memory follows the bytes held,
+        // not the largest value the direction ever sent.
+        let (len, room) = (self.pending.len(), self.pending.capacity());
+        if room > MAX_KEPT && room > 2 * len {
+            self.pending.shrink_to(len.max(MAX_KEPT));
+        }
     }
+}
+
+/// The bytes every flow's directions hold for messages not whole yet ([`Dir::held`]), and
+/// the most they may.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pending {
+    pub(super) held: usize,
+    pub(super) max: usize,
 }
 
 /// ENet state of a flow.
@@ -277,8 +299,8 @@ pub(super) struct Flow {
 impl Flow {
     pub(super) fn held(&self) -> usize {
         let tcp = self.tcp.as_ref().map_or(0, |t| t[0].held() + t[1].held());
-        tcp + self.dirs[0].pending.len()
-            + self.dirs[1].pending.len()
+        tcp + self.dirs[0].held()
+            + self.dirs[1].held()
             + self
                 .enet
                 .as_ref()

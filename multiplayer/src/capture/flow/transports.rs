@@ -9,7 +9,7 @@ use gdvariant::{Dialect, ReadOptions};
 use super::state::{Dir, Enet, Meta, Out, RecBody, Ws, WsKind};
 use crate::capture::config::Config;
 use crate::capture::error::{Error, Place};
-use crate::capture::event::{Channel, Control};
+use crate::capture::event::{Channel, Control, Transport};
 use crate::enet::fragments::Progress;
 use crate::enet::godot::{self as enet_godot, Packet3};
 use crate::enet::protocol::{Command, CommandKind, Commands, Datagram};
@@ -76,6 +76,44 @@ pub(super) fn put_var(meta: &mut Meta, dir: &mut Dir, d: usize, config: &Config,
         pos += 4 + n;
     }
     dir.consume(pos);
+}
+
+/// Direction `d`'s bytes would pass the bound on every flow's unfinished messages (`max`): the
+/// message it is assembling is reported and its bytes freed. A `put_var` value's rest is
+/// skipped (its length is known); elsewhere the rest of the direction is not read.
+pub(super) fn drop_unfinished(meta: &mut Meta, dir: &mut Dir, d: usize, max: usize, out: &mut Out) {
+    let held = dir.held() as u64;
+    let why = format!("the open flows' unfinished messages would pass the limit of {max} bytes");
+    let p = &dir.pending;
+    let put_var = meta.transport == Some(Transport::PutVar);
+    let what = if put_var && dir.resync {
+        format!("{held} bytes kept looking for the next put_var value after a gap dropped: {why}")
+    } else if put_var && p.len() >= 4 {
+        let n = u64::from(u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+        // Not whole (whole values were read), and within `max_message` (longer ones are skipped
+        // as they come).
+        dir.skip = (4 + n).saturating_sub(held);
+        format!("a put_var value of {n} bytes skipped: {why}")
+    } else {
+        let what = match meta.transport {
+            None => "the stream, not recognised yet,",
+            Some(Transport::WebSocket) if dir.ws.is_none() => "a WebSocket handshake head",
+            Some(Transport::WebSocket) => "a WebSocket message",
+            _ => "a put_var length",
+        };
+        dir.broken = true;
+        format!("{held} bytes of {what} dropped: {why}; the rest of this direction is not read")
+    };
+    let at = match &dir.ws {
+        Some(ws) => ws.reader.offset(),
+        None => dir.at,
+    };
+    meta.error(d, out, Error::new(what, Place::Stream, at));
+    dir.at += p.len() as u64;
+    dir.pending = Vec::new();
+    if dir.broken {
+        dir.ws = None;
+    }
 }
 
 /// After a gap: drops bytes up to the next place where a whole value starts; whether one was
@@ -185,6 +223,10 @@ pub(super) fn websocket(
                 break;
             }
         }
+    }
+    if dir.broken {
+        // Nothing more is read: the reader's buffers are freed.
+        dir.ws = None;
     }
 }
 
