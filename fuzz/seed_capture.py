@@ -6,12 +6,10 @@ start), a cut inside a record, the same records in pcapng (both byte orders) and
 target's one-byte link choice, re-framed for each other link type it reads (raw IP, BSD null and
 loopback, Linux cooked v1 and v2). Run from anywhere; then minimise with
 `cargo +nightly fuzz cmin -O capture`."""
-import hashlib
-import pathlib
 import struct
 
-root = pathlib.Path(__file__).resolve().parent.parent
-out = root / "fuzz" / "corpus" / "capture"
+from seeds import root, write
+
 MAX = 16 << 10  # no seed longer than this: long inputs slow every execution
 
 
@@ -92,12 +90,4 @@ for path in sorted((root / "tests" / "data" / "captures").glob("*.pcap")):
     for index in range(1, 6):
         seeds.append(raw(rs[:16], index))
 
-out.mkdir(parents=True, exist_ok=True)
-n = 0
-for s in seeds:
-    s = s[:MAX]
-    p = out / hashlib.sha1(s).hexdigest()
-    if not p.exists():
-        p.write_bytes(s)
-        n += 1
-print(f"{n} new seed files in {out} ({len(seeds)} seeds)")
+write("capture", [s[:MAX] for s in seeds])

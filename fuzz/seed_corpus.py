@@ -4,24 +4,10 @@ golden vectors (bytes and engine text), the decode corpus and the example packet
 are the golden values printed by `gdvariant decode --format json` (built with cargo). Run from
 anywhere; then minimise with `cargo +nightly fuzz cmin <target>`. The `capture` and `mp_server`
 seeds are written by seed_capture.py and seed_mp_server.py."""
-import hashlib
-import pathlib
 import struct
 import subprocess
 
-root = pathlib.Path(__file__).resolve().parent.parent
-
-
-def write(target, seeds):
-    out = root / "fuzz" / "corpus" / target
-    out.mkdir(parents=True, exist_ok=True)
-    n = 0
-    for s in seeds:
-        p = out / hashlib.sha1(s).hexdigest()
-        if not p.exists():
-            p.write_bytes(s)
-            n += 1
-    print(f"{n} new seed files in {out} ({len(seeds)} seeds)")
+from seeds import root, write
 
 
 values, texts, objects = [], [], []

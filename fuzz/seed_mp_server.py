@@ -5,11 +5,8 @@ target's script (a mode byte, then ops: 0x?0 connect, 0x?2 a packet [len][channe
 bytes, 0x?A time, 0x0B tick, 0x0C-0x0F the application's calls, kick and authentication), whole and
 in runs of 8 packets, for each flavor with relaying on and off and with authentication. Run from
 anywhere; then minimise with `cargo +nightly fuzz cmin -O mp_server`."""
-import hashlib
-import pathlib
+from seeds import root, write
 
-root = pathlib.Path(__file__).resolve().parent.parent
-out = root / "fuzz" / "corpus" / "mp_server"
 PEERS = [2, 3, 77, 1_000_000, 2**31 - 1]
 MODE = {0: 1, 1: 2, 2: 0}  # recorded mode (0 unreliable, 1 ordered, 2 reliable) -> the target's
 
@@ -54,11 +51,4 @@ for name, flavor in (("godot4.tsv", 0), ("godot3.tsv", 1)):
         seeds.append(script(flavor | 2, run, False))
         seeds.append(script(flavor | 4, run, True))
 
-out.mkdir(parents=True, exist_ok=True)
-n = 0
-for s in seeds:
-    p = out / hashlib.sha1(s).hexdigest()
-    if not p.exists():
-        p.write_bytes(s)
-        n += 1
-print(f"{n} new seed files in {out} ({len(seeds)} seeds)")
+write("mp_server", seeds)
