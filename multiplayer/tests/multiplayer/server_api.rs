@@ -6,10 +6,12 @@ use std::time::Instant;
 
 use gdvariant::Variant;
 use gdvariant_multiplayer::server::{
-    Action, AuthStep, Authenticator, Event, Flavor, Outgoing, PeerId, RpcSpec, ServerConfig,
-    ServerCore, ServerError, ServerSchema, To,
+    Action, AuthStep, Authenticator, Event, Flavor, PeerId, RpcSpec, ServerConfig, ServerCore,
+    ServerError, ServerSchema, To,
 };
 use gdvariant_multiplayer::{self as multiplayer, simplify_path, Packet, RpcMethods};
+
+use crate::server_core::{events, sends};
 
 const NONE: &[Variant] = &[];
 
@@ -36,26 +38,6 @@ fn joined(flavor: Flavor) -> ServerCore {
     c.peer_connected(2, Instant::now()).unwrap();
     c.take_actions();
     c
-}
-
-fn sends(actions: &[Action]) -> Vec<(PeerId, Vec<u8>)> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(Outgoing { to, bytes, .. }) => Some((*to, bytes.to_vec())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn events(actions: Vec<Action>) -> Vec<Event> {
-    actions
-        .into_iter()
-        .filter_map(|a| match a {
-            Action::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The checksum of a node without RPCs, as the paths of spawners and synchronizers carry it.
