@@ -201,6 +201,15 @@ fn tcp_frames(
 
 const EXPECTED: [&str; 4] = ["7", "\"hello\"", "[true, 2.5]", "-1"];
 
+/// Gives a raw-IP frame of `tcp_frames` the client port `port` in place of 40000, at either end.
+fn client_port(f: &mut [u8], port: u16) {
+    for at in [20, 22] {
+        if f[at..at + 2] == 40000u16.to_be_bytes() {
+            f[at..at + 2].copy_from_slice(&port.to_be_bytes());
+        }
+    }
+}
+
 fn shown_values(lines: &[String]) -> Vec<String> {
     lines
         .iter()
@@ -398,11 +407,7 @@ fn memory_follows_the_open_flows_not_the_file() {
     for c in 0..1600u16 {
         for (mut f, orig) in tcp_frames(LINKTYPE_RAW, false, &stream, &[(0, n / 2), (n / 2, n)]) {
             // A client port of its own per connection.
-            for at in [20, 22] {
-                if f[at..at + 2] == 40000u16.to_be_bytes() {
-                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
-                }
-            }
+            client_port(&mut f, 10000 + c);
             frames.push((f, orig));
         }
     }
@@ -441,11 +446,7 @@ fn slow_put_var_flows(flows: u16, big: usize, held: usize) -> Vec<u8> {
             &[(0, first), (first, stream.len())],
         );
         for (f, _) in &mut frames {
-            for at in [20, 22] {
-                if f[at..at + 2] == 40000u16.to_be_bytes() {
-                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
-                }
-            }
+            client_port(f, 10000 + c);
         }
         per_flow.push(frames);
     }
@@ -523,11 +524,7 @@ fn a_large_value_read_gives_its_room_back() {
     for c in 0..40u16 {
         let mut frames = tcp_frames(LINKTYPE_RAW, false, &stream, &cuts);
         for (f, _) in &mut frames {
-            for at in [20, 22] {
-                if f[at..at + 2] == 40000u16.to_be_bytes() {
-                    f[at..at + 2].copy_from_slice(&(10000 + c).to_be_bytes());
-                }
-            }
+            client_port(f, 10000 + c);
         }
         per_flow.push(frames);
     }
